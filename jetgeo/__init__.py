@@ -1,0 +1,21 @@
+"""jetgeo — jet-bundle geometry and dynamics of non-holonomic mechanical systems.
+
+Layers (imports point down this list, never up): ``geometry`` ← ``jets`` ←
+``mechanics`` ← ``implicit`` ← ``recipes`` ← ``numerics`` / ``io`` / ``cli``.
+See ``DESIGN.md`` of the project and the pages in ``theory/``.
+"""
+
+from . import errors
+from .geometry import Chart, Codistribution, Distribution, Form, VectorField
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "errors",
+    "Chart",
+    "Form",
+    "VectorField",
+    "Distribution",
+    "Codistribution",
+    "__version__",
+]

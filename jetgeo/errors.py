@@ -1,0 +1,60 @@
+"""The exceptions jetgeo raises.
+
+Every error says what was given, what is wrong and where.  They form one small
+hierarchy so that callers can catch :class:`JetgeoError` for all of them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "JetgeoError",
+    "ChartError",
+    "DegreeError",
+    "RankDeficientError",
+    "NotRegularError",
+    "IncompatibleError",
+    "BranchError",
+    "OffManifoldError",
+    "SpecError",
+    "UndecidedError",
+]
+
+
+class JetgeoError(Exception):
+    """Base class of every jetgeo error."""
+
+
+class ChartError(JetgeoError, ValueError):
+    """Objects live on different charts, or a symbol is not a coordinate of the chart."""
+
+
+class DegreeError(JetgeoError, ValueError):
+    """A form has the wrong degree for the operation asked of it."""
+
+
+class RankDeficientError(JetgeoError, ValueError):
+    """A matrix, distribution or constraint Jacobian has lower rank than required."""
+
+
+class NotRegularError(JetgeoError):
+    """A Lagrangian or constrained system is not regular where regularity is needed."""
+
+
+class IncompatibleError(JetgeoError):
+    """A non-holonomic problem (L, C, D, F) has no unique solution (seed 002, Theorem 2)."""
+
+
+class BranchError(JetgeoError, ValueError):
+    """A nonlinear constraint has several branches and none (or a wrong one) was chosen."""
+
+
+class OffManifoldError(JetgeoError, ValueError):
+    """Data that must lie on a constraint manifold do not."""
+
+
+class SpecError(JetgeoError, ValueError):
+    """A system specification (file or arguments) is malformed."""
+
+
+class UndecidedError(JetgeoError):
+    """A question could not be decided by the available exact methods."""

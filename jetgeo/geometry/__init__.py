@@ -1,0 +1,31 @@
+"""The geometry kernel: charts, differential forms, vector fields, (co)distributions
+and the symbolic linear algebra (generic ranks with stated singular loci) behind them.
+
+This layer imports nothing else of jetgeo except :mod:`jetgeo.errors`.
+"""
+
+from .chart import Chart
+from .distributions import Codistribution, Distribution, InvolutivityReport
+from .forms import Form
+from .linalg import RankInfo, generic_rank, nullspace, singular_locus, solve_linear
+from .vectorfields import VectorField
+from .zero import ZeroTest, is_zero, normalise, trig_normal_form, zero_test
+
+__all__ = [
+    "Chart",
+    "Form",
+    "VectorField",
+    "Distribution",
+    "Codistribution",
+    "InvolutivityReport",
+    "RankInfo",
+    "generic_rank",
+    "nullspace",
+    "singular_locus",
+    "solve_linear",
+    "ZeroTest",
+    "zero_test",
+    "is_zero",
+    "normalise",
+    "trig_normal_form",
+]
