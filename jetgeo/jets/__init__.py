@@ -1,0 +1,12 @@
+"""Jet bundles over time: fibred manifolds Y → R, J¹Y, J²Y, contact forms,
+horizontalisation, holonomic sections, prolongations (seed 004, §2).
+
+Imports only :mod:`jetgeo.geometry` (and errors).
+"""
+
+from .contact import decompose, horizontal
+from .fibred import FibredManifold
+from .prolongation import prolong
+from .sections import Section
+
+__all__ = ["FibredManifold", "Section", "decompose", "horizontal", "prolong"]

@@ -1,0 +1,228 @@
+r"""Fibred manifolds π: Y → X = R and their jet prolongations (seed 004, §2).
+
+Coordinates: t on X; (t, q^σ) on Y; (t, q^σ, q̇^σ) on J¹Y; (t, q^σ, q̇^σ, q̈^σ) on
+J²Y.  All are plain sympy ``Symbol``s, named ``x``, ``xdot``, ``xddot`` (sympy
+prints these as x, ẋ, ẍ in LaTeX); higher orders are ``xdddot``, ``xddddot`` and
+then ``x_5``, ``x_6``, ….  The total derivative is the explicit operator
+
+.. math:: \frac{d}{dt} = \partial_t + \dot q^\sigma \partial_{q^\sigma}
+          + \ddot q^\sigma \partial_{\dot q^\sigma} + \dots
+
+(004, §2: df/dt for f on J¹Y, and d̄f without the second-order term).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import sympy as sp
+
+from ..errors import ChartError, SpecError
+from ..geometry import Chart, Form, VectorField
+from ..geometry.chart import as_symbols
+
+__all__ = ["FibredManifold"]
+
+_SUFFIX = {1: "dot", 2: "ddot", 3: "dddot", 4: "ddddot"}
+
+
+class FibredManifold:
+    r"""A fibred manifold π: Y → X = R with fibre coordinates q^σ.
+
+    >>> Y = FibredManifold(["x", "y"], time="t")
+    >>> Y.t, Y.q, Y.qdot, Y.qddot
+    (t, (x, y), (xdot, ydot), (xddot, yddot))
+    >>> Y.total_derivative(Y.q[0] * Y.qdot[1])
+    x*yddot + xdot*ydot
+    >>> Y.contact_forms[0]
+    -xdot*dt + dx
+    """
+
+    def __init__(self, coords: Sequence, time: str | sp.Symbol = "t", autonomous: bool = False) -> None:
+        q = as_symbols(coords)
+        if not q:
+            raise SpecError("a fibred manifold needs at least one fibre coordinate")
+        t = as_symbols([time])[0]
+        if t in q:
+            raise ChartError(f"the time coordinate {t} is also a fibre coordinate")
+        self.t: sp.Symbol = t
+        self.q: tuple = q
+        self.autonomous = autonomous
+        self._jets: dict = {0: q}
+        all_syms = {t, *q, *self.qdot, *self.qddot}
+        if len(all_syms) != 1 + 3 * len(q):
+            raise ChartError(
+                f"coordinate names clash with their jet names: {list(map(str, q))} "
+                "(e.g. 'x' and 'xdot' both given)"
+            )
+
+    # --- symbols ----------------------------------------------------------------
+    @property
+    def m(self) -> int:
+        """Number of fibre coordinates (degrees of freedom before constraints)."""
+        return len(self.q)
+
+    def jet_symbols(self, order: int) -> tuple:
+        """The coordinates q^σ_(order): order 0 → q, 1 → q̇, 2 → q̈, …"""
+        if order < 0:
+            raise ValueError("jet order must be non-negative")
+        if order not in self._jets:
+            suffix = _SUFFIX.get(order)
+            self._jets[order] = tuple(
+                sp.Symbol(f"{s.name}{suffix}" if suffix else f"{s.name}_{order}") for s in self.q
+            )
+        return self._jets[order]
+
+    @property
+    def qdot(self) -> tuple:
+        return self.jet_symbols(1)
+
+    @property
+    def qddot(self) -> tuple:
+        return self.jet_symbols(2)
+
+    def order_of(self, s: sp.Symbol) -> tuple:
+        """(order, σ) of a jet coordinate symbol; ChartError if it is not one."""
+        for k in range(0, max(self._jets) + 1):
+            syms = self.jet_symbols(k)
+            if s in syms:
+                return k, syms.index(s)
+        raise ChartError(f"{s} is not a jet coordinate of {self!r}")
+
+    def jet_order(self, f) -> int:
+        """Highest jet order of the coordinates occurring in ``f`` (0 for functions on Y)."""
+        f = sp.sympify(f)
+        order = 0
+        syms = f.free_symbols
+        for k in range(1, max(max(self._jets), 2) + 1):
+            if syms & set(self.jet_symbols(k)):
+                order = k
+        return order
+
+    # --- charts ---------------------------------------------------------------------
+    def jet_chart(self, order: int) -> Chart:
+        """The chart (t, q, q̇, …, q^(order)) of J^order Y (order 0: Y)."""
+        coords = [self.t]
+        for k in range(order + 1):
+            coords.extend(self.jet_symbols(k))
+        return Chart(coords, name=f"J{order}Y" if order else "Y")
+
+    @cached_property
+    def Y(self) -> Chart:
+        return self.jet_chart(0)
+
+    @cached_property
+    def J1(self) -> Chart:
+        return self.jet_chart(1)
+
+    @cached_property
+    def J2(self) -> Chart:
+        return self.jet_chart(2)
+
+    @cached_property
+    def TQ(self) -> Chart:
+        """The autonomous view: (q, q̇) without t."""
+        return Chart(list(self.q) + list(self.qdot), name="TQ")
+
+    @cached_property
+    def X(self) -> Chart:
+        """The base X = R."""
+        return Chart([self.t], name="X")
+
+    def chart_for(self, *exprs) -> Chart:
+        """The smallest jet chart on which all ``exprs`` are functions."""
+        return self.jet_chart(max([self.jet_order(e) for e in exprs] + [0]))
+
+    # --- total derivative ---------------------------------------------------------
+    def total_derivative(self, f, n: int = 1) -> sp.Expr:
+        r"""d/dt applied ``n`` times: ∂_t f + Σ_k q^σ_(k+1) ∂f/∂q^σ_(k)."""
+        f = sp.sympify(f)
+        for _ in range(n):
+            r = self.jet_order(f)
+            out = sp.diff(f, self.t)
+            free = f.free_symbols
+            for k in range(r + 1):
+                for s, s1 in zip(self.jet_symbols(k), self.jet_symbols(k + 1)):
+                    if s in free:
+                        out += s1 * sp.diff(f, s)
+            f = out
+        return f
+
+    def cut_total_derivative(self, f) -> sp.Expr:
+        """d̄f = ∂_t f + q̇^σ ∂_{q^σ} f (004, §2): the total derivative without the q̈ term."""
+        f = sp.sympify(f)
+        return sp.diff(f, self.t) + sp.Add(*[v * sp.diff(f, s) for s, v in zip(self.q, self.qdot)])
+
+    @cached_property
+    def total_derivative_field(self) -> VectorField:
+        """d/dt as a vector field on J²Y restricted to functions on J¹Y (∂_t + q̇∂_q + q̈∂_q̇)."""
+        C = self.J2
+        comps = [1] + list(self.qdot) + list(self.qddot) + [0] * self.m
+        return VectorField(C, comps)
+
+    # --- contact structure ------------------------------------------------------------
+    def contact_form(self, sigma: int, order: int = 0, chart: Chart | None = None) -> Form:
+        """ω^σ_(order) = dq^σ_(order) − q^σ_(order+1) dt on ``chart`` (default J^(order+1)Y)."""
+        C = chart or self.jet_chart(order + 1)
+        s = self.jet_symbols(order)[sigma]
+        s1 = self.jet_symbols(order + 1)[sigma]
+        return C.dx(s) - s1 * C.dx(self.t)
+
+    @cached_property
+    def contact_forms(self) -> tuple:
+        """ω^σ = dq^σ − q̇^σ dt on J¹Y."""
+        return tuple(self.contact_form(s, 0, self.J1) for s in range(self.m))
+
+    @cached_property
+    def contact_forms_2(self) -> tuple:
+        """(ω^σ, ω̇^σ = dq̇^σ − q̈^σ dt) on J²Y."""
+        return tuple(self.contact_form(s, 0, self.J2) for s in range(self.m)) + tuple(
+            self.contact_form(s, 1, self.J2) for s in range(self.m)
+        )
+
+    def horizontal(self, eta: Form) -> Form:
+        """Horizontalisation h: dt ↦ dt, dq^σ_(k) ↦ q^σ_(k+1) dt (see :mod:`.contact`)."""
+        from .contact import horizontal
+
+        return horizontal(self, eta)
+
+    def decompose(self, eta: Form) -> dict:
+        """{k: k-contact part} with 0 the horizontal part (see :mod:`.contact`)."""
+        from .contact import decompose
+
+        return decompose(self, eta)
+
+    # --- sections and prolongations ---------------------------------------------------
+    def section(self, curve: Sequence):
+        """A section γ(t) = (t, q^σ(t)) given by expressions in ``t``."""
+        from .sections import Section
+
+        return Section(self, curve)
+
+    def prolong(self, xi: VectorField, order: int = 1) -> VectorField:
+        """Prolongation of a vector field on Y to J^order Y (see :mod:`.prolongation`)."""
+        from .prolongation import prolong
+
+        return prolong(self, xi, order)
+
+    # --- interoperability ---------------------------------------------------------------
+    def to_dynamicsymbols(self, expr):
+        """Replace q, q̇, q̈ by q(t), q'(t), q''(t) of ``sympy.physics.mechanics``."""
+        from .interop import to_dynamicsymbols
+
+        return to_dynamicsymbols(self, expr)
+
+    def from_dynamicsymbols(self, expr):
+        """Inverse of :meth:`to_dynamicsymbols`."""
+        from .interop import from_dynamicsymbols
+
+        return from_dynamicsymbols(self, expr)
+
+    # --- display -------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"FibredManifold({list(map(str, self.q))}, time={str(self.t)!r})"
+
+    def _repr_latex_(self) -> str:
+        q = ", ".join(sp.latex(s) for s in self.q)
+        return rf"$\pi: Y \to \mathbb{{R}},\quad ({sp.latex(self.t)};\, {q})$"

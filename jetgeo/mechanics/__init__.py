@@ -1,0 +1,16 @@
+"""Lagrangian systems, constraint submanifolds and Krupková's constrained system
+(seed 004, §2; seed 001, §2–3).  Imports jets and geometry only.
+"""
+
+from .constrained import ConstrainedSystem
+from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
+from .lagrangian import LagrangianSystem
+
+__all__ = [
+    "LagrangianSystem",
+    "ConstraintSubmanifold",
+    "ConstrainedSystem",
+    "NormalForm",
+    "Branch",
+    "Classification",
+]

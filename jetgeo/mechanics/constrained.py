@@ -1,0 +1,339 @@
+r"""Krupková's constrained system on a constraint submanifold Q (seed 004, eqs. (6)–(12)).
+
+Let Q be given in normal form q̇^{D_i} = g^i(t, q, q̇^I) (004 (4)), with
+coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
+
+* Canonical constraint 1-forms (004 (6)):
+  :math:`\iota^*\varphi^i = -\frac{\partial g^i}{\partial\dot q^l}\omega^l + dq^{D_i} - g^i dt`.
+  They annihilate the canonical distribution 𝒞, spanned by ∂/∂q̇^l,
+  ∂/∂q^l + ∂g^i/∂q̇^l ∂/∂q^{D_i} and ∂/∂t + (g^i − q̇^l ∂g^i/∂q̇^l) ∂/∂q^{D_i}.
+* The constrained system [α_Q] is represented by α_Q = ι*α (α = dθ_λ + A_σ ω^σ∧dt);
+  its reduced equations are J¹γ* i_ξ α_Q = 0 for ξ ∈ 𝒞 (004 (7)).  In
+  coordinates (004 (8)–(11)) they read, for l ∈ I,
+
+  .. math:: \Big(E_l + E_{D_i}\,\frac{\partial g^i}{\partial\dot q^l}\Big)\circ\iota_2 = 0
+            \quad\Longleftrightarrow\quad A'_l + B'_{ls}\,\ddot q^s = 0,
+
+  where E_σ are the Euler–Lagrange expressions with forces and ι₂ puts
+  q̇^D = g, q̈^D = dg/dt.  Seed 004's (9)–(10) give A′ and B′ through L̄ = L∘ι;
+  :meth:`ConstrainedSystem.krupkova_coefficients` evaluates those printed formulas
+  independently, and the tests compare.
+* Regularity (004 (12)): det(∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s) = det(−B′) ≠ 0.
+* Chetaev multipliers: with reaction forces R_σ = λ_i ∂f^i/∂q̇^σ the full
+  equations are E_σ + λ_i ∂f^i/∂q̇^σ = 0 (i.e. d/dt ∂L/∂q̇ − ∂L/∂q = A + R with
+  R = −… see :meth:`ConstrainedSystem.multipliers`), solved on the dependent rows.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import sympy as sp
+
+from ..errors import NotRegularError
+from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
+from ..geometry import singular_locus as _singular_locus
+from ..geometry.zero import normalise
+from .constraints import ConstraintSubmanifold, NormalForm
+from .lagrangian import LagrangianSystem
+
+__all__ = ["ConstrainedSystem"]
+
+
+class ConstrainedSystem:
+    """The constrained system [α_Q] of a Lagrangian system on Q (004, §2).
+
+    Everything is expressed in the coordinates (t, q^σ, q̇^l, q̈^l) of Q and its
+    prolongation; ``on_Q(expr)`` restricts any function on J¹Y or J²Y to them.
+    """
+
+    def __init__(self, system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
+                 dependent=None) -> None:
+        if Q.Y is not system.Y and Q.Y.q != system.Y.q:
+            from ..errors import ChartError
+
+            raise ChartError("the system and the constraint submanifold live on different fibred manifolds")
+        self.system = system
+        self.Q = Q
+        self.Y = system.Y
+        self.nf: NormalForm = Q.normal_form(dependent=dependent, branch=branch)
+
+    # --- coordinates on Q ------------------------------------------------------------------
+    @property
+    def dependent(self) -> tuple:
+        return self.nf.dependent
+
+    @property
+    def independent(self) -> tuple:
+        return self.nf.independent
+
+    @cached_property
+    def _idx_dep(self) -> list:
+        return [self.Y.qdot.index(d) for d in self.dependent]
+
+    @cached_property
+    def _idx_ind(self) -> list:
+        return [self.Y.qdot.index(d) for d in self.independent]
+
+    @cached_property
+    def chart(self) -> Chart:
+        """Coordinates (t, q^σ, q̇^l) on Q."""
+        Y = self.Y
+        return Chart([Y.t, *Y.q, *self.independent], name="Q")
+
+    @cached_property
+    def g(self) -> dict:
+        return dict(self.nf.g)
+
+    @cached_property
+    def gdot(self) -> dict:
+        """q̈^{D_i} = d g^i/dt on the prolongation of Q (in q̈^l, l ∈ I)."""
+        Y = self.Y
+        out = {}
+        for d, g in self.g.items():
+            dd = Y.qddot[Y.qdot.index(d)]
+            out[dd] = Y.total_derivative(g).xreplace(self.g)
+        return out
+
+    def on_Q(self, expr) -> sp.Expr:
+        """Restriction to Q (and its prolongation): q̇^D → g, q̈^D → dg/dt."""
+        expr = sp.sympify(expr)
+        return expr.xreplace(self.gdot).xreplace(self.g)
+
+    # --- canonical forms and distribution ----------------------------------------------------
+    @cached_property
+    def constraint_forms(self) -> list:
+        """ι*φ^i = −∂g^i/∂q̇^l ω^l + dq^{D_i} − g^i dt (004, eq. (6)) on Q."""
+        Y, C = self.Y, self.chart
+        dt = C.dx(Y.t)
+        out = []
+        for d, g in self.g.items():
+            qd = Y.q[Y.qdot.index(d)]
+            w = C.dx(qd) - g * dt
+            for li in self._idx_ind:
+                c = sp.diff(g, Y.qdot[li])
+                if c != 0:
+                    w = w - c * (C.dx(Y.q[li]) - Y.qdot[li] * dt)
+            out.append(w)
+        return out
+
+    @cached_property
+    def constraint_ideal(self) -> Codistribution:
+        """The codistribution spanned by the canonical constraint forms (generators of I(𝒞°))."""
+        return Codistribution(self.chart, self.constraint_forms)
+
+    @cached_property
+    def canonical_distribution(self) -> Distribution:
+        """𝒞: the annihilator of the canonical constraint forms, with explicit generators."""
+        Y, C = self.Y, self.chart
+        n = C.dim
+        fields = []
+
+        def field_with(base_idx, extra):
+            comps = [sp.Integer(0)] * n
+            comps[base_idx] = sp.Integer(1)
+            for j, v in extra.items():
+                comps[j] = comps[j] + v
+            return VectorField(C, comps)
+
+        dep_pos = {d: C.index(Y.q[Y.qdot.index(d)]) for d in self.dependent}
+        # time direction
+        fields.append(field_with(0, {
+            dep_pos[d]: normalise(g - sp.Add(*[v * sp.diff(g, v) for v in self.independent]))
+            for d, g in self.g.items()
+        }))
+        for li in self._idx_ind:
+            v = Y.qdot[li]
+            fields.append(field_with(C.index(Y.q[li]), {dep_pos[d]: sp.diff(g, v) for d, g in self.g.items()}))
+        for v in self.independent:
+            fields.append(field_with(C.index(v), {}))
+        return Distribution(C, fields, conditions=[self.nf.condition])
+
+    # --- the constrained system ---------------------------------------------------------------------
+    def lepage_form(self) -> Form:
+        """α_Q = ι*α, α = dθ_λ + A_σ ω^σ ∧ dt: a representative of [α_Q]."""
+        alpha = self.system.lepage_form()
+        return alpha.pullback(self.g, self.chart)
+
+    @cached_property
+    def _reduced(self) -> list:
+        """(E_l + E_{D_i} ∂g^i/∂q̇^l)∘ι₂ for l ∈ I."""
+        E = self.system._el
+        out = []
+        for li in self._idx_ind:
+            v = self.Y.qdot[li]
+            expr = E[li]
+            for d, g in self.g.items():
+                c = sp.diff(g, v)
+                if c != 0:
+                    expr = expr + E[self.Y.qdot.index(d)] * c
+            out.append(self.on_Q(expr))
+        return out
+
+    def reduced_equations(self, method: str = "coordinates") -> list:
+        """Reduced equations (004 (8)); each expression = 0, one per independent velocity.
+
+        ``method="coordinates"`` uses the projection of the Euler–Lagrange
+        expressions; ``method="forms"`` evaluates the definition (7)
+        J¹γ* i_ξ α_Q for the generators ξ_l = ∂_{q^l} + ∂g^i/∂q̇^l ∂_{q^{D_i}} of 𝒞
+        directly with the exterior calculus (an independent computation).
+        """
+        if method == "coordinates":
+            return list(self._reduced)
+        if method == "forms":
+            return self._reduced_from_forms()
+        raise ValueError(f"unknown method {method!r}; use 'coordinates' or 'forms'")
+
+    def _reduced_from_forms(self) -> list:
+        Y, C = self.Y, self.chart
+        alpha_Q = self.lepage_form()
+        gens = self.canonical_distribution.generators[1 : 1 + len(self.independent)]
+        # horizontalisation on Q: dt → dt, dq^σ → q̇^σ dt (q̇^D = g), dq̇^l → q̈^l dt
+        hcoef = {Y.t: sp.Integer(1)}
+        for s, v in zip(Y.q, Y.qdot):
+            hcoef[s] = self.g.get(v, v)
+        for li in self._idx_ind:
+            hcoef[Y.qdot[li]] = Y.qddot[li]
+        out = []
+        for xi in gens:
+            one = alpha_Q.interior(xi)
+            expr = sp.Add(*[c * hcoef[C.coords[idx[0]]] for idx, c in one.components.items()])
+            out.append(expr)
+        return out
+
+    def reduced_coefficients(self) -> tuple:
+        """(A′, B′) with reduced equations A′_l + B′_ls q̈^s = 0 (004 (8))."""
+        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        zero = {a: 0 for a in qdd}
+        A = sp.Matrix([e.xreplace(zero) for e in self._reduced])
+        B = sp.Matrix(len(qdd), len(qdd), lambda r, s: sp.diff(self._reduced[r], qdd[s]))
+        return A, B
+
+    def krupkova_coefficients(self) -> tuple:
+        """A′ and B′ evaluated by the printed formulas (9)–(11) of seed 004 via L̄ = L∘ι.
+
+        An independent route to the reduced equations used to cross-check
+        :meth:`reduced_coefficients` (includes the forces: A_l + A_{D_i} ∂g^i/∂q̇^l).
+        Note: (9) as printed has q^i and q^{m−k+i} where l and the sum index j are
+        meant; this implements the corrected formula
+        A′_l = ∂L̄/∂q^l + ∂L̄/∂q^{D_i} ∂g^i/∂q̇^l − d̄/dt(∂L̄/∂q̇^l)
+               + (∂L/∂q̇^{D_j}∘ι)[d̄/dt(∂g^j/∂q̇^l) − ∂g^j/∂q^l − ∂g^j/∂q^{D_i} ∂g^i/∂q̇^l],
+        with d̄/dt the total derivative on Q without the q̈ terms.
+        """
+        Y = self.Y
+        L = self.system.L
+        Lbar = L.xreplace(self.g)
+        ind = list(self.independent)
+        qI = [Y.q[i] for i in self._idx_ind]
+        dep_q = {d: Y.q[Y.qdot.index(d)] for d in self.dependent}
+        pD = {d: sp.diff(L, d).xreplace(self.g) for d in self.dependent}
+        A = self.system.forces
+
+        def dbar(f):  # total derivative on Q without accelerations
+            out = sp.diff(f, Y.t)
+            for s, v in zip(Y.q, Y.qdot):
+                out += self.g.get(v, v) * sp.diff(f, s)
+            return out
+
+        Ap, Bp = [], []
+        for l_, v, ql in zip(self._idx_ind, ind, qI):
+            a = sp.diff(Lbar, ql) - dbar(sp.diff(Lbar, v))
+            force = A[l_]
+            for d, g in self.g.items():
+                a += sp.diff(Lbar, dep_q[d]) * sp.diff(g, v)
+                force += A[Y.qdot.index(d)].xreplace(self.g) * sp.diff(g, v)
+            for dj, gj in self.g.items():
+                bracket = dbar(sp.diff(gj, v)) - sp.diff(gj, ql)
+                for di, gi in self.g.items():
+                    bracket -= sp.diff(gj, dep_q[di]) * sp.diff(gi, v)
+                a += pD[dj] * bracket
+            Ap.append(a + force.xreplace(self.g))
+            row = []
+            for s in ind:
+                b = -sp.diff(Lbar, v, s)
+                for d, g in self.g.items():
+                    b += pD[d] * sp.diff(g, v, s)
+                row.append(b)
+            Bp.append(row)
+        return sp.Matrix(Ap), sp.Matrix(Bp)
+
+    # --- regularity ------------------------------------------------------------------------------------
+    def regularity_matrix(self) -> sp.Matrix:
+        """∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s = −B′ (004 (12))."""
+        return -self.reduced_coefficients()[1]
+
+    def is_regular(self) -> bool:
+        return generic_rank(self.regularity_matrix()).rank == len(self.independent)
+
+    def regularity_condition(self) -> sp.Expr:
+        """The determinant (12); the reduced equations are regular where it is non-zero."""
+        return sp.factor_terms(normalise(self.regularity_matrix().det(method="berkowitz")))
+
+    def singular_locus(self) -> list:
+        """Expressions whose common zeros on Q make the reduced equations non-regular
+        (together with the normal form's own condition and the constraint singular states)."""
+        return _singular_locus(self.regularity_matrix())
+
+    # --- accelerations and multipliers ------------------------------------------------------------------------
+    @cached_property
+    def _acc_independent(self) -> dict:
+        A, B = self.reduced_coefficients()
+        if generic_rank(B).rank < B.rows:
+            raise NotRegularError(
+                "the constrained system is not regular: the matrix of (12) in seed 004 is generically "
+                f"singular (rank {generic_rank(B).rank} < {B.rows}); the reduced equations do not "
+                "determine the accelerations"
+            )
+        sol = B.LUsolve(-A)
+        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        return {a: normalise(s) for a, s in zip(qdd, sol)}
+
+    def accelerations(self) -> dict:
+        """{q̈^σ: expression in (t, q, q̇^I)} for every coordinate, valid on Q."""
+        acc = dict(self._acc_independent)
+        for dd, expr in self.gdot.items():
+            acc[dd] = normalise(expr.xreplace(self._acc_independent))
+        return {a: acc[a] for a in self.Y.qddot}
+
+    def vector_field(self) -> VectorField:
+        """The dynamics as a vector field on Q: ∂_t + q̇^σ∂_{q^σ} + q̈^l ∂_{q̇^l} (q̇^D = g)."""
+        Y = self.Y
+        acc = self.accelerations()
+        comps = [sp.Integer(1), *[self.g.get(v, v) for v in Y.qdot]]
+        comps += [acc[Y.qddot[i]] for i in self._idx_ind]
+        return VectorField(self.chart, comps)
+
+    @cached_property
+    def _multipliers(self) -> list:
+        acc = self.accelerations()
+        E = [self.on_Q(e).xreplace(acc) for e in self.system._el]
+        J = self.Q.jacobian().applyfunc(self.on_Q)
+        # E_σ + λ_i ∂f^i/∂q̇^σ = 0 on the dependent rows
+        rows = self._idx_dep
+        Jd = J.extract(list(range(self.Q.k)), rows).T
+        rhs = -sp.Matrix([E[r] for r in rows])
+        lam = Jd.LUsolve(rhs)
+        return [normalise(x) for x in lam]
+
+    def multipliers(self) -> list:
+        """Chetaev multipliers λ_i (one per constraint f^i, in the user's representation).
+
+        The equations of motion are d/dt ∂L/∂q̇^σ − ∂L/∂q^σ = A_σ + λ_i ∂f^i/∂q̇^σ,
+        so the reaction force is R_σ = λ_i ∂f^i/∂q̇^σ; expressions on Q.
+        """
+        return list(self._multipliers)
+
+    def reaction_forces(self) -> list:
+        """R_σ = λ_i ∂f^i/∂q̇^σ on Q (Chetaev's rule: R annihilates 𝒞's virtual displacements)."""
+        J = self.Q.jacobian().applyfunc(self.on_Q)
+        lam = self._multipliers
+        return [normalise(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
+
+    # --- display ---
+    def __repr__(self) -> str:
+        return f"ConstrainedSystem(L={self.system.L}, Q: {self.nf})"
+
+    def _repr_latex_(self) -> str:
+        rows = [sp.latex(sp.Eq(e, 0)) for e in self._reduced]
+        nf = [sp.latex(sp.Eq(k, v)) for k, v in self.g.items()]
+        return r"$\begin{gathered}" + r"\\".join(nf + rows) + r"\end{gathered}$"

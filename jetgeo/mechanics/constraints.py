@@ -1,0 +1,469 @@
+r"""Non-holonomic constraint submanifolds Q ⊂ J¹Y (seed 004, eqs. (2)–(5); seed 001, §2).
+
+A constraint submanifold of codimension k < m is given
+
+* **implicitly**, f^i(t, q, q̇) = 0 with rank(∂f^i/∂q̇^σ) = k (004 (2)–(3)); the
+  states where the rank drops are the *singular states* (for a homogeneous
+  quadratic constraint: the zero section, 001 Remark 7.5);
+* in **normal form**, q̇^{D_i} = g^i(t, q, q̇^I) (004 (4)), the dependent velocities
+  q̇^D chosen by a structural bipartite matching (networkx) between equations and
+  velocities, made deterministic and verified to have a generically non-singular
+  block ∂f/∂q̇^D; nonlinear constraints may have several branches;
+* **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k (001 (2.1), (2.3)).
+
+Classification (004 §2): *affine* ("simple", given by a distribution on Y);
+*semiholonomic* (that distribution is integrable — the system is really
+holonomic); *Chaplygin* (004 (5)): q̇^{D_i} = b^i_s(t, q^I) q̇^s; otherwise
+genuinely *nonlinear*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+
+import networkx as nx
+import sympy as sp
+
+from ..errors import BranchError, RankDeficientError, SpecError, UndecidedError
+from ..geometry import Codistribution, Form, generic_rank, singular_locus
+from ..geometry.zero import is_zero, normalise
+from ..jets import FibredManifold
+
+__all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification"]
+
+
+@dataclass
+class Branch:
+    """One solution branch of the constraints for the dependent velocities.
+
+    ``solution`` maps each dependent velocity to g^i; ``domain`` lists the
+    conditions under which the branch is defined and real: expressions that must
+    be ≥ 0 (``nonnegative``, e.g. square-root arguments) and that must not vanish
+    (``nonzero``, denominators).
+    """
+
+    index: int
+    solution: dict
+    nonnegative: list = field(default_factory=list)
+    nonzero: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        sol = ", ".join(f"{k} = {v}" for k, v in self.solution.items())
+        dom = []
+        if self.nonnegative:
+            dom.append("; ".join(f"{c} >= 0" for c in self.nonnegative))
+        if self.nonzero:
+            dom.append("; ".join(f"{c} != 0" for c in self.nonzero))
+        return f"branch {self.index}: {sol}" + (f"  [domain: {'; '.join(dom)}]" if dom else "")
+
+
+@dataclass
+class NormalForm:
+    """q̇^{D_i} = g^i(t, q, q̇^I): the normal form (004, eq. (4)) on one branch.
+
+    ``condition`` is det(∂f/∂q̇^D) on the branch (the normal form is valid where
+    it does not vanish); ``branch`` records the branch and its domain.
+    """
+
+    dependent: tuple
+    independent: tuple
+    g: dict
+    branch: Branch
+    condition: sp.Expr
+
+    def __str__(self) -> str:
+        return ", ".join(f"{k} = {v}" for k, v in self.g.items())
+
+
+@dataclass
+class Classification:
+    """What kind of constraint Q is; ``kind`` is the most specific name.
+
+    kind ∈ {"semiholonomic", "chaplygin", "affine", "nonlinear"}; ``affine`` is
+    004's "simple" (representable by a distribution on Y), ``homogeneous`` means
+    linear (no velocity-free term), ``scleronomic`` time-independent.
+    """
+
+    kind: str
+    affine: bool
+    homogeneous: bool
+    scleronomic: bool
+    integrable: bool | None
+    chaplygin: bool
+    explanation: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.explanation}"
+
+
+class ConstraintSubmanifold:
+    """A constraint submanifold Q ⊂ J¹Y of codimension k < m.
+
+    >>> import sympy as sp
+    >>> Y = FibredManifold(["x", "y", "z"])
+    >>> x, y, z = Y.q; xd, yd, zd = Y.qdot
+    >>> Q = ConstraintSubmanifold(Y, [zd - x*y*xd])        # seed 004, Example 1
+    >>> Q.normal_form().g
+    {zdot: x*xdot*y}
+    >>> Q.classify().kind
+    'chaplygin'
+    """
+
+    def __init__(
+        self,
+        Y: FibredManifold,
+        constraints: Sequence,
+        dependent: Sequence | None = None,
+        branch: int | None = None,
+    ) -> None:
+        if not isinstance(Y, FibredManifold):
+            raise SpecError(f"ConstraintSubmanifold needs a FibredManifold, got {type(Y).__name__}")
+        if isinstance(constraints, (sp.Basic, str)):
+            constraints = [constraints]
+        try:
+            fs = tuple(sp.sympify(f) for f in constraints)
+        except (sp.SympifyError, TypeError) as exc:
+            raise SpecError(f"constraints must be symbolic expressions: {exc}") from exc
+        if not fs:
+            raise SpecError("a constraint submanifold needs at least one constraint f^i = 0")
+        for f in fs:
+            if isinstance(f, sp.Equality):
+                raise SpecError(f"give constraints as expressions f (meaning f = 0), not equations: {f}")
+            if Y.jet_order(f) > 1:
+                raise SpecError(f"constraints must depend on (t, q, q̇) only; {f} contains accelerations")
+        k = len(fs)
+        if k >= Y.m:
+            raise RankDeficientError(
+                f"{k} constraints on {Y.m} velocities: codimension k must be < m = {Y.m}"
+            )
+        self.Y = Y
+        self.f = fs
+        self.k = k
+        self._dependent_hint = tuple(dependent) if dependent is not None else None
+        self._branch_hint = branch
+        self.psi: dict | None = None  # parametric data, when given that way
+        self.z: tuple | None = None
+        info = generic_rank(self.jacobian())
+        if info.rank < k:
+            raise RankDeficientError(
+                f"the constraint Jacobian ∂f/∂q̇ has generic rank {info.rank} < k = {k} "
+                f"for constraints {list(fs)}; condition (3) of seed 004 fails (are some constraints "
+                "holonomic, or dependent on the others?)"
+            )
+
+    # --- alternative constructors -----------------------------------------------------
+    @classmethod
+    def from_normal_form(cls, Y: FibredManifold, g: Mapping) -> ConstraintSubmanifold:
+        """Q given as q̇^{D_i} = g^i (004, eq. (4))."""
+        g = {sp.sympify(k): sp.sympify(v) for k, v in g.items()}
+        for dv in g:
+            if dv not in Y.qdot:
+                raise SpecError(f"normal form: {dv} is not a velocity of {Y!r}")
+        Q = cls(Y, [dv - expr for dv, expr in g.items()], dependent=list(g))
+        return Q
+
+    @classmethod
+    def parametric(cls, Y: FibredManifold, psi: Sequence, z: Sequence) -> ConstraintSubmanifold:
+        """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z (001, eqs. (2.1), (2.3)).
+
+        The implicit equations are obtained by choosing m − k velocities q̇^I with
+        ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
+        """
+        psi = [sp.sympify(p) for p in psi]
+        z = tuple(sp.sympify(s) for s in z)
+        if len(psi) != Y.m:
+            raise SpecError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
+        if not z or len(z) >= Y.m:
+            raise SpecError(f"parametric constraints: need 1 ≤ dim z < m = {Y.m}, got {len(z)}")
+        J = sp.Matrix(Y.m, len(z), lambda i, a: sp.diff(psi[i], z[a]))
+        info = generic_rank(J)
+        if info.rank < len(z):
+            raise RankDeficientError(
+                f"parametric constraints: rank ∂ψ/∂z = {info.rank} < dim z = {len(z)} (001, eq. (2.3))"
+            )
+        rows = list(info.rows)  # velocities whose ψ determine z
+        sols = _solve_for(
+            [Y.qdot[r] - psi[r] for r in rows], list(z), "parametric constraints"
+        )
+        if len(sols) != 1:
+            raise UndecidedError(
+                "parametric constraints: solving q̇^I = ψ^I(z) for z gives "
+                f"{len(sols)} solutions; give the constraints implicitly instead"
+            )
+        zsol = sols[0]
+        fs = [Y.qdot[i] - normalise(psi[i].xreplace(zsol)) for i in range(Y.m) if i not in rows]
+        Q = cls(Y, fs, dependent=[Y.qdot[i] for i in range(Y.m) if i not in rows])
+        Q.psi = {v: p for v, p in zip(Y.qdot, psi)}
+        Q.z = z
+        return Q
+
+    # --- Jacobian and singular states -------------------------------------------------
+    def jacobian(self) -> sp.Matrix:
+        """(∂f^i/∂q̇^σ), k × m."""
+        return sp.Matrix(self.k, self.Y.m, lambda i, s: sp.diff(self.f[i], self.Y.qdot[s]))
+
+    def singular_states(self) -> list:
+        """Expressions whose common zeros (on Q) are where rank ∂f/∂q̇ < k (004 (3)).
+
+        For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section (001 Remark 7.5).
+        """
+        return singular_locus(self.jacobian())
+
+    # --- dependent velocities ------------------------------------------------------------
+    @cached_property
+    def dependent(self) -> tuple:
+        """The dependent velocities q̇^D (user's choice, else a verified structural matching)."""
+        Y = self.Y
+        J = self.jacobian()
+        if self._dependent_hint is not None:
+            dep = tuple(sp.sympify(d) for d in self._dependent_hint)
+            if len(dep) != self.k or any(d not in Y.qdot for d in dep) or len(set(dep)) != self.k:
+                raise SpecError(
+                    f"dependent velocities must be {self.k} distinct velocities of {Y!r}; got {list(dep)}"
+                )
+            cols = [Y.qdot.index(d) for d in dep]
+            if generic_rank(J.extract(list(range(self.k)), cols)).rank < self.k:
+                raise RankDeficientError(
+                    f"cannot solve the constraints for {list(dep)}: ∂f/∂({', '.join(map(str, dep))}) "
+                    "is generically singular"
+                )
+            return dep
+        return tuple(Y.qdot[c] for c in _structural_choice(self.f, Y.qdot, J))
+
+    @property
+    def independent(self) -> tuple:
+        return tuple(v for v in self.Y.qdot if v not in self.dependent)
+
+    # --- branches and normal form ------------------------------------------------------
+    @cached_property
+    def _branches(self) -> list:
+        dep = list(self.dependent)
+        sols = _solve_for(list(self.f), dep, "the constraints")
+        out = []
+        for i, sol in enumerate(sols):
+            g = {d: sol[d] for d in dep}
+            nonneg, nonzero = _domain_of(list(g.values()))
+            out.append(Branch(i, g, nonneg, nonzero))
+        return out
+
+    def branches(self) -> list:
+        """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
+        return list(self._branches)
+
+    def normal_form(self, dependent: Sequence | None = None, branch: int | None = None) -> NormalForm:
+        """The normal form (004, eq. (4)) for the chosen dependent velocities and branch.
+
+        With several branches (e.g. ż = ±√(ẋ² + ẏ²)/a) ``branch`` must name one
+        (an index into :meth:`branches`), else :class:`BranchError` lists them.
+        """
+        Q = self
+        if dependent is not None and tuple(dependent) != self.dependent:
+            Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent)
+        brs = Q._branches
+        b = self._branch_hint if branch is None else branch
+        if b is None:
+            if len(brs) > 1:
+                listing = "\n  ".join(str(x) for x in brs)
+                raise BranchError(
+                    f"the constraints have {len(brs)} branches for {list(Q.dependent)}; "
+                    f"choose one with branch=i:\n  {listing}"
+                )
+            b = 0
+        if not isinstance(b, int) or not 0 <= b < len(brs):
+            raise BranchError(f"branch {b!r} does not exist; there are {len(brs)} branch(es)")
+        br = brs[b]
+        cols = [self.Y.qdot.index(d) for d in Q.dependent]
+        block = Q.jacobian().extract(list(range(self.k)), cols)
+        cond = block.det(method="berkowitz").xreplace(br.solution)
+        return NormalForm(Q.dependent, Q.independent, dict(br.solution), br, sp.factor_terms(normalise(cond)))
+
+    # --- classification --------------------------------------------------------------------
+    def classify(self, branch: int | None = None) -> Classification:
+        """Affine/simple, semiholonomic, Chaplygin (004 (5)) or nonlinear."""
+        Y = self.Y
+        nf = self.normal_form(branch=branch)
+        ind = nf.independent
+        affine = all(
+            is_zero(sp.diff(g, a, b)) for g in nf.g.values() for a in ind for b in ind
+        )
+        scleronomic = all(not f.has(Y.t) for f in self.f)
+        if not affine:
+            return Classification(
+                "nonlinear", False, False, scleronomic, None, False,
+                "the constraint submanifold is not affine in the velocities (∂²g/∂q̇∂q̇ ≢ 0)",
+            )
+        zero_v = {v: 0 for v in Y.qdot}
+        b0 = {d: normalise(g.xreplace(zero_v)) for d, g in nf.g.items()}
+        homogeneous = all(is_zero(c) for c in b0.values())
+        # the Pfaffian system on Y: dq^D − b^D_s dq^s − b^D_0 dt
+        C = Y.Y
+        forms = []
+        for d, g in nf.g.items():
+            qd = Y.q[Y.qdot.index(d)]
+            w = C.dx(qd) - b0[d] * C.dx(Y.t)
+            for a in ind:
+                w = w - sp.diff(g, a) * C.dx(Y.q[Y.qdot.index(a)])
+            forms.append(w)
+        integrable = Codistribution(C, forms).is_integrable().involutive
+        dep_coords = {Y.q[Y.qdot.index(d)] for d in nf.dependent}
+        chaplygin = homogeneous and all(
+            not (sp.diff(g, a).free_symbols & dep_coords) for g in nf.g.values() for a in ind
+        )
+        if integrable:
+            kind, why = "semiholonomic", (
+                "affine and the distribution on Y it defines is integrable (Frobenius): "
+                "the constraints are really holonomic"
+            )
+        elif chaplygin:
+            kind, why = "chaplygin", (
+                "linear, with coefficients independent of the dependent coordinates (004, eq. (5))"
+            )
+        else:
+            kind, why = "affine", "affine in the velocities (simple), not integrable"
+        return Classification(kind, True, homogeneous, scleronomic, integrable, chaplygin, why)
+
+    # --- embedding ------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"ConstraintSubmanifold({self.Y!r}, {list(self.f)})"
+
+    def _repr_latex_(self) -> str:
+        return r"$\left\{" + r",\ ".join(sp.latex(f) + " = 0" for f in self.f) + r"\right\}$"
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _structural_choice(fs, qdot, J) -> list:
+    """Deterministic dependent-velocity columns with a generically non-singular block.
+
+    A bipartite graph joins equation i to velocity σ when ∂f^i/∂q̇^σ ≢ 0 (structurally
+    non-zero).  Edge costs prefer (1) equations linear in the velocity, (2) a
+    constant coefficient, (3) later velocities (004's convention q̇^{m−k+i}); a
+    minimum-weight full matching (networkx) gives a candidate whose block is then
+    verified to be generically non-singular.  If it is not, blocks are tried in
+    order of cost until one is (a pure structural matching can pick a singular
+    block, e.g. when two equations have proportional rows).
+    """
+    k, m = J.shape
+    cost = {}
+    G = nx.Graph()
+    for i in range(k):
+        G.add_node(("eq", i))
+    for s in range(m):
+        G.add_node(("v", s))
+    for i in range(k):
+        for s in range(m):
+            e = J[i, s]
+            if e == 0:
+                continue
+            linear = sp.diff(e, qdot[s]) == 0
+            const = e.is_number
+            c = (0 if linear else 100) + (0 if const else 10) + (m - 1 - s)
+            cost[(i, s)] = c
+            G.add_edge(("eq", i), ("v", s), weight=c)
+    cands = []
+    try:
+        M = nx.bipartite.minimum_weight_full_matching(G, top_nodes=[("eq", i) for i in range(k)])
+        cols = sorted(M[("eq", i)][1] for i in range(k))
+        cands.append(cols)
+    except (ValueError, nx.NetworkXError):
+        pass
+    scored = sorted(
+        combinations(range(m), k),
+        key=lambda cols: (sum(min((cost.get((i, s), 10**6) for i in range(k)), default=10**6) for s in cols),
+                          tuple(-c for c in cols)),
+    )
+    cands.extend(list(c) for c in scored[:200])
+    for cols in cands:
+        if generic_rank(J.extract(list(range(k)), list(cols))).rank == k:
+            return list(cols)
+    info = generic_rank(J)
+    return list(info.cols)
+
+
+def _solve_for(eqs, unknowns, what: str) -> list:
+    """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve.
+
+    Returns a list of solution dicts in a deterministic order.
+    """
+    A, b = _linear_system(eqs, unknowns)
+    if A is not None:
+        if generic_rank(A).rank < len(unknowns):
+            raise RankDeficientError(f"{what}: the linear system for {unknowns} is singular")
+        sol = A.LUsolve(b)
+        return [{u: normalise(s) for u, s in zip(unknowns, sol)}]
+    try:
+        sols = sp.solve(list(eqs), list(unknowns), dict=True)
+    except NotImplementedError as exc:
+        raise UndecidedError(
+            f"{what}: sympy cannot solve {list(eqs)} for {list(unknowns)}; "
+            "give the normal form q̇^D = g or a parametrisation instead"
+        ) from exc
+    sols = [s for s in sols if all(u in s for u in unknowns)]
+    if not sols:
+        raise UndecidedError(f"{what}: no explicit solution for {list(unknowns)} was found")
+    sols.sort(key=lambda s: tuple(sp.default_sort_key(s[u]) for u in unknowns))
+    # put the branch whose first dependent velocity is "positive" first (e.g. +sqrt)
+    sols.sort(key=lambda s: 0 if not sp.sympify(s[unknowns[0]]).could_extract_minus_sign() else 1)
+    return sols
+
+
+def _linear_system(eqs, unknowns):
+    """(A, b) with eqs = A u − b if the equations are affine in the unknowns, else (None, None)."""
+    rows, rhs = [], []
+    for e in eqs:
+        e = sp.expand(e) if e.is_polynomial(*unknowns) else e
+        if not e.is_polynomial(*unknowns):
+            return None, None
+        try:
+            p = sp.Poly(e, *unknowns)
+        except sp.PolynomialError:
+            return None, None
+        if p.total_degree() > 1:
+            return None, None
+        row = [p.coeff_monomial(u) for u in unknowns]
+        rows.append(row)
+        rhs.append(-p.coeff_monomial(1))
+    return sp.Matrix(rows), sp.Matrix(rhs)
+
+
+def _domain_of(exprs) -> tuple:
+    nonneg, nonzero = [], []
+    seen = set()
+    for e in exprs:
+        for p in sp.preorder_traversal(e):
+            if isinstance(p, sp.Pow) and p.exp.is_Rational and not p.exp.is_Integer and p.exp.q % 2 == 0:
+                if p.base.is_nonnegative:
+                    continue
+                key = ("nn", sp.srepr(p.base))
+                if key not in seen:
+                    seen.add(key)
+                    nonneg.append(p.base)
+        den = sp.fraction(sp.together(e))[1]
+        for fct in sp.Mul.make_args(den):
+            if fct.is_number:
+                continue
+            base = fct.base if fct.is_Pow else fct
+            if base.is_nonzero:
+                continue
+            key = ("nz", sp.srepr(base))
+            if key not in seen:
+                seen.add(key)
+                nonzero.append(base)
+    return nonneg, nonzero
+
+
+def constraint_forms_on_J1(Y: FibredManifold, fs) -> list:
+    """The Chetaev 1-forms ∂f^i/∂q̇^σ ω^σ on J¹Y."""
+    out = []
+    for f in fs:
+        w = Form.zero(Y.J1, 1)
+        for v, om in zip(Y.qdot, Y.contact_forms):
+            c = sp.diff(f, v)
+            if c != 0:
+                w = w + c * om
+        out.append(w)
+    return out

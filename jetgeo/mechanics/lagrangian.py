@@ -1,0 +1,251 @@
+r"""Lagrangian systems on J¹Y (seed 004, §2; seed 001, §2–3).
+
+For a first-order Lagrangian λ = L dt and generalised forces A_σ(t, q, q̇)
+(non-potential and velocity-dependent allowed):
+
+* Euler–Lagrange expressions, forces included (Newton's sign, 001 eq. 3.14):
+  :math:`E_\sigma = \partial L/\partial q^\sigma - \frac{d}{dt}\partial L/\partial\dot q^\sigma + A_\sigma`,
+  the equations of motion being E_σ = 0, i.e. d/dt ∂L/∂q̇ − ∂L/∂q = A;
+* dynamical form :math:`E = E_\sigma\,\omega^\sigma\wedge dt` on J²Y;
+* Cartan form :math:`\theta_\lambda = L\,dt + \partial L/\partial\dot q^\sigma\,\omega^\sigma`
+  and the Lepage 2-form :math:`\alpha = d\theta_\lambda + A_\sigma\,\omega^\sigma\wedge dt`,
+  whose equations :math:`J^1\gamma^* i_\xi\alpha = 0` for vertical ξ are E_σ = 0 (004, eq. (1));
+* Hessian :math:`W_{\sigma\nu} = \partial^2 L/\partial\dot q^\sigma\partial\dot q^\nu`; the system
+  is regular where det W ≠ 0, and then
+  :math:`W\ddot q = \partial L/\partial q - \partial_t p - (\partial p/\partial q)\dot q + A`
+  (p = ∂L/∂q̇) gives the accelerations and the semispray
+  Γ = ∂_t + q̇^σ∂_{q^σ} + F^σ ∂_{q̇^σ}.
+
+The right-hand side :math:`L_\sigma` of :math:`W_{\sigma\nu}\ddot q^\nu = L_\sigma` is
+returned by :meth:`LagrangianSystem.free_motion_functions`; for L = T − V with
+T = ½ g_{ij}(q) q̇^i q̇^j it is seed 001's eq. (7.3),
+:math:`L_i = A_i - \Gamma_{hki}\dot q^h\dot q^k` with A_i including −∂V/∂q^i.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+
+import sympy as sp
+
+from ..errors import NotRegularError, SpecError
+from ..geometry import Form, VectorField, generic_rank, singular_locus
+from ..geometry.zero import normalise
+from ..jets import FibredManifold
+
+__all__ = ["LagrangianSystem"]
+
+
+def _normalise_forces(Y: FibredManifold, forces) -> tuple:
+    if forces is None:
+        return tuple(sp.Integer(0) for _ in Y.q)
+    if isinstance(forces, Mapping):
+        unknown = [k for k in forces if k not in Y.q]
+        if unknown:
+            raise SpecError(f"forces given for {unknown}, which are not coordinates of {Y!r}")
+        return tuple(sp.sympify(forces.get(s, 0)) for s in Y.q)
+    forces = list(forces)
+    if len(forces) != Y.m:
+        raise SpecError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
+    return tuple(sp.sympify(f) for f in forces)
+
+
+class LagrangianSystem:
+    """A Lagrangian system (Y, L, A) on J¹Y.
+
+    >>> import sympy as sp
+    >>> Y = FibredManifold(["x"], time="t")
+    >>> (x,), (xd,) = Y.q, Y.qdot
+    >>> k, m = sp.symbols("k m", positive=True)
+    >>> S = LagrangianSystem(Y, m*xd**2/2 - k*x**2/2)
+    >>> S.euler_lagrange()
+    [-k*x - m*xddot]
+    >>> S.accelerations()
+    {xddot: -k*x/m}
+    """
+
+    def __init__(self, Y: FibredManifold, L, forces=None) -> None:
+        if not isinstance(Y, FibredManifold):
+            raise SpecError(f"LagrangianSystem needs a FibredManifold, got {type(Y).__name__}")
+        try:
+            L = sp.sympify(L)
+        except (sp.SympifyError, TypeError) as exc:
+            raise SpecError(f"the Lagrangian {L!r} is not a symbolic expression") from exc
+        if Y.jet_order(L) > 1:
+            raise SpecError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
+        self.Y = Y
+        self.L = L
+        self.forces = _normalise_forces(Y, forces)
+        for A in self.forces:
+            if Y.jet_order(A) > 1:
+                raise SpecError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
+
+    # --- constructors --------------------------------------------------------------
+    @classmethod
+    def mechanical(cls, Y: FibredManifold, T, V=0, forces=None) -> LagrangianSystem:
+        """L = T − V with generalised forces A_σ (kinetic energy T, potential V)."""
+        V = sp.sympify(V)
+        if Y.jet_order(V) > 0:
+            raise SpecError(f"the potential must depend on (t, q) only; got {V}")
+        return cls(Y, sp.sympify(T) - V, forces)
+
+    # --- basic objects ----------------------------------------------------------------
+    @property
+    def parameters(self) -> set:
+        """Symbols of L and A that are not jet coordinates."""
+        jets = set(self.Y.J2.coords)
+        syms = set(self.L.free_symbols)
+        for A in self.forces:
+            syms |= A.free_symbols
+        return syms - jets
+
+    @cached_property
+    def momenta(self) -> tuple:
+        """p_σ = ∂L/∂q̇^σ."""
+        return tuple(sp.diff(self.L, v) for v in self.Y.qdot)
+
+    def euler_lagrange(self) -> list:
+        """[E_σ] = ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ (forces included); equations E_σ = 0."""
+        return list(self._el)
+
+    @cached_property
+    def _el(self) -> tuple:
+        Y = self.Y
+        return tuple(
+            sp.diff(self.L, q) - Y.total_derivative(p) + A
+            for q, p, A in zip(Y.q, self.momenta, self.forces)
+        )
+
+    def dynamical_form(self) -> Form:
+        """E = E_σ ω^σ ∧ dt on J²Y."""
+        Y = self.Y
+        C = Y.J2
+        dt = C.dx(Y.t)
+        out = Form.zero(C, 2)
+        for E, w in zip(self._el, Y.contact_forms_2[: Y.m]):
+            out = out + (E * w) ^ dt
+        return out
+
+    def cartan_form(self) -> Form:
+        """θ_λ = L dt + ∂L/∂q̇^σ ω^σ on J¹Y."""
+        Y = self.Y
+        out = self.L * Y.J1.dx(Y.t)
+        for p, w in zip(self.momenta, Y.contact_forms):
+            out = out + p * w
+        return out
+
+    def lepage_form(self) -> Form:
+        """α = dθ_λ + A_σ ω^σ ∧ dt (the Lepage 2-form of the system with forces)."""
+        Y = self.Y
+        alpha = self.cartan_form().d()
+        dt = Y.J1.dx(Y.t)
+        for A, w in zip(self.forces, Y.contact_forms):
+            if A != 0:
+                alpha = alpha + (A * w) ^ dt
+        return alpha
+
+    # --- regularity -----------------------------------------------------------------------
+    @cached_property
+    def _hessian(self) -> sp.Matrix:
+        qd = self.Y.qdot
+        return sp.Matrix(len(qd), len(qd), lambda i, j: sp.diff(self.L, qd[i], qd[j]))
+
+    def hessian(self) -> sp.Matrix:
+        """W = (∂²L/∂q̇^σ∂q̇^ν)."""
+        return self._hessian.copy()
+
+    def is_regular(self) -> bool:
+        """det W ≢ 0 (generic regularity)."""
+        return generic_rank(self._hessian).rank == self.Y.m
+
+    def regularity_condition(self) -> sp.Expr:
+        """det W: the system is regular where it does not vanish."""
+        return sp.factor_terms(self._hessian.det(method="berkowitz"))
+
+    def singular_locus(self) -> list:
+        """Expressions whose common zeros are the non-regular points (rank W drops)."""
+        return singular_locus(self._hessian)
+
+    # --- explicit dynamics ------------------------------------------------------------------
+    @cached_property
+    def _free_rhs(self) -> tuple:
+        Y = self.Y
+        rhs = []
+        for E in self._el:
+            # E = rhs_σ − W_σν q̈^ν : remove the q̈ terms
+            rhs.append(E.xreplace({a: 0 for a in Y.qddot}))
+        return tuple(rhs)
+
+    def free_motion_functions(self) -> list:
+        """L_σ with W_σν q̈^ν = L_σ (001 eq. 7.3 for L = T − V, T quadratic)."""
+        return list(self._free_rhs)
+
+    def accelerations(self) -> dict:
+        """{q̈^σ: F^σ(t, q, q̇)} solving W q̈ = L_σ; raises NotRegularError if det W ≡ 0."""
+        if not self.is_regular():
+            raise NotRegularError(
+                f"the Lagrangian {self.L} is not regular: its Hessian in the velocities has rank "
+                f"{generic_rank(self._hessian).rank} < {self.Y.m}; the accelerations are not determined"
+            )
+        sol = self._hessian.LUsolve(sp.Matrix(self._free_rhs))
+        return {a: normalise(s) for a, s in zip(self.Y.qddot, sol)}
+
+    def semispray(self) -> VectorField:
+        """Γ = ∂_t + q̇^σ ∂_{q^σ} + F^σ ∂_{q̇^σ} on J¹Y (regular systems)."""
+        acc = self.accelerations()
+        Y = self.Y
+        return VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
+
+    def energy(self) -> sp.Expr:
+        """E_L = q̇^σ ∂L/∂q̇^σ − L."""
+        return sp.Add(*[v * p for v, p in zip(self.Y.qdot, self.momenta)]) - self.L
+
+    # --- mechanical structure -----------------------------------------------------------------
+    def metric(self) -> sp.Matrix:
+        """g_ij = ∂²T/∂q̇^i∂q̇^j (= the Hessian of L)."""
+        return self.hessian()
+
+    def christoffel(self) -> list:
+        """Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk), as a nested list [h][k][i]."""
+        g = self._hessian
+        q = self.Y.q
+        n = len(q)
+        return [
+            [
+                [
+                    (sp.diff(g[k, i], q[h]) + sp.diff(g[h, i], q[k]) - sp.diff(g[h, k], q[i])) / 2
+                    for i in range(n)
+                ]
+                for k in range(n)
+            ]
+            for h in range(n)
+        ]
+
+    def restricted_to(self, values: Mapping) -> LagrangianSystem:
+        """The same system with parameters or coordinates replaced (xreplace)."""
+        return LagrangianSystem(
+            self.Y, self.L.xreplace(dict(values)), [A.xreplace(dict(values)) for A in self.forces]
+        )
+
+    # --- constraints -----------------------------------------------------------------------------
+    def constrain(self, Q):
+        """Krupková's constrained system on the constraint submanifold Q (004, eqs. (6)–(12))."""
+        from .constrained import ConstrainedSystem
+
+        return ConstrainedSystem(self, Q)
+
+    # --- display ------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        forces = "" if not any(a != 0 for a in self.forces) else f", forces={list(self.forces)}"
+        return f"LagrangianSystem({self.Y!r}, L={self.L}{forces})"
+
+    def _repr_latex_(self) -> str:
+        rows = [
+            sp.latex(sp.Eq(E, 0)) for E in self._el
+        ]
+        return (
+            r"$\begin{gathered}L = " + sp.latex(self.L) + r"\\" + r"\\".join(rows) + r"\end{gathered}$"
+        )
+
+
