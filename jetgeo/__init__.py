@@ -7,6 +7,8 @@ See ``DESIGN.md`` of the project and the pages in ``theory/``.
 
 from . import errors
 from .geometry import Chart, Codistribution, Distribution, Form, VectorField
+from .jets import FibredManifold
+from .mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
 __version__ = "0.1.0"
 
@@ -17,5 +19,9 @@ __all__ = [
     "VectorField",
     "Distribution",
     "Codistribution",
+    "FibredManifold",
+    "LagrangianSystem",
+    "ConstraintSubmanifold",
+    "ConstrainedSystem",
     "__version__",
 ]
