@@ -146,6 +146,7 @@ class ConstraintSubmanifold:
         self._branch_hint = branch
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
+        self.z_of_qdot: dict | None = None
         info = generic_rank(self.jacobian())
         if info.rank < k:
             raise RankDeficientError(
@@ -198,6 +199,7 @@ class ConstraintSubmanifold:
         Q = cls(Y, fs, dependent=[Y.qdot[i] for i in range(Y.m) if i not in rows])
         Q.psi = {v: p for v, p in zip(Y.qdot, psi)}
         Q.z = z
+        Q.z_of_qdot = zsol  # z = z(t, q, q̇^I): the inverse of the parametrisation on Q
         return Q
 
     # --- Jacobian and singular states -------------------------------------------------

@@ -77,6 +77,9 @@ class LagrangianSystem:
         self.Y = Y
         self.L = L
         self.forces = _normalise_forces(Y, forces)
+        #: T and V when built by :meth:`mechanical` (None otherwise: L is not split)
+        self.kinetic_energy: sp.Expr | None = None
+        self.potential_energy: sp.Expr | None = None
         for A in self.forces:
             if Y.jet_order(A) > 1:
                 raise SpecError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
@@ -88,7 +91,10 @@ class LagrangianSystem:
         V = sp.sympify(V)
         if Y.jet_order(V) > 0:
             raise SpecError(f"the potential must depend on (t, q) only; got {V}")
-        return cls(Y, sp.sympify(T) - V, forces)
+        S = cls(Y, sp.sympify(T) - V, forces)
+        S.kinetic_energy = sp.sympify(T)
+        S.potential_energy = V
+        return S
 
     # --- basic objects ----------------------------------------------------------------
     @property

@@ -1,0 +1,89 @@
+r"""The common result type of every method: equations of motion on a constraint manifold.
+
+A :class:`Motion` carries what a caller needs, like scipy's ``OdeResult``: the
+accelerations {q̈^σ: expression}, in the jet coordinates of the constraint
+manifold (``coordinates``: the symbols they may contain), the multipliers and
+reaction forces when the method yields them, the conditions under which the
+result holds (expressions that must not vanish), and method-specific extras
+(the vector field Z of Benenti's first kind, the Gibbs–Appell function, …).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+__all__ = ["Motion"]
+
+
+@dataclass
+class Motion:
+    """Equations of motion produced by one method.
+
+    Attributes
+    ----------
+    method : str
+        Name of the method (``"krupkova"``, ``"gibbs_appell"``, …).
+    system : LagrangianSystem
+    Q : ConstraintSubmanifold or None
+    acc : dict
+        {q̈^σ: expression} for every coordinate.
+    coordinates : tuple
+        Symbols the expressions are written in (e.g. (t, q, q̇^I) on Q, or
+        (t, q, q̇) on TQ, or (t, q, z) for a parametrisation).
+    substitution : dict
+        Map from the jet coordinates to ``coordinates`` when they differ
+        (q̇^D = g on Q; q̇ = ψ(z) for parametric results).
+    lam : list or None
+        Multipliers λ_i (reaction forces R_σ = λ_i ∂f^i/∂q̇^σ).
+    reactions_ : list or None
+        Reaction forces R_σ (covariant components), functions of the state.
+    conditions : list
+        Expressions whose vanishing invalidates the result (singular loci).
+    extras : dict
+        Method-specific objects.
+    branch : int or None
+        Branch of a nonlinear constraint the result lives on.
+    """
+
+    method: str
+    system: object
+    Q: object
+    acc: dict
+    coordinates: tuple
+    substitution: dict = field(default_factory=dict)
+    lam: list | None = None
+    reactions_: list | None = None
+    conditions: list = field(default_factory=list)
+    extras: dict = field(default_factory=dict)
+    branch: int | None = None
+
+    def accelerations(self) -> dict:
+        """{q̈^σ: expression} for every coordinate (in ``coordinates``)."""
+        return dict(self.acc)
+
+    def multipliers(self) -> list | None:
+        """The multipliers λ_i, or None if the method does not give them."""
+        return None if self.lam is None else list(self.lam)
+
+    def reactions(self) -> list | None:
+        """Reaction forces R_σ = λ_i ∂f^i/∂q̇^σ, or None."""
+        return None if self.reactions_ is None else list(self.reactions_)
+
+    def __str__(self) -> str:
+        lines = [f"Motion by {self.method}:"]
+        for a, e in self.acc.items():
+            lines.append(f"  {a} = {e}")
+        if self.lam is not None:
+            lines.append("  multipliers: " + ", ".join(map(str, self.lam)))
+        if self.conditions:
+            lines.append("  valid where these do not vanish: " + ", ".join(map(str, self.conditions)))
+        return "\n".join(lines)
+
+    def _repr_latex_(self) -> str:
+        rows = [sp.latex(sp.Eq(a, e)) for a, e in self.acc.items()]
+        if self.lam is not None:
+            rows += [rf"\lambda_{{{i + 1}}} = " + sp.latex(v) for i, v in enumerate(self.lam)]
+        head = r"\text{" + self.method.replace("_", " ") + r"}"
+        return r"$\begin{gathered}" + head + r"\\" + r"\\".join(rows) + r"\end{gathered}$"
