@@ -7,6 +7,7 @@ hierarchy so that callers can catch :class:`JetgeoError` for all of them.
 from __future__ import annotations
 
 __all__ = [
+    "NotApplicableError",
     "JetgeoError",
     "ChartError",
     "DegreeError",
@@ -58,3 +59,8 @@ class SpecError(JetgeoError, ValueError):
 
 class UndecidedError(JetgeoError):
     """A question could not be decided by the available exact methods."""
+
+
+class NotApplicableError(JetgeoError, ValueError):
+    """A classical recipe's hypotheses fail for the given system (e.g. Chaplygin's
+    equations for a system that is not of Chaplygin type); the message says which."""

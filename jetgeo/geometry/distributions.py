@@ -330,6 +330,21 @@ class Codistribution:
                 offending.append((i, None, w))
         return InvolutivityReport(not offending, offending)
 
+    def is_involutive(self) -> InvolutivityReport:
+        """Alias of :meth:`is_integrable` (Frobenius for the annihilated distribution)."""
+        return self.is_integrable()
+
+    def derived_flag(self, max_steps: int | None = None) -> list:
+        """The dual derived flag P = P⁽⁰⁾ ⊃ P⁽¹⁾ ⊃ …, P⁽ᵏ⁾ = (D⁽ᵏ⁾)° with D = P°.
+
+        Equivalently P⁽¹⁾ = {α ∈ P : dα ≡ 0 mod P}; stops when the rank stops falling.
+        """
+        return [D.annihilator() for D in self.annihilator().derived_flag(max_steps)]
+
+    def growth_vector(self) -> tuple:
+        """Ranks along the dual derived flag (non-increasing)."""
+        return tuple(P.rank for P in self.derived_flag())
+
     def __repr__(self) -> str:
         return f"Codistribution(rank {self.rank} on {self.chart!r}: span{{{', '.join(map(repr, self.generators))}}})"
 

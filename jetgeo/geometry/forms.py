@@ -209,13 +209,18 @@ class Form:
         return Form(self.chart, comps, self.degree + 1)
 
     def interior(self, X: VectorField) -> Form:
-        """Interior product i_X η (contraction in the first slot)."""
+        """Interior product i_X η (contraction in the first slot).
+
+        i_X (f dx^{i_1}∧…∧dx^{i_k}) = Σ_p (−1)^{p−1} X^{i_p} f dx^{i_1}∧…(omit i_p)…∧dx^{i_k}.
+        On a function (0-form) i_X f = 0, the zero form of degree −1, so that the graded
+        identities (i_X as a derivation, Cartan's formula) hold in every degree.
+        """
         if not isinstance(X, VectorField):
             raise TypeError(f"interior() needs a VectorField, got {type(X).__name__}")
         if X.chart != self.chart:
             raise ChartError(f"vector field on {X.chart!r}, form on {self.chart!r}")
         if self.degree == 0:
-            return Form.zero(self.chart, 0)
+            return Form.zero(self.chart, -1)
         comps: dict = {}
         for idx, f in self.components.items():
             for p, i in enumerate(idx):

@@ -11,8 +11,10 @@ tiers (DESIGN §2):
    :math:`\sin\theta = 2s/(1+s^2)`, :math:`\cos\theta = (1-s^2)/(1+s^2)`, so that
    trigonometric identities hold *exactly* in rational arithmetic.  A non-zero
    value proves the expression non-zero.  Zero values at ``trials`` independent
-   points make it zero with failure probability at most ``(deg/N)^trials``
-   (Schwartz–Zippel, ``N`` the size of the sample set);
+   points make it zero with failure probability at most ``(D/N)^trials``
+   (Schwartz–Zippel, ``D`` the degree of the numerator after the circle
+   substitution, ``N = 10^6`` the inverse of the largest probability of one
+   sampled value; the probability is over the choice of the seed);
 3. **proof** — for expressions polynomial in sines and cosines over rational
    functions: a normal form of the numerator modulo :math:`\sin^2+\cos^2-1`.
 
@@ -116,8 +118,12 @@ class PointSampler:
                 u = self.rational()
                 values[s] = ("angle", u)
             else:
-                positive = bool(s.is_positive or s.is_nonnegative)
-                values[s] = ("value", self.rational(positive=positive))
+                # respect sign assumptions: sympy may already have used them (sqrt(R**2) -> R)
+                if s.is_negative or s.is_nonpositive:
+                    values[s] = ("value", -self.rational(positive=True))
+                else:
+                    positive = bool(s.is_positive or s.is_nonnegative)
+                    values[s] = ("value", self.rational(positive=positive))
         return values
 
 
@@ -192,15 +198,32 @@ def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
     return num
 
 
+#: above this many expression-tree nodes the zero test skips ``expand`` and goes straight
+#: to exact evaluation at random points (measured: expand took 33 s on Appell's machine).
+_EXPAND_MAX_NODES = 3000
+
+
+def _size(expr: sp.Expr) -> int:
+    n = 0
+    for _ in sp.preorder_traversal(expr):
+        n += 1
+        if n > _EXPAND_MAX_NODES:
+            break
+    return n
+
+
 @lru_cache(maxsize=4096)
 def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     if expr == 0:
         return ZeroTest(True, "structural")
-    expanded = sp.expand(expr)
+    large = _size(expr) > _EXPAND_MAX_NODES
+    # tier 1 (cheap exact normalisation) only for moderate sizes: expanding a large nested
+    # expression costs far more than evaluating it exactly at a few rational points
+    expanded = expr if large else sp.expand(expr)
     if expanded == 0:
         return ZeroTest(True, "normal form")
     funcs = expanded.atoms(sp.Function)
-    if not funcs and all(p.exp.is_Integer for p in expanded.atoms(sp.Pow)):
+    if not large and not funcs and all(p.exp.is_Integer for p in expanded.atoms(sp.Pow)):
         # rational function: cancel decides exactly
         return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
     prepared = _prepare_trig(expanded)
@@ -238,14 +261,36 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
 
 
 def _schwartz_zippel(expr: sp.Expr, sampler: PointSampler, trials: int) -> float:
-    """Failure bound (2·deg/N)^trials; the circle parametrisation doubles degrees."""
+    r"""Failure bound :math:`(D/N)^{\text{trials}}` of the exact random-point test.
+
+    Each coordinate is drawn independently with every value of probability at most
+    ``1/N`` (``N = sampler.size``), so by the Schwartz–Zippel lemma a non-zero
+    polynomial of degree ``D`` vanishes at one sample with probability at most ``D/N``.
+    The polynomial is the numerator P of ``expr`` with, for every angle θ,
+    sin θ, cos θ = 2u/(1+u²), (1−u²)/(1+u²) (tan θ = 2u/(1−u²)) and the denominators
+    cleared: D ≤ deg_x P + Σ_θ 2·deg_θ P (4·deg_θ P if tan θ occurs), where deg_x is
+    the total degree in the non-angle symbols and deg_θ the total degree in the
+    trigonometric atoms of θ.  ``nan`` if the degree cannot be computed.
+    """
     try:
         num = sp.fraction(sp.together(expr))[0]
-        gens = sorted(num.free_symbols | num.atoms(*_TRIG), key=sp.default_sort_key)
-        deg = sp.Poly(num, *gens).total_degree() if gens else 1
+        atoms = num.atoms(*_TRIG)
+        angles = {a.args[0] for a in atoms if a.args[0].is_Symbol}
+        plain = sorted(num.free_symbols - angles, key=sp.default_sort_key)
+        gens = sorted(set(plain) | atoms, key=sp.default_sort_key)
+        if not gens:
+            return 0.0
+        poly = sp.Poly(num, *gens)
+        deg = poly.total_degree() if not angles else 0
+        if angles:
+            deg = sp.Poly(num, *plain).total_degree() if plain else 0
+            for th in angles:
+                th_atoms = sorted((a for a in atoms if a.args[0] == th), key=sp.default_sort_key)
+                d_th = sp.Poly(num, *th_atoms).total_degree()
+                deg += (4 if any(a.func is sp.tan for a in th_atoms) else 2) * d_th
     except (sp.PolynomialError, sp.GeneratorsNeeded):
         return float("nan")
-    return float(min(1.0, 2 * max(deg, 1) / sampler.size) ** trials)
+    return float(min(1.0, max(deg, 1) / sampler.size) ** trials)
 
 
 def zero_test(expr, trials: int = 3, prove: bool = False) -> ZeroTest:
