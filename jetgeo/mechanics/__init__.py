@@ -5,11 +5,15 @@
 from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
+from .motion import Motion
+from .parametric import ParametricConstrainedSystem
 
 __all__ = [
     "LagrangianSystem",
     "ConstraintSubmanifold",
     "ConstrainedSystem",
+    "ParametricConstrainedSystem",
+    "Motion",
     "NormalForm",
     "Branch",
     "Classification",

@@ -33,11 +33,37 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
+from ..geometry.linalg import solve_rational, substitute_affine
 from ..geometry.zero import normalise
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
 
 __all__ = ["ConstrainedSystem"]
+
+#: above this many operations an expression containing trigonometric functions is not
+#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on seed 001
+#: §9.3, spends ~25 s producing larger output); it is returned as solved.
+_TIDY_MAX_TRIG_OPS = 300
+
+
+def _tidy(expr) -> sp.Expr:
+    """Cheap exact normalisation of a result: ``normalise`` unless the expression is a large
+    trigonometric one (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
+    expr = sp.sympify(expr)
+    if expr.has(sp.sin, sp.cos, sp.tan) and _larger_than(expr, _TIDY_MAX_TRIG_OPS):
+        return expr
+    return normalise(expr)
+
+
+def _larger_than(expr: sp.Expr, n: int) -> bool:
+    """Whether the expression tree has more than ``n`` nodes (a walk that stops early;
+    ``count_ops`` on large trigonometric results cost 5 of 21 s on the 4-trailer)."""
+    k = 0
+    for _ in sp.preorder_traversal(expr):
+        k += 1
+        if k > n:
+            return True
+    return False
 
 
 class ConstrainedSystem:
@@ -109,11 +135,17 @@ class ConstrainedSystem:
         out = []
         for d, g in self.g.items():
             qd = Y.q[Y.qdot.index(d)]
-            w = C.dx(qd) - g * dt
+            # collect the dt coefficient −g + (∂g/∂q̇^l) q̇^l before building the form
+            c_dt = -g
+            w = C.dx(qd)
             for li in self._idx_ind:
                 c = sp.diff(g, Y.qdot[li])
                 if c != 0:
-                    w = w - c * (C.dx(Y.q[li]) - Y.qdot[li] * dt)
+                    w = w - c * C.dx(Y.q[li])
+                    c_dt = c_dt + c * Y.qdot[li]
+            c_dt = normalise(c_dt)
+            if c_dt != 0:
+                w = w + c_dt * dt
             out.append(w)
         return out
 
@@ -149,6 +181,46 @@ class ConstrainedSystem:
             fields.append(field_with(C.index(v), {}))
         return Distribution(C, fields, conditions=[self.nf.condition])
 
+    def chetaev_forms(self) -> list:
+        """ι*(∂f^i/∂q̇^σ ω^σ) on Q, from the user's implicit representation f.
+
+        On Q, ∂f/∂q̇^σ ω^σ = (∂f/∂q̇^D)(ω^D − ∂g/∂q̇^l ω^l) and ι*ω^D = dq^D − g dt, so
+        these forms are an invertible combination (matrix ∂f/∂q̇^D, the normal form's
+        condition) of the canonical constraint forms (6): a second, representation-
+        dependent set of generators of the same constraint ideal.
+        """
+        Y, C = self.Y, self.chart
+        dt = C.dx(Y.t)
+        out = []
+        for f in self.Q.f:
+            w = Form.zero(C, 1)
+            for s, v in zip(Y.q, Y.qdot):
+                c = self.on_Q(sp.diff(f, v))
+                if c != 0:
+                    w = w + c * (C.dx(s) - self.g.get(v, v) * dt)
+            out.append(w)
+        return out
+
+    def canonical_distribution_in_J1(self) -> Distribution:
+        """ι_*𝒞: the generators of the canonical distribution pushed forward to J¹Y.
+
+        A vector ξ on Q (coordinates t, q, q̇^I) is ι_*ξ on J¹Y with the extra
+        components ξ(g^i) along ∂/∂q̇^{D_i}.  The components are functions on Q; two
+        descriptions of the same Q (other dependent velocities, f ↦ A·f) give the same
+        span at every point of Q — the representation independence of 𝒞 (004 §2).
+        """
+        Y = self.Y
+        C1 = Y.J1
+        fields = []
+        for X in self.canonical_distribution.generators:
+            comps = [sp.Integer(0)] * C1.dim
+            for c, coord in zip(X.components, self.chart.coords):
+                comps[C1.index(coord)] = c
+            for d, g in self.g.items():
+                comps[C1.index(d)] = normalise(X(g))
+            fields.append(VectorField(C1, comps))
+        return Distribution(C1, fields, conditions=[self.nf.condition])
+
     # --- the constrained system ---------------------------------------------------------------------
     def lepage_form(self) -> Form:
         """α_Q = ι*α, α = dθ_λ + A_σ ω^σ ∧ dt: a representative of [α_Q]."""
@@ -157,18 +229,10 @@ class ConstrainedSystem:
 
     @cached_property
     def _reduced(self) -> list:
-        """(E_l + E_{D_i} ∂g^i/∂q̇^l)∘ι₂ for l ∈ I."""
-        E = self.system._el
-        out = []
-        for li in self._idx_ind:
-            v = self.Y.qdot[li]
-            expr = E[li]
-            for d, g in self.g.items():
-                c = sp.diff(g, v)
-                if c != 0:
-                    expr = expr + E[self.Y.qdot.index(d)] * c
-            out.append(self.on_Q(expr))
-        return out
+        """(E_l + E_{D_i} ∂g^i/∂q̇^l)∘ι₂ for l ∈ I, as A′_l + B′_ls q̈^s."""
+        A, B = self._reduced_AB
+        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        return [A[r] + sp.Add(*[B[r][c] * qdd[c] for c in range(len(qdd))]) for r in range(len(qdd))]
 
     def reduced_equations(self, method: str = "coordinates") -> list:
         """Reduced equations (004 (8)); each expression = 0, one per independent velocity.
@@ -202,12 +266,56 @@ class ConstrainedSystem:
         return out
 
     def reduced_coefficients(self) -> tuple:
-        """(A′, B′) with reduced equations A′_l + B′_ls q̈^s = 0 (004 (8))."""
-        qdd = [self.Y.qddot[i] for i in self._idx_ind]
-        zero = {a: 0 for a in qdd}
-        A = sp.Matrix([e.xreplace(zero) for e in self._reduced])
-        B = sp.Matrix(len(qdd), len(qdd), lambda r, s: sp.diff(self._reduced[r], qdd[s]))
-        return A, B
+        """(A′, B′) with reduced equations A′_l + B′_ls q̈^s = 0 (004 (8)).
+
+        Computed without differentiating the (large) restricted equations: E_σ is affine
+        in the accelerations, E_σ = e_σ − W_σρ q̈^ρ with W = ∂²L/∂q̇∂q̇ and e_σ = E_σ|_{q̈=0};
+        on the prolongation of Q, q̈^D = d̄g/dt + Ψ^D_s q̈^s with Ψ^D_s = ∂g^D/∂q̇^s and
+        d̄/dt the total derivative without q̈ terms.  With Ψ^σ_l = δ^σ_l on the independent
+        rows, the reduced equations Ψ^σ_l E_σ∘ι = 0 (004 (8)) read
+
+            A′_l = Ψ^σ_l (e_σ − W_σD d̄g^D/dt)∘ι,      B′_ls = −(Ψᵀ W Ψ)_ls∘ι.
+
+        (``reduced_equations()`` is the same expression A′ + B′ q̈; ``krupkova_coefficients``
+        evaluates the printed formulas (9)–(11) as an independent check.)
+        """
+        A, B = self._reduced_AB
+        return sp.Matrix(A), sp.Matrix(B)
+
+    @cached_property
+    def _reduced_AB(self) -> tuple:
+        Y = self.Y
+        m = Y.m
+        ind = self._idx_ind
+        W = self.system._hessian
+        L, forces = self.system.L, self.system.forces
+        on = self.g
+        # Ψ (m × |I|) on Q
+        Psi = sp.zeros(m, len(ind))
+        for c, li in enumerate(ind):
+            Psi[li, c] = sp.Integer(1)
+            for d, g in on.items():
+                Psi[Y.qdot.index(d), c] = sp.diff(g, Y.qdot[li])
+        # e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ, restricted to Q
+        e = []
+        for s in range(m):
+            p = self.system.momenta[s]
+            es = sp.diff(L, Y.q[s]) - Y.cut_total_derivative(p) + forces[s]
+            e.append(es)
+        # d̄g^D/dt on Q (the q̈-free part of ġ)
+        gbar = {d: Y.cut_total_derivative(g).xreplace(on) for d, g in on.items()}
+        r = []
+        for s in range(m):
+            val = e[s]
+            for d, gb in gbar.items():
+                wsd = W[s, Y.qdot.index(d)]
+                if wsd != 0:
+                    val = val - wsd * gb
+            r.append(val.xreplace(on))
+        WQ = W.xreplace(on)
+        A = [sp.Add(*[Psi[s, c] * r[s] for s in range(m) if Psi[s, c] != 0]) for c in range(len(ind))]
+        B = -(Psi.T * WQ * Psi)
+        return tuple(A), tuple(tuple(B.row(i)) for i in range(B.rows))
 
     def krupkova_coefficients(self) -> tuple:
         """A′ and B′ evaluated by the printed formulas (9)–(11) of seed 004 via L̄ = L∘ι.
@@ -284,15 +392,23 @@ class ConstrainedSystem:
                 f"singular (rank {generic_rank(B).rank} < {B.rows}); the reduced equations do not "
                 "determine the accelerations"
             )
-        sol = B.LUsolve(-A)
+        sol = solve_rational(B, -A)  # already cancelled num/den
+        self._acc_rational = sol is not None
+        if sol is None:
+            sol = B.LUsolve(-A).applyfunc(_tidy)
         qdd = [self.Y.qddot[i] for i in self._idx_ind]
-        return {a: normalise(s) for a, s in zip(qdd, sol)}
+        return dict(zip(qdd, sol))
 
     def accelerations(self) -> dict:
         """{q̈^σ: expression in (t, q, q̇^I)} for every coordinate, valid on Q."""
+        return dict(self._acc_all)
+
+    @cached_property
+    def _acc_all(self) -> dict:
         acc = dict(self._acc_independent)
         for dd, expr in self.gdot.items():
-            acc[dd] = normalise(expr.xreplace(self._acc_independent))
+            val = substitute_affine(expr, self._acc_independent) if self._acc_rational else None
+            acc[dd] = _tidy(expr.xreplace(self._acc_independent)) if val is None else val
         return {a: acc[a] for a in self.Y.qddot}
 
     def vector_field(self) -> VectorField:
@@ -312,8 +428,10 @@ class ConstrainedSystem:
         rows = self._idx_dep
         Jd = J.extract(list(range(self.Q.k)), rows).T
         rhs = -sp.Matrix([E[r] for r in rows])
-        lam = Jd.LUsolve(rhs)
-        return [normalise(x) for x in lam]
+        lam = solve_rational(Jd, rhs)
+        if lam is None:
+            lam = Jd.LUsolve(rhs)
+        return [_tidy(x) for x in lam]
 
     def multipliers(self) -> list:
         """Chetaev multipliers λ_i (one per constraint f^i, in the user's representation).
@@ -327,7 +445,7 @@ class ConstrainedSystem:
         """R_σ = λ_i ∂f^i/∂q̇^σ on Q (Chetaev's rule: R annihilates 𝒞's virtual displacements)."""
         J = self.Q.jacobian().applyfunc(self.on_Q)
         lam = self._multipliers
-        return [normalise(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
+        return [_tidy(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
 
     # --- display ---
     def __repr__(self) -> str:

@@ -27,7 +27,7 @@ from itertools import combinations
 import networkx as nx
 import sympy as sp
 
-from ..errors import BranchError, RankDeficientError, SpecError, UndecidedError
+from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, singular_locus
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
@@ -73,6 +73,11 @@ class NormalForm:
     g: dict
     branch: Branch
     condition: sp.Expr
+
+    @property
+    def solution(self) -> dict:
+        """Alias of :attr:`g`: {q̇^{D_i}: g^i} (the substitution that puts an expression on Q)."""
+        return self.g
 
     def __str__(self) -> str:
         return ", ".join(f"{k} = {v}" for k, v in self.g.items())
@@ -179,6 +184,12 @@ class ConstraintSubmanifold:
             raise SpecError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
         if not z or len(z) >= Y.m:
             raise SpecError(f"parametric constraints: need 1 ≤ dim z < m = {Y.m}, got {len(z)}")
+        z_user = z
+        if set(z) & (set(Y.q) | set(Y.qdot) | {Y.t}):
+            # parameters named like jet coordinates (e.g. z = q̇^I, 001 Remark 7.3): rename
+            fresh = tuple(sp.Dummy(f"z{i}") for i in range(len(z)))
+            psi = [p.xreplace(dict(zip(z, fresh))) for p in psi]
+            z = fresh
         J = sp.Matrix(Y.m, len(z), lambda i, a: sp.diff(psi[i], z[a]))
         info = generic_rank(J)
         if info.rank < len(z):
@@ -197,9 +208,11 @@ class ConstraintSubmanifold:
         zsol = sols[0]
         fs = [Y.qdot[i] - normalise(psi[i].xreplace(zsol)) for i in range(Y.m) if i not in rows]
         Q = cls(Y, fs, dependent=[Y.qdot[i] for i in range(Y.m) if i not in rows])
-        Q.psi = {v: p for v, p in zip(Y.qdot, psi)}
-        Q.z = z
-        Q.z_of_qdot = zsol  # z = z(t, q, q̇^I): the inverse of the parametrisation on Q
+        back = dict(zip(z, z_user))
+        Q.psi = {v: p.xreplace(back) for v, p in zip(Y.qdot, psi)}
+        Q.z = z_user
+        # z = z(t, q, q̇^I): the inverse of the parametrisation on Q
+        Q.z_of_qdot = {back[k]: v for k, v in zsol.items()}
         return Q
 
     # --- Jacobian and singular states -------------------------------------------------
@@ -212,7 +225,16 @@ class ConstraintSubmanifold:
 
         For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section (001 Remark 7.5).
         """
-        return singular_locus(self.jacobian())
+        out = list(singular_locus(self.jacobian()))
+        # where f itself is undefined (a denominator vanishes, e.g. det ∂ψ^I/∂z of a parametric
+        # description solved for z): Q is not described there either — never silently divide
+        for f in self.f:
+            den = sp.fraction(sp.together(f))[1]
+            for fac in sp.factor_list(den)[1] if not den.is_number else []:
+                base = fac[0]
+                if base.free_symbols and all(not is_zero(base - o) and not is_zero(base + o) for o in out):
+                    out.append(base)
+        return out
 
     # --- dependent velocities ------------------------------------------------------------
     @cached_property
@@ -233,7 +255,8 @@ class ConstraintSubmanifold:
                     "is generically singular"
                 )
             return dep
-        return tuple(Y.qdot[c] for c in _structural_choice(self.f, Y.qdot, J))
+        reference = {s: sp.Integer(0) for s in (Y.t, *Y.q)}
+        return tuple(Y.qdot[c] for c in _structural_choice(self.f, Y.qdot, J, reference))
 
     @property
     def independent(self) -> tuple:
@@ -282,9 +305,76 @@ class ConstraintSubmanifold:
         cond = block.det(method="berkowitz").xreplace(br.solution)
         return NormalForm(Q.dependent, Q.independent, dict(br.solution), br, sp.factor_terms(normalise(cond)))
 
+    def branch_of(self, point: Mapping, tol: float = 1e-9) -> int:
+        """Index of the branch (for the current dependent velocities) through a point of Q.
+
+        ``point`` gives values of t (if it occurs), q, all q̇ and the parameters.  It must satisfy
+        f = 0 and q̇^D = g^D of exactly one branch (numerically, relative tolerance
+        ``tol``); otherwise :class:`OffManifoldError` or :class:`BranchError`.
+        """
+        pt = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
+        missing = set().union(*(f.free_symbols for f in self.f)) | set(self.dependent)
+        missing |= set().union(*(g.free_symbols for br in self._branches for g in br.solution.values()))
+        missing = missing - set(pt)
+        if missing:
+            raise SpecError(
+                f"branch_of: the point must give values for {sorted(map(str, missing))} "
+                "(parameters included)"
+            )
+        for f in self.f:
+            val = complex(sp.N(f.xreplace(pt), 30))
+            scale = 1.0 + sum(abs(complex(sp.N(sp.Abs(a).xreplace(pt), 30))) for a in sp.Add.make_args(f))
+            if abs(val) > tol * scale:
+                raise OffManifoldError(f"the point {point} is not on Q: {f} = {val} there")
+        hits = []
+        for br in self._branches:
+            ok = True
+            for d, g in br.solution.items():
+                gv = complex(sp.N(g.xreplace(pt), 30))
+                dv = complex(sp.N(pt[d], 30))
+                if abs(gv - dv) > tol * (1.0 + abs(dv)):
+                    ok = False
+                    break
+            if ok:
+                hits.append(br.index)
+        if len(hits) != 1:
+            raise BranchError(
+                f"the point {point} lies on {len(hits)} branches ({hits}) for {list(self.dependent)}; "
+                "it is a branch point or outside every branch's domain"
+            )
+        return hits[0]
+
+    def to_parametric(self, branch: int | None = None) -> tuple:
+        """(ψ, z): the parametric form q̇ = ψ(t, q, z) of the chosen branch (001, eq. (2.1)).
+
+        Following 001 Remark 7.3 the parameters are the independent velocities,
+        z = q̇^I, ψ^I = z, ψ^D = g; rank ∂ψ/∂z = m − k holds trivially.
+        """
+        nf = self.normal_form(branch=branch)
+        psi = [nf.g.get(v, v) for v in self.Y.qdot]
+        return psi, tuple(nf.independent)
+
     # --- classification --------------------------------------------------------------------
     def classify(self, branch: int | None = None) -> Classification:
-        """Affine/simple, semiholonomic, Chaplygin (004 (5)) or nonlinear."""
+        """Affine/simple, semiholonomic, Chaplygin (004 (5)) or nonlinear.
+
+        With the normal form q̇^D = g(t, q, q̇^I) (004 (4)): Q is *affine* ("simple",
+        a distribution on Y) iff ∂²g/∂q̇^I∂q̇^I ≡ 0; *semiholonomic* iff moreover the
+        Pfaffian system dq^D − (∂g/∂q̇^s) dq^s − g|_{q̇=0} dt on Y is integrable
+        (Frobenius; then Q is really holonomic); *Chaplygin* (004 (5)) iff g is linear
+        homogeneous with coefficients b^i_s(t, q^I) free of the dependent coordinates.
+        For a constraint with several branches and ``branch=None`` every branch is
+        classified; if they disagree, :class:`BranchError` asks for one.
+        """
+        if branch is None and self._branch_hint is None and len(self._branches) > 1:
+            kinds = [self.classify(branch=i) for i in range(len(self._branches))]
+            if len({c.kind for c in kinds}) == 1:
+                return kinds[0]
+            raise BranchError(
+                "the branches of the constraints are of different kinds ("
+                + ", ".join(f"branch {i}: {c.kind}" for i, c in enumerate(kinds))
+                + "); choose one with branch=i"
+            )
         Y = self.Y
         nf = self.normal_form(branch=branch)
         ind = nf.independent
@@ -338,7 +428,7 @@ class ConstraintSubmanifold:
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def _structural_choice(fs, qdot, J) -> list:
+def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
     """Deterministic dependent-velocity columns with a generically non-singular block.
 
     A bipartite graph joins equation i to velocity σ when ∂f^i/∂q̇^σ ≢ 0 (structurally
@@ -348,6 +438,12 @@ def _structural_choice(fs, qdot, J) -> list:
     verified to be generically non-singular.  If it is not, blocks are tried in
     order of cost until one is (a pure structural matching can pick a singular
     block, e.g. when two equations have proportional rows).
+
+    Among generically non-singular blocks, one that is also non-singular at the
+    ``reference`` configuration (t = 0, q = 0: angles zero, bodies aligned) is preferred:
+    otherwise the normal form is singular on an everyday set of states (for a car with
+    trailers, choosing θ̇ of a trailer puts sin(θ_i − θ_{i+1}) in the denominators —
+    singular when driving straight; measured 116 s vs 11.9 s to derive n = 3).
     """
     k, m = J.shape
     cost = {}
@@ -379,9 +475,19 @@ def _structural_choice(fs, qdot, J) -> list:
                           tuple(-c for c in cols)),
     )
     cands.extend(list(c) for c in scored[:200])
-    for cols in cands:
-        if generic_rank(J.extract(list(range(k)), list(cols))).rank == k:
+    first = None
+    for n_tried, cols in enumerate(cands):
+        block = J.extract(list(range(k)), list(cols))
+        if generic_rank(block).rank < k:
+            continue
+        if first is None:
+            first = list(cols)
+        if not reference or generic_rank(block.xreplace(reference)).rank == k:
             return list(cols)
+        if n_tried > 60:
+            break
+    if first is not None:
+        return first
     info = generic_rank(J)
     return list(info.cols)
 
@@ -438,7 +544,7 @@ def _domain_of(exprs) -> tuple:
     for e in exprs:
         for p in sp.preorder_traversal(e):
             if isinstance(p, sp.Pow) and p.exp.is_Rational and not p.exp.is_Integer and p.exp.q % 2 == 0:
-                if p.base.is_nonnegative:
+                if p.base.is_nonnegative or _is_sum_of_even_powers(p.base):
                     continue
                 key = ("nn", sp.srepr(p.base))
                 if key not in seen:
@@ -456,6 +562,23 @@ def _domain_of(exprs) -> tuple:
                 seen.add(key)
                 nonzero.append(base)
     return nonneg, nonzero
+
+
+def _is_sum_of_even_powers(e) -> bool:
+    """True if e is a sum of positive multiples of products of even powers (so e ≥ 0 for real values)."""
+    e = sp.expand(e)
+    for term in sp.Add.make_args(e):
+        c, rest = term.as_coeff_Mul()
+        if not (c.is_positive or False):
+            return False
+        for fct in sp.Mul.make_args(rest):
+            if fct == 1:
+                continue
+            if fct.is_positive:
+                continue
+            if not (fct.is_Pow and fct.exp.is_Integer and fct.exp % 2 == 0):
+                return False
+    return True
 
 
 def constraint_forms_on_J1(Y: FibredManifold, fs) -> list:

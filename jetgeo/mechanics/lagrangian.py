@@ -30,7 +30,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import NotRegularError, SpecError
-from ..geometry import Form, VectorField, generic_rank, singular_locus
+from ..geometry import Form, VectorField, generic_rank, nullspace, singular_locus
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
 
@@ -96,6 +96,28 @@ class LagrangianSystem:
         S.potential_energy = V
         return S
 
+    @classmethod
+    def from_dynamicsymbols(cls, L, coordinates, forces=None, time: str = "t") -> LagrangianSystem:
+        """Build the system from expressions in ``sympy.physics.mechanics.dynamicsymbols``.
+
+        ``coordinates`` are the dynamicsymbols q(t) (or their names); L and the forces are
+        converted to the plain jet symbols of the new :class:`FibredManifold`.
+        """
+        names = [c if isinstance(c, str) else getattr(getattr(c, "func", None), "__name__", None)
+                 for c in coordinates]
+        if any(n is None for n in names):
+            raise SpecError(f"coordinates must be dynamicsymbols or names, got {list(coordinates)}")
+        Y = FibredManifold(names, time=time)
+        L = Y.from_dynamicsymbols(L)
+        if forces is not None:
+            forces = [Y.from_dynamicsymbols(A) for A in forces]
+        return cls(Y, L, forces)
+
+    @property
+    def is_autonomous(self) -> bool:
+        """L and the forces do not depend explicitly on t (the system lives on TQ)."""
+        return self.Y.is_autonomous(self.L, *self.forces)
+
     # --- basic objects ----------------------------------------------------------------
     @property
     def parameters(self) -> set:
@@ -123,15 +145,30 @@ class LagrangianSystem:
             for q, p, A in zip(Y.q, self.momenta, self.forces)
         )
 
-    def dynamical_form(self) -> Form:
-        """E = E_σ ω^σ ∧ dt on J²Y."""
+    def lagrangian_form(self) -> Form:
+        """λ = L dt, a horizontal 1-form on J¹Y."""
+        return self.L * self.Y.J1.dx(self.Y.t)
+
+    def _one_contact(self, coefficients) -> Form:
+        """Σ c_σ ω^σ ∧ dt on J²Y."""
         Y = self.Y
-        C = Y.J2
-        dt = C.dx(Y.t)
-        out = Form.zero(C, 2)
-        for E, w in zip(self._el, Y.contact_forms_2[: Y.m]):
-            out = out + (E * w) ^ dt
+        dt = Y.J2.dx(Y.t)
+        out = Form.zero(Y.J2, 2)
+        for c, w in zip(coefficients, Y.contact_forms_2[: Y.m]):
+            out = out + ((c * w) ^ dt)  # parenthesised: ^ binds less tightly than +
         return out
+
+    def euler_lagrange_form(self) -> Form:
+        """E_λ = (∂L/∂q^σ − d/dt ∂L/∂q̇^σ) ω^σ ∧ dt on J²Y: the Euler–Lagrange form of λ alone
+        (no forces); it is the 1-contact part of dθ_λ (004, §2)."""
+        Y = self.Y
+        return self._one_contact(
+            [sp.diff(self.L, q) - Y.total_derivative(p) for q, p in zip(Y.q, self.momenta)]
+        )
+
+    def dynamical_form(self) -> Form:
+        """E = E_σ ω^σ ∧ dt on J²Y, forces included (E_σ of :meth:`euler_lagrange`)."""
+        return self._one_contact(self._el)
 
     def cartan_form(self) -> Form:
         """θ_λ = L dt + ∂L/∂q̇^σ ω^σ on J¹Y."""
@@ -148,7 +185,7 @@ class LagrangianSystem:
         dt = Y.J1.dx(Y.t)
         for A, w in zip(self.forces, Y.contact_forms):
             if A != 0:
-                alpha = alpha + (A * w) ^ dt
+                alpha = alpha + ((A * w) ^ dt)  # parenthesised: ^ binds less tightly than +
         return alpha
 
     # --- regularity -----------------------------------------------------------------------
@@ -161,9 +198,13 @@ class LagrangianSystem:
         """W = (∂²L/∂q̇^σ∂q̇^ν)."""
         return self._hessian.copy()
 
+    @cached_property
+    def _rank_info(self):
+        return generic_rank(self._hessian)
+
     def is_regular(self) -> bool:
-        """det W ≢ 0 (generic regularity)."""
-        return generic_rank(self._hessian).rank == self.Y.m
+        """det W ≢ 0 (generic regularity; 004 §2: det(∂²L/∂q̇^σ∂q̇^ν) ≠ 0)."""
+        return self._rank_info.rank == self.Y.m
 
     def regularity_condition(self) -> sp.Expr:
         """det W: the system is regular where it does not vanish."""
@@ -187,34 +228,103 @@ class LagrangianSystem:
         """L_σ with W_σν q̈^ν = L_σ (001 eq. 7.3 for L = T − V, T quadratic)."""
         return list(self._free_rhs)
 
+    def require_regular(self, what: str = "this operation") -> None:
+        """Raise :class:`NotRegularError` (saying why and along which velocity directions the
+        Hessian degenerates) unless det(∂²L/∂q̇^σ∂q̇^ν) ≢ 0."""
+        info = self._rank_info
+        if info.rank == self.Y.m:
+            return
+        kernel, _ = nullspace(self._hessian)
+        dirs = ", ".join("(" + ", ".join(map(str, vec)) + ")" for vec in kernel)
+        acc = ", ".join(map(str, self.Y.qddot))
+        raise NotRegularError(
+            f"{what} needs a regular Lagrangian, but L = {self.L} is not regular: its Hessian "
+            f"∂²L/∂q̇∂q̇ = {self._hessian.tolist()} has generic rank {info.rank} < {self.Y.m} "
+            f"(det ≡ 0 everywhere); the Euler–Lagrange equations do not determine the accelerations "
+            f"({acc}) along the kernel directions {dirs}"
+        )
+
     def accelerations(self) -> dict:
-        """{q̈^σ: F^σ(t, q, q̇)} solving W q̈ = L_σ; raises NotRegularError if det W ≡ 0."""
-        if not self.is_regular():
-            raise NotRegularError(
-                f"the Lagrangian {self.L} is not regular: its Hessian in the velocities has rank "
-                f"{generic_rank(self._hessian).rank} < {self.Y.m}; the accelerations are not determined"
-            )
-        sol = self._hessian.LUsolve(sp.Matrix(self._free_rhs))
-        return {a: normalise(s) for a, s in zip(self.Y.qddot, sol)}
+        """{q̈^σ: F^σ(t, q, q̇)} solving W_σν q̈^ν = L_σ (W the Hessian, L_σ of
+        :meth:`free_motion_functions`), i.e. E_σ = 0 solved for q̈.
+
+        Valid where det W ≠ 0 (:meth:`regularity_condition`, :meth:`singular_locus`);
+        raises :class:`NotRegularError` if det W ≡ 0 (004 §2: regularity condition).
+        """
+        self.require_regular("LagrangianSystem.accelerations()")
+        return dict(self._accelerations)
+
+    @cached_property
+    def _accelerations(self) -> dict:
+        W = self._hessian
+        rhs = sp.Matrix(self._free_rhs)
+        if W.rows <= 3:
+            # Cramer's rule with division-free (Berkowitz) determinants: one cancel per
+            # component of a single fraction is much cheaper than normalising LU's nested
+            # quotients (measured 4× on a q-dependent 2×2 metric with a trigonometric potential)
+            den = sp.expand(W.det(method="berkowitz"))
+            sol = []
+            for i in range(W.rows):
+                Wi = W.copy()
+                Wi[:, i] = rhs
+                sol.append(sp.cancel(sp.expand(Wi.det(method="berkowitz")) / den))
+        else:
+            sol = [normalise(s) for s in W.LUsolve(rhs)]
+        return dict(zip(self.Y.qddot, sol))
 
     def semispray(self) -> VectorField:
-        """Γ = ∂_t + q̇^σ ∂_{q^σ} + F^σ ∂_{q̇^σ} on J¹Y (regular systems)."""
+        r"""Γ = ∂_t + q̇^σ ∂_{q^σ} + F^σ ∂_{q̇^σ} on J¹Y (regular systems), F = :meth:`accelerations`.
+
+        Γ is a semispray (SODE): ω^σ(Γ) = 0 and dt(Γ) = 1; its integral curves are the
+        prolongations J¹γ of the motions.  It spans the dynamical distribution of the
+        Lepage form: :math:`i_\Gamma\alpha = 0` (004 §2, regular systems: rank Δ_α = 1).
+        """
+        self.require_regular("LagrangianSystem.semispray()")
         acc = self.accelerations()
         Y = self.Y
         return VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
 
     def energy(self) -> sp.Expr:
-        """E_L = q̇^σ ∂L/∂q̇^σ − L."""
+        r"""E_L = q̇^σ ∂L/∂q̇^σ − L.  Along the motions
+        :math:`dE_L/dt = A_\sigma\dot q^\sigma - \partial L/\partial t`: conserved for an
+        autonomous L without forces, dissipated by damping forces."""
         return sp.Add(*[v * p for v, p in zip(self.Y.qdot, self.momenta)]) - self.L
 
     # --- mechanical structure -----------------------------------------------------------------
     def metric(self) -> sp.Matrix:
-        """g_ij = ∂²T/∂q̇^i∂q̇^j (= the Hessian of L)."""
+        """g_ij = ∂²T/∂q̇^i∂q̇^j (T the kinetic energy when given, else L: the Hessian of L;
+        001 eq. 3.15 for T = ½ g_ij q̇^i q̇^j)."""
+        if self.kinetic_energy is not None:
+            qd = self.Y.qdot
+            T = self.kinetic_energy
+            return sp.Matrix(len(qd), len(qd), lambda i, j: sp.diff(T, qd[i], qd[j]))
         return self.hessian()
 
+    def _metric_checked(self) -> sp.Matrix:
+        g = self.metric()
+        bad = set().union(*(e.free_symbols for e in g)) & set(self.Y.qdot)
+        if bad:
+            raise SpecError(
+                f"the Hessian of L depends on the velocities {sorted(map(str, bad))}: L is not of the "
+                "mechanical form ½ g_ij(t, q) q̇^i q̇^j + (linear) + (potential), so it defines no metric"
+            )
+        return g
+
+    def inverse_metric(self) -> sp.Matrix:
+        """g^ij, by solving g X = 1 with LU (valid where det g ≠ 0; NotRegularError if det g ≡ 0).
+
+        Prefer :meth:`accelerations` (which solves, never inverts) for dynamics."""
+        g = self._metric_checked()
+        if generic_rank(g).rank < self.Y.m:
+            self.require_regular("LagrangianSystem.inverse_metric()")
+            raise NotRegularError(f"the metric {g.tolist()} is degenerate; it has no inverse")
+        return g.LUsolve(sp.eye(self.Y.m)).applyfunc(normalise)
+
     def christoffel(self) -> list:
-        """Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk), as a nested list [h][k][i]."""
-        g = self._hessian
+        """Christoffel symbols of the first kind (001, §6 before eq. 7.1),
+        Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk), as a nested list [h][k][i]
+        (symmetric in h, k; i is the lowered index of the Levi-Civita connection)."""
+        g = self._metric_checked()
         q = self.Y.q
         n = len(q)
         return [

@@ -45,6 +45,10 @@ class Motion:
         Method-specific objects.
     branch : int or None
         Branch of a nonlinear constraint the result lives on.
+    to_jet : dict
+        For results written in other coordinates than the jets (parameters z of
+        q̇ = ψ(t,q,z), quasi-velocities u): those coordinates as functions of
+        (t, q, q̇) on Q, so that the result can be compared in jet coordinates.
     """
 
     method: str
@@ -58,6 +62,7 @@ class Motion:
     conditions: list = field(default_factory=list)
     extras: dict = field(default_factory=dict)
     branch: int | None = None
+    to_jet: dict = field(default_factory=dict)
 
     def accelerations(self) -> dict:
         """{q̈^σ: expression} for every coordinate (in ``coordinates``)."""

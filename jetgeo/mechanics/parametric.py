@@ -35,6 +35,7 @@ import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError, SpecError
 from ..geometry import Chart, VectorField, generic_rank
+from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise
 from .lagrangian import LagrangianSystem
 
@@ -127,7 +128,7 @@ class ParametricConstrainedSystem:
     def gauss_matrix(self) -> sp.Matrix:
         """G_αβ = W_ij ψ^i_α ψ^j_β (001 (4.3)); dim z × dim z."""
         J = self.psi_z
-        return (J.T * self._W * J).applyfunc(sp.expand)
+        return (J.T * self._W * J).applyfunc(trig_reduce)
 
     @cached_property
     def projected_forces(self) -> list:
