@@ -7,6 +7,7 @@ See ``DESIGN.md`` of the project and the pages in ``theory/``.
 
 from . import errors
 from .geometry import Chart, Codistribution, Distribution, Form, VectorField
+from .implicit import ImplicitDifferentialEquation, NonholonomicProblem
 from .jets import FibredManifold
 from .mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
@@ -23,5 +24,7 @@ __all__ = [
     "LagrangianSystem",
     "ConstraintSubmanifold",
     "ConstrainedSystem",
+    "ImplicitDifferentialEquation",
+    "NonholonomicProblem",
     "__version__",
 ]
