@@ -1,0 +1,147 @@
+r"""Import a ``sympy.physics.mechanics`` model as a jetgeo system.
+
+An existing model — reference frames, points, rigid bodies and particles, loads, and
+velocity constraints written with ``dynamicsymbols`` — is brought over without
+rewriting its kinematics:
+
+* the kinetic energy T = Σ body.kinetic_energy(N) (König's theorem is sympy's);
+* the potential V, if given, enters L = T − V; loads are turned into generalised forces
+  (Newton's sign, DESIGN §3) by partial velocities with respect to the coordinate
+  velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
+* the velocity constraints f^i(t, q, q̇) = 0 become a
+  :class:`~jetgeo.mechanics.ConstraintSubmanifold` (linear or not: KanesMethod's
+  restriction to constraints linear in the speeds does not apply here).
+
+Everything is translated to jet coordinates (plain Symbols ``x``, ``xdot``) with the map
+of :func:`jetgeo.jets.interop.dynamic_map`.  Any time function left over after
+the translation (an auxiliary speed u(t), a coordinate not listed) is reported as a
+:class:`~jetgeo.errors.SpecError` naming it.
+
+>>> from sympy.physics.mechanics import dynamicsymbols, ReferenceFrame, Point, Particle
+>>> x = dynamicsymbols("x")
+>>> N = ReferenceFrame("N"); O = Point("O"); O.set_vel(N, 0)
+>>> P = O.locatenew("P", x * N.x); P.set_vel(N, x.diff() * N.x)
+>>> model = from_mechanics([x], [Particle("p", P, 2)], N)
+>>> model.system.L
+xdot**2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..errors import SpecError
+from ..jets import FibredManifold
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+
+__all__ = ["ImportedModel", "from_mechanics"]
+
+
+@dataclass
+class ImportedModel:
+    """The result of :func:`from_mechanics`: ``system, Q = model`` unpacks it.
+
+    ``Q`` is None when the model has no velocity constraints; ``T``, ``V`` and
+    ``forces`` are the translated kinetic energy, potential and generalised forces.
+    """
+
+    Y: FibredManifold
+    system: LagrangianSystem
+    Q: ConstraintSubmanifold | None
+    T: sp.Expr
+    V: sp.Expr
+    forces: list
+
+    def __iter__(self):
+        return iter((self.system, self.Q))
+
+    def constrain(self, **kw):
+        """The constrained system (requires velocity constraints)."""
+        if self.Q is None:
+            raise SpecError("the imported model has no velocity constraints; use .system directly")
+        return self.system.constrain(self.Q, **kw)
+
+
+def _load_parts(load):
+    """(kind, where, vector) of a load: a (Point|ReferenceFrame, Vector) pair or a sympy Force/Torque."""
+    from sympy.physics.vector import Point, ReferenceFrame
+
+    where = getattr(load, "location", None) or getattr(load, "frame", None)
+    vec = getattr(load, "vector", None)
+    if where is None or vec is None:
+        try:
+            where, vec = load
+        except (TypeError, ValueError):
+            raise SpecError(f"a load must be (Point, Vector), (ReferenceFrame, Vector), Force or Torque; got {load!r}"
+                            ) from None
+    if isinstance(where, Point):
+        return "force", where, vec
+    if isinstance(where, ReferenceFrame):
+        return "torque", where, vec
+    raise SpecError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
+
+
+def _leftover_functions(expr, allowed) -> set:
+    return {f for f in sp.sympify(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
+
+
+def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
+                   velocity_constraints: Sequence = (), time: str = "t") -> ImportedModel:
+    """Build a jetgeo system from a ``sympy.physics.mechanics`` model.
+
+    ``coordinates``: the generalised coordinates (dynamicsymbols q(t)), in the order of
+    the new :class:`~jetgeo.jets.FibredManifold`; ``bodies``: RigidBody/Particle
+    objects whose velocities in ``frame`` (the inertial frame) are defined through the
+    coordinates; ``loads``: forces at points and torques on frames; ``potential``: V(t, q)
+    in dynamicsymbols (alternatively give conservative forces as loads — not both for the
+    same force); ``velocity_constraints``: expressions f(t, q, q̇) = 0.
+    """
+    from sympy.physics.mechanics import dynamicsymbols
+
+    q = [sp.sympify(c) for c in coordinates]
+    tt = dynamicsymbols._t
+    if not q or any(not isinstance(c, sp.core.function.AppliedUndef) or c.args != (tt,) for c in q):
+        raise SpecError(f"coordinates must be dynamicsymbols q(t); got {coordinates!r}")
+    Y = FibredManifold([c.func.__name__ for c in q], time=time)
+    allowed = set(q)
+
+    # one xreplace pass (top-down: Derivative(q(t), t) is matched before q(t) inside it);
+    # the map of jets.interop.from_dynamicsymbols, built from the given functions themselves
+    rep = {}
+    for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
+        rep.update({c.diff(tt, 2): s2, c.diff(tt): s1, c: s0})
+
+    def jet(expr, what):
+        out = sp.sympify(expr).xreplace(rep).xreplace({tt: Y.t})
+        left = _leftover_functions(out, allowed)
+        if left:
+            raise SpecError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
+                            "express auxiliary speeds through the coordinates' derivatives")
+        return out
+
+    try:
+        T = sp.Add(*[b.kinetic_energy(frame) for b in bodies])
+    except ValueError as exc:
+        raise SpecError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
+    T = jet(T, "the kinetic energy")
+    V = jet(potential, "the potential")
+    qdot = list(Y.qdot)
+    forces = [sp.Integer(0)] * Y.m
+    for load in loads:
+        kind, where, vec = _load_parts(load)
+        try:
+            vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
+        except ValueError as exc:
+            raise SpecError(f"the load {load!r}: {exc}") from exc
+        F = sp.Matrix([jet(vec.dot(e), f"the load on {where}") for e in (frame.x, frame.y, frame.z)])
+        v = sp.Matrix([jet(vel.dot(e), f"the velocity of {where}") for e in (frame.x, frame.y, frame.z)])
+        for s in range(Y.m):
+            forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
+    forces = [sp.expand(f) for f in forces]
+    system = LagrangianSystem.mechanical(Y, T, V, forces=forces if any(f != 0 for f in forces) else None)
+    fs = [jet(f, "a velocity constraint") for f in velocity_constraints]
+    Q = ConstraintSubmanifold(Y, fs) if fs else None
+    return ImportedModel(Y, system, Q, T, V, forces)
