@@ -1,0 +1,16 @@
+"""Numerics: compiled right-hand sides, simulation with constraint monitoring, plots.
+
+Layer rule: imports geometry, jets, mechanics (and implicit); never recipes, io or cli.
+matplotlib (plots) and tqdm (progress bars) are optional and imported lazily.
+
+>>> from jetgeo.numerics import simulate          # doctest: +SKIP
+>>> res = simulate(cs, (0, 10), initial={...})    # doctest: +SKIP
+>>> res.plot()                                    # doctest: +SKIP
+"""
+
+from . import plots  # matplotlib itself is imported only when a plot is made
+from .compile import CompiledFunction, compile_rhs
+from .simulate import SimulationResult, SingularEvent, prepare, simulate
+
+__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "compile_rhs", "CompiledFunction", "plots"]
+

@@ -1,0 +1,1038 @@
+r"""Simulation with constraint monitoring: :func:`simulate` and :class:`SimulationResult`.
+
+**Formulations.**  A constrained system gives the accelerations q̈^σ = F^σ(t, q, q̇^I) of
+every coordinate on Q (seed 004 (8)–(12): the independent ones from the reduced equations,
+the dependent ones as q̈^D = dg/dt).  jetgeo integrates either
+
+* ``formulation="full"`` (default): the state (q, q̇) ∈ J¹Y with
+  q̇' = F — Q is an invariant manifold of this ODE, so the constraint values
+  f^i(t, q, q̇) along the numerical solution measure the integration error (they drift at
+  the integrator's tolerance), or
+* ``formulation="reduced"``: the state (q, q̇^I) on Q with q' = (q̇^I, g(t, q, q̇^I))
+  (the normal form, 004 (4)): the constraints hold by construction.
+
+**Projection** (``project=True``, full formulation).  After every accepted step of an
+explicit Runge–Kutta method the velocities are projected back onto Q along the kinetic
+metric W = ∂²L/∂q̇∂q̇ (Newton iteration for min ½ Δq̇ᵀWΔq̇ subject to f(t, q, q̇ + Δq̇) = 0,
+Δq̇ = −W⁻¹Jᵀ(JW⁻¹Jᵀ)⁻¹ f with J = ∂f/∂q̇): the residuals stay at round-off.
+
+**Energy balance.**  Along any motion of the constrained system
+d/dt(∂L/∂q̇^σ) − ∂L/∂q^σ = A_σ + R_σ (001 (3.14), R_σ = λ_i ∂f^i/∂q̇^σ the Chetaev
+reaction), the energy E_L = q̇^σ ∂L/∂q̇^σ − L satisfies
+
+.. math:: \frac{dE_L}{dt} = -\frac{\partial L}{\partial t} + A_\sigma\dot q^\sigma + R_\sigma\dot q^\sigma,
+          \qquad R_\sigma\dot q^\sigma = \lambda_i\,\frac{\partial f^i}{\partial\dot q^\sigma}\dot q^\sigma .
+
+If f^i is homogeneous of degree d_i in the velocities (even with t-dependent
+coefficients), Euler's identity gives R·q̇ = d_i λ_i f^i = 0 on Q: the reaction does no
+work.  The result object returns all three powers along the solution so that the
+balance can be checked (``energy_balance``).
+
+**Singular states.**  Integration stops (terminal events) where the problem stops being
+well posed, with an explanation: the constraint rank drops (004 (3); for a homogeneous
+constraint the zero section, 001 Remark 7.5), the regularity determinant (004 (12))
+vanishes, the normal form's determinant det ∂f/∂q̇^D vanishes (another choice of
+dependent velocities is needed), the branch of a nonlinear constraint leaves its
+domain, or a condition carried by a result (``Motion.conditions``) vanishes.  A quantity
+c "vanishes" when it changes sign or |c| falls below ``singular_tol`` times its initial size;
+the integrator is stepped by hand so that a non-negative quantity that only *touches* zero
+inside a step (det JJᵀ at a zero section, where the multiplier formulation stays smooth) is
+caught too (a minimum search on the step's dense output).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
+
+from ..errors import NotRegularError, OffManifoldError, SpecError
+from .compile import CompiledFunction, compile_rhs
+
+
+def _ev(*args, **kw) -> CompiledFunction:
+    """compile_rhs for the monitors evaluated along a solution (plain cse, no extra passes)."""
+    return compile_rhs(*args, optimizations=None, **kw)
+
+__all__ = ["simulate", "SimulationResult", "SingularEvent", "prepare"]
+
+_RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+
+
+# ----------------------------------------------------------------------------------------------
+# the numerical model of a system
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class _Condition:
+    expr: sp.Expr
+    kind: str  # "threshold" (|c| must not fall to 0) or "sign" (c must stay ≥ 0) or "rank"
+    explanation: str
+
+
+@dataclass
+class _Model:
+    Y: object
+    acc: list
+    g: dict
+    f: list
+    system: object | None
+    lam: list | None
+    reactions: list | None
+    conditions: list
+    method: str
+
+    @property
+    def t(self):
+        return self.Y.t
+
+    @property
+    def q(self):
+        return tuple(self.Y.q)
+
+    @property
+    def qdot(self):
+        return tuple(self.Y.qdot)
+
+
+def _is_constrained_system(obj) -> bool:
+    return all(hasattr(obj, a) for a in ("Q", "system", "nf", "g", "reaction_forces", "regularity_condition"))
+
+
+def _model_of(obj, formulation: str = "full") -> _Model:
+    """Normalise a ConstrainedSystem, a Motion, a LagrangianSystem or any object with
+    ``.accelerations()`` into the pieces the integrator needs.  The multiplier formulation of a
+    ConstrainedSystem needs neither its symbolic accelerations nor its normal-form conditions."""
+    if not hasattr(obj, "accelerations"):
+        raise SpecError(f"simulate needs a constrained system or an object with .accelerations(); got {type(obj)}")
+    if _is_constrained_system(obj) and formulation == "multipliers":
+        return _Model(obj.Y, [], dict(obj.g), list(obj.Q.f), obj.system, None, None, [], "constrained system")
+    if _is_constrained_system(obj):
+        cs = obj
+        Y = cs.Y
+        acc = cs.accelerations()
+        conds = []
+        reg = cs.regularity_condition()
+        if not _is_const(reg):
+            conds.append(_Condition(reg, "threshold", f"the constrained system stops being regular: the determinant "
+                                    f"of seed 004 (12), {reg}, vanishes"))
+        nfc = cs.nf.condition
+        if not _is_const(nfc):
+            conds.append(_Condition(nfc, "threshold", f"the normal form q̇^D = g for {list(cs.dependent)} is singular: "
+                                    f"det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent velocities, or "
+                                    "formulation='multipliers', which needs no normal form)"))
+        conds += _branch_conditions(cs.nf.branch)
+        # the multipliers are computed numerically along the solution from the bordered system
+        # W q̈ = L + Jᵀλ, J q̈ = −d̄f (cheaper than the symbolic cs.multipliers(), same values on Q)
+        lam, R = None, None
+        return _Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, lam, R, conds,
+                      "constrained system")
+    system = getattr(obj, "system", None)
+    if system is None and hasattr(obj, "L") and hasattr(obj, "Y"):
+        system = obj
+    Y = getattr(obj, "Y", None) or getattr(system, "Y", None)
+    Q = getattr(obj, "Q", None)
+    if Y is None and Q is not None:
+        Y = Q.Y
+    if Y is None:
+        raise SpecError("simulate: cannot find the fibred manifold (no .Y, .system.Y or .Q.Y on the object)")
+    acc = obj.accelerations()
+    to_jet = dict(getattr(obj, "to_jet", None) or {})
+    missing = [a for a in Y.qddot if a not in acc]
+    if missing:
+        raise SpecError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
+    acc_l = [sp.sympify(acc[a]).xreplace(to_jet) for a in Y.qddot]
+    foreign = set(getattr(obj, "coordinates", None) or ()) - {Y.t, *Y.q, *Y.qdot}
+    left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
+    if left:
+        raise SpecError(
+            f"simulate: the accelerations are written in the coordinates {left}, which are not jet coordinates, "
+            "and the result has no map to_jet expressing them in (t, q, q̇); give one (e.g. z = z(t, q, q̇) "
+            "of a parametrisation)"
+        )
+    g, f = {}, []
+    conds = []
+    if Q is not None:
+        f = list(Q.f)
+        try:
+            nf = Q.normal_form(branch=getattr(obj, "branch", None))
+            g = dict(nf.g)
+            conds += _branch_conditions(nf.branch)
+        except Exception:  # noqa: BLE001 - the normal form is optional here
+            g = {}
+    for c in getattr(obj, "conditions", None) or []:
+        c = sp.sympify(c).xreplace(to_jet)
+        if not _is_const(c):
+            conds.append(_Condition(c, "threshold", f"a condition of the result ({getattr(obj, 'method', '?')}), "
+                                    f"{c}, vanishes"))
+    lam = R = None
+    if callable(getattr(obj, "multipliers", None)):
+        lam = obj.multipliers()
+        lam = None if lam is None else [sp.sympify(x).xreplace(to_jet) for x in lam]
+    if callable(getattr(obj, "reactions", None)):
+        R = obj.reactions()
+        R = None if R is None else [sp.sympify(x).xreplace(to_jet) for x in R]
+    return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(obj, "method", type(obj).__name__))
+
+
+def _latex_float(v: float) -> str:
+    """A float in LaTeX: 1.2 \\cdot 10^{-11}."""
+    m, _, e = f"{v:.3g}".partition("e")
+    return m if not e else rf"{m} \cdot 10^{{{int(e)}}}"
+
+
+def _is_const(e) -> bool:
+    return not sp.sympify(e).free_symbols
+
+
+def _branch_conditions(br) -> list:
+    out = []
+    for c in getattr(br, "nonnegative", []) or []:
+        out.append(_Condition(c, "sign", f"the solution leaves the domain of branch {br.index}: {c} becomes negative"))
+    for c in getattr(br, "nonzero", []) or []:
+        out.append(_Condition(c, "threshold", f"a denominator of branch {br.index}, {c}, vanishes"))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# results
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class SingularEvent:
+    """Where and why the integration was stopped: time, explanation, the expression and its value."""
+
+    t: float
+    explanation: str
+    expr: object
+    value: float
+    initial_value: float
+
+    def __str__(self) -> str:
+        return (f"stopped at t = {self.t:.6g}: {self.explanation} "
+                f"(value {self.value:.3g}, initially {self.initial_value:.3g})")
+
+
+@dataclass
+class SimulationResult:
+    """A simulated motion, with the constraint residuals, energy, multipliers and reactions along it.
+
+    Arrays are indexed by time first: ``q[i, σ]`` is q^σ(t_i).  ``residuals[i, j]`` is the
+    value of the j-th constraint f^j(t_i, q, q̇) (``constraints`` lists them; ``residual_scale``
+    holds Σ|terms of f^j|, the size of what cancels, for relative figures), ``energy``
+    E_L = q̇·∂L/∂q̇ − L (None without a Lagrangian), ``multipliers[i, j]`` λ_j and
+    ``reactions[i, σ]`` R_σ = λ_j ∂f^j/∂q̇^σ (None when the method does not give them).
+    ``reaction_power`` R·q̇, ``force_power`` A·q̇ and ``explicit_power`` −∂L/∂t make up
+    dE_L/dt (see the module docstring).  ``event`` tells why the integration stopped early.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qdot: np.ndarray
+    q_symbols: tuple
+    qdot_symbols: tuple
+    constraints: list
+    residuals: np.ndarray
+    residual_scale: np.ndarray
+    energy: np.ndarray | None
+    multipliers: np.ndarray | None
+    reactions: np.ndarray | None
+    reaction_power: np.ndarray | None
+    force_power: np.ndarray | None
+    explicit_power: np.ndarray | None
+    integrals: dict
+    success: bool
+    status: str
+    message: str
+    event: SingularEvent | None
+    nfev: int
+    projected: bool
+    formulation: str
+    params: dict
+    sol: object = None
+    _to_full: object = field(default=None, repr=False)
+
+    # --- derived figures ----------------------------------------------------------------------
+    @property
+    def max_residual(self) -> float:
+        """max over time and constraints of |f^j| (0 without constraints)."""
+        return float(np.max(np.abs(self.residuals))) if self.residuals.size else 0.0
+
+    @property
+    def max_relative_residual(self) -> float:
+        """max of |f^j| / (1 + Σ|terms of f^j|): the residual against the size of the terms that cancel."""
+        if not self.residuals.size:
+            return 0.0
+        return float(np.max(np.abs(self.residuals) / (1.0 + np.abs(self.residual_scale))))
+
+    @property
+    def energy_drift(self) -> np.ndarray | None:
+        """E_L(t) − E_L(t_0)."""
+        return None if self.energy is None else self.energy - self.energy[0]
+
+    @property
+    def max_energy_drift(self) -> float | None:
+        """max |E_L(t) − E_L(t_0)|."""
+        return None if self.energy is None else float(np.max(np.abs(self.energy - self.energy[0])))
+
+    @property
+    def relative_energy_drift(self) -> float | None:
+        """max |E_L(t) − E_L(t_0)| / max(|E_L(t_0)|, tiny)."""
+        if self.energy is None:
+            return None
+        return self.max_energy_drift / max(abs(float(self.energy[0])), 1e-300)
+
+    def integral_drift(self, name: str) -> float:
+        """max |I(t) − I(t_0)| of a first integral given to :func:`simulate`."""
+        v = self.integrals[name]
+        return float(np.max(np.abs(v - v[0])))
+
+    def energy_balance(self) -> np.ndarray | None:
+        r"""E_L(t) − E_L(t_0) − ∫_{t_0}^t (−∂_t L + A·q̇ + R·q̇) dt (trapezoidal rule on the output
+        times): zero up to the quadrature and integration error when the energy identity holds."""
+        if self.energy is None or self.reaction_power is None:
+            return None
+        from scipy.integrate import cumulative_trapezoid
+
+        power = self.reaction_power + self.force_power + self.explicit_power
+        work = cumulative_trapezoid(power, self.t, initial=0.0)
+        return self.energy - self.energy[0] - work
+
+    # --- access ---------------------------------------------------------------------------
+    def column(self, coord) -> np.ndarray:
+        """The time series of a coordinate or velocity (symbol or name), or ``"t"``."""
+        name = str(coord)
+        if name == "t" or (len(self.q_symbols) and name == "t"):
+            return self.t
+        for i, s in enumerate(self.q_symbols):
+            if str(s) == name:
+                return self.q[:, i]
+        for i, s in enumerate(self.qdot_symbols):
+            if str(s) == name:
+                return self.qdot[:, i]
+        raise SpecError(f"{coord} is not a coordinate or velocity of this result: {list(self.q_symbols)}")
+
+    def __call__(self, t):
+        """(q, q̇) at time(s) t from the dense output."""
+        if self.sol is None:
+            raise SpecError("no dense output was kept (simulate(..., dense_output=True))")
+        y = self.sol(t)
+        return self._to_full(np.atleast_1d(t), y if y.ndim == 2 else y[:, None])
+
+    def summary(self) -> str:
+        lines = [f"simulation ({self.formulation}{', projected' if self.projected else ''}): {self.message}",
+                 f"  t in [{self.t[0]:.6g}, {self.t[-1]:.6g}], {len(self.t)} output points, {self.nfev} rhs calls"]
+        if self.residuals.size:
+            lines.append(f"  max |constraint residual| = {self.max_residual:.3g}")
+        if self.energy is not None:
+            lines.append(f"  energy drift max |E - E0| = {self.max_energy_drift:.3g} "
+                         f"(relative {self.relative_energy_drift:.3g})")
+        if self.event is not None:
+            lines.append(f"  {self.event}")
+        return "\n".join(lines)
+
+    __str__ = summary
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><td>{html.escape(line.strip())}</td></tr>" for line in self.summary().splitlines())
+        return f"<table>{rows}</table>"
+
+    def _repr_latex_(self) -> str:
+        """The monitored figures as a LaTeX array (constraints f^j, their max |f^j|, energy drift, event)."""
+        rows = [rf"\text{{{self.formulation}{', projected' if self.projected else ''}}} & "
+                rf"t \in [{self.t[0]:.6g},\ {self.t[-1]:.6g}],\ {len(self.t)}\ \text{{points}}"]
+        for j, f in enumerate(self.constraints):
+            val = float(np.max(np.abs(self.residuals[:, j]))) if self.residuals.size else 0.0
+            rows.append(rf"\max_t |{sp.latex(f)}| & {_latex_float(val)}")
+        if self.energy is not None:
+            rows.append(rf"\max_t |E_L - E_L(t_0)| & {_latex_float(self.max_energy_drift)}")
+        if self.event is not None:
+            rows.append(rf"\text{{stopped at }} t = {self.event.t:.6g} & "
+                        rf"{sp.latex(self.event.expr) if isinstance(self.event.expr, sp.Basic) else self.event.expr}"
+                        r" \to 0")
+        return "$\\begin{array}{ll}" + r" \\ ".join(rows) + r"\end{array}$"
+
+    # --- plots (matplotlib, optional) -----------------------------------------------------
+    def plot(self, coords=None, **kw):
+        """Trajectory and its projections on the coordinate planes (see :mod:`jetgeo.numerics.plots`)."""
+        from .plots import plot_trajectory
+
+        return plot_trajectory(self, coords, **kw)
+
+    def plot_monitor(self, **kw):
+        """Constraint residuals and energy drift against time."""
+        from .plots import plot_monitor
+
+        return plot_monitor(self, **kw)
+
+    def plot_reactions(self, **kw):
+        """Reaction forces (and multipliers) against time."""
+        from .plots import plot_reactions
+
+        return plot_reactions(self, **kw)
+
+
+# ----------------------------------------------------------------------------------------------
+# preparation: symbolic → compiled
+# ----------------------------------------------------------------------------------------------
+class Prepared:
+    """The compiled pieces of a system for a given formulation (reusable across simulations)."""
+
+    def __init__(self, model: _Model, formulation: str, first_integrals: Mapping | None = None) -> None:
+        if formulation not in ("full", "reduced", "multipliers"):
+            raise SpecError(f"formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
+        if formulation == "multipliers" and (model.system is None or not model.f):
+            raise SpecError("formulation='multipliers' needs a Lagrangian system and implicit constraints f")
+        if formulation == "reduced" and not model.g:
+            raise SpecError("formulation='reduced' needs the normal form q̇^D = g of the constraints")
+        self.model = M = model
+        self.formulation = formulation
+        t, q, qd = M.t, M.q, M.qdot
+        self.full_state = q + qd
+        dep = tuple(v for v in qd if v in M.g)
+        self.dependent = dep
+        self.independent = tuple(v for v in qd if v not in M.g)
+        sysL = M.system
+        self.energy_expr = sysL.energy() if sysL is not None and hasattr(sysL, "energy") else None
+        self.integrals = {str(k): sp.sympify(v) for k, v in (first_integrals or {}).items()}
+        if formulation == "full":
+            self.state = self.full_state
+            rhs = list(qd) + list(M.acc)
+        elif formulation == "multipliers":
+            self.state = self.full_state
+            rhs = []
+        else:
+            self.state = q + self.independent
+            rhs = [M.g.get(v, v) for v in qd]
+            rhs += [M.acc[qd.index(v)].xreplace(M.g) for v in self.independent]
+        # parameters: everything that is not a jet coordinate
+        jets = {t, *q, *qd}
+        pool = list(rhs) + list(M.f) + list(M.g.values())
+        for extra in (M.lam or []) + (M.reactions or []) + [c.expr for c in M.conditions]:
+            pool.append(extra)
+        if sysL is not None:
+            pool += [sysL.L, *sysL.forces]
+        pool += list(self.integrals.values())
+        params = set()
+        for e in pool:
+            params |= sp.sympify(e).free_symbols - jets
+        self.params = tuple(sorted(params, key=str))
+        P = self.params
+        self._J = (sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None)
+        self.bordered = None
+        if sysL is not None and M.f and hasattr(sysL, "free_motion_functions"):
+            dae = compile_rhs(self._bordered_exprs(), self.full_state, P, t, name="bordered_system")
+            self.bordered = _BorderedRHS(dae, len(q), len(M.f))
+        if formulation == "multipliers":
+            self.rhs = self.bordered
+        else:
+            self._rhs_exprs = rhs
+            self.rhs = compile_rhs(rhs, self.state, P, t, name="rhs")
+        # along-solution evaluators (vectorized, in the full state)
+        self.v_f = _ev(M.f, self.full_state, P, t, vectorized=True, name="constraints") if M.f else None
+        self.s_f = _ev(M.f, self.full_state, P, t, name="constraints_s") if M.f else None
+        fscale = [sp.Add(*[sp.Abs(a) for a in sp.Add.make_args(f)]) for f in M.f]
+        self.v_fscale = (_ev(fscale, self.full_state, P, t, vectorized=True, name="constraint_scale_v")
+                         if M.f else None)
+        self.s_fscale = _ev(fscale, self.full_state, P, t, name="constraint_scale") if M.f else None
+        self.s_g = (_ev([M.g[d] for d in dep], self.full_state, P, t, name="normal_form") if dep else None)
+        self.v_g = (_ev([M.g[d] for d in dep], self.full_state, P, t, vectorized=True, name="normal_form_v")
+                    if dep else None)
+        self.v_energy = (_ev([self.energy_expr], self.full_state, P, t, vectorized=True, name="energy")
+                         if self.energy_expr is not None else None)
+        self.v_lam = (_ev(M.lam, self.full_state, P, t, vectorized=True, name="multipliers")
+                      if M.lam else None)
+        self.v_R = (_ev(M.reactions, self.full_state, P, t, vectorized=True, name="reactions")
+                    if M.reactions else None)
+        if sysL is not None:
+            self.v_A = _ev(list(sysL.forces), self.full_state, P, t, vectorized=True, name="forces")
+            self.v_dLdt = _ev([-sp.diff(sysL.L, t)], self.full_state, P, t, vectorized=True, name="dLdt")
+            W = sysL.hessian()
+        else:
+            self.v_A = self.v_dLdt = None
+            W = sp.eye(len(q))
+        self.v_int = (compile_rhs(list(self.integrals.values()), self.full_state, P, t, vectorized=True,
+                                  name="integrals") if self.integrals else None)
+        # projection pieces (full state)
+        if M.f:
+            J = self._J
+            self.s_J = compile_rhs(J, self.full_state, P, t, name="constraint_jacobian")
+            self.s_W = compile_rhs(W, self.full_state, P, t, name="metric", optimizations=None)
+            # the constraint rank monitor works in the integration state
+            self.i_J = (compile_rhs(J.xreplace(M.g), self.state, P, t, name="constraint_jacobian_i")
+                        if formulation == "reduced" else self.s_J)
+        else:
+            self.s_J = self.s_W = self.i_J = None
+        # condition monitors in the integration state
+        sub = M.g if formulation == "reduced" else {}
+        conds = M.conditions if formulation != "multipliers" else []
+        self.i_conds = [(c, _ev([c.expr.xreplace(sub)], self.state, P, t, name="condition"))
+                        for c in conds]
+
+    def _bordered_exprs(self) -> list:
+        r"""[W (row-major), L_σ, J (row-major), d̄f] for the Chetaev-multiplier equations
+        W q̈ = L + Jᵀλ, J q̈ = −d̄f (001 (3.14) with R = Jᵀλ, and the derivative of f = 0)."""
+        M = self.model
+        S = M.system
+        W = S.hessian()
+        Lf = S.free_motion_functions()
+        J = self._J
+        b = [M.Y.cut_total_derivative(f) for f in M.f]
+        return list(W) + list(Lf) + list(J) + b
+
+    def ensure_jacobian(self) -> None:
+        """Compile ∂F/∂y of the right-hand side (for the implicit methods Radau, BDF, LSODA)."""
+        if self.formulation != "multipliers" and self.rhs.jacobian is None:
+            self.rhs = compile_rhs(self._rhs_exprs, self.state, self.params, self.model.t, jacobian=True, name="rhs")
+
+    # full state (q, q̇) from the integration state, vectorized: y has shape (n_state, N)
+    def to_full(self, t, y, p) -> np.ndarray:
+        if self.formulation != "reduced":
+            return y
+        M = self.model
+        m = len(M.q)
+        out = np.empty((2 * m, y.shape[1]))
+        out[:m] = y[:m]
+        ind_pos = {v: m + i for i, v in enumerate(self.independent)}
+        # evaluate g on a provisional full state (g does not contain q̇^D)
+        prov = np.zeros((2 * m, y.shape[1]))
+        prov[:m] = y[:m]
+        for v, i in ind_pos.items():
+            prov[m + M.qdot.index(v)] = y[i]
+        gv = self.v_g(t, prov, p) if self.v_g is not None else np.zeros((0, y.shape[1]))
+        out[m:] = prov[m:]
+        for k, d in enumerate(self.dependent):
+            out[m + M.qdot.index(d)] = gv[k]
+        return out
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def prepare(system, formulation: str = "full", first_integrals: Mapping | None = None) -> Prepared:
+    """Compile a system once for repeated simulations (``simulate(prepared, ...)`` accepts it).
+
+    Without first integrals the compiled pieces are cached per system object (weakly), so
+    repeated ``simulate(cs, ...)`` calls on the same system compile once.
+    """
+    if first_integrals:
+        return Prepared(_model_of(system, formulation), formulation, first_integrals)
+    try:
+        per = _CACHE.setdefault(system, {})
+    except TypeError:  # not weak-referenceable or not hashable: no cache
+        return Prepared(_model_of(system, formulation), formulation, None)
+    if formulation not in per:
+        per[formulation] = Prepared(_model_of(system, formulation), formulation, None)
+    return per[formulation]
+
+
+# ----------------------------------------------------------------------------------------------
+# simulate
+# ----------------------------------------------------------------------------------------------
+def _lookup(values: Mapping, s: sp.Symbol):
+    if s in values:
+        return values[s]
+    for k, v in values.items():
+        if str(k) == str(s):
+            return v
+    return None
+
+
+def _progress(enabled, t0, t1):
+    """A tqdm bar if wanted and possible (None otherwise)."""
+    if enabled is False:
+        return None
+    if enabled is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if enabled:
+            warnings.warn("progress=True needs tqdm (pip install tqdm); continuing without a progress bar",
+                          stacklevel=3)
+        return None
+    return tqdm(total=1000, desc="simulate", unit="‰", leave=False)
+
+
+def simulate(
+    system,
+    t_span: Sequence,
+    initial: Mapping,
+    params: Mapping | None = None,
+    project: bool = False,
+    complete: bool = False,
+    formulation: str = "full",
+    method: str = "DOP853",
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+    t_eval=None,
+    max_step: float = np.inf,
+    dense_output: bool = True,
+    events: bool = True,
+    singular_tol: float = 1e-6,
+    manifold_tol: float = 1e-9,
+    first_integrals: Mapping | None = None,
+    progress: bool | None = None,
+) -> SimulationResult:
+    r"""Integrate the equations of motion of a (constrained) system from data on Q.
+
+    Parameters
+    ----------
+    system : ConstrainedSystem, Motion, LagrangianSystem, any object with ``.accelerations()``,
+        or the result of :func:`prepare`.
+    t_span : (t0, t1)
+    initial : {symbol or name: value}
+        Values of every q^σ and q̇^σ at t0.  With ``complete=True`` the dependent
+        velocities q̇^D may be omitted: they are computed from the normal form g (004 (4)).
+        Data off Q raise :class:`~jetgeo.errors.OffManifoldError` naming the violated
+        constraint and its value.
+    params : {symbol or name: value}
+        Values of the parameters (masses, radii, …).
+    project : bool
+        Project the velocities back onto Q after every step (full formulation, explicit
+        Runge–Kutta methods RK45/RK23/DOP853).
+    formulation : "full" or "reduced" (see the module docstring).
+    method, rtol, atol, t_eval, max_step, dense_output : passed to scipy's integrators.
+    events : bool
+        Stop at singular states (see the module docstring) with an explanation.
+    first_integrals : {name: expression in (t, q, q̇)}
+        Extra quantities to evaluate along the solution (``result.integrals``).
+    progress : None (auto: only in a terminal and if tqdm is installed), True or False.
+    """
+    prep = system if isinstance(system, Prepared) else prepare(system, formulation, first_integrals)
+    if isinstance(system, Prepared) and first_integrals:
+        raise SpecError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
+    M = prep.model
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    params = dict(params or {})
+    pvals = []
+    missing_p = []
+    for s in prep.params:
+        v = _lookup(params, s)
+        if v is None:
+            missing_p.append(s)
+        else:
+            pvals.append(float(v))
+    if missing_p:
+        raise SpecError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
+    p = np.array(pvals, dtype=float)
+    # ---- initial data
+    m = len(M.q)
+    y_full = np.full(2 * m, np.nan)
+    miss = []
+    for i, s in enumerate(prep.full_state):
+        v = _lookup(initial, s)
+        if v is None:
+            miss.append(s)
+        else:
+            y_full[i] = float(v)
+    dep_missing = [s for s in miss if s in prep.dependent]
+    other_missing = [s for s in miss if s not in prep.dependent]
+    if other_missing:
+        raise SpecError(f"simulate: initial values missing for {sorted(map(str, other_missing))}")
+    if dep_missing and not complete:
+        raise SpecError(
+            f"simulate: initial values missing for the dependent velocities {list(map(str, dep_missing))}; "
+            "give them, or pass complete=True to compute them from the normal form "
+            + ", ".join(f"{d} = {M.g[d]}" for d in prep.dependent)
+        )
+    if complete and prep.s_g is not None:
+        tmp = np.where(np.isnan(y_full), 0.0, y_full)
+        gv = prep.s_g(t0, tmp, p)
+        for k, d in enumerate(prep.dependent):
+            i = m + M.qdot.index(d)
+            if np.isnan(y_full[i]):
+                y_full[i] = gv[k]
+    _check_on_manifold(prep, t0, y_full, p, manifold_tol)
+    # ---- integration state
+    if prep.formulation != "reduced":
+        y0 = y_full.copy()
+    else:
+        y0 = np.concatenate([y_full[:m], [y_full[m + M.qdot.index(v)] for v in prep.independent]])
+    # ---- events
+    ev_list = _events(prep, t0, y0, p, singular_tol) if events else []
+    bar = _progress(progress, t0, t1)
+    span = (t1 - t0) or 1.0
+
+    if bar is not None:
+        state = {"n": 0}
+
+        def fun(t, y):
+            k = int(1000 * (t - t0) / span)
+            if k > state["n"]:
+                bar.update(k - state["n"])
+                state["n"] = k
+            return fun_c(t, y, p)
+    else:
+        def fun(t, y):
+            return fun_c(t, y, p)
+
+    if method in ("Radau", "BDF", "LSODA"):
+        prep.ensure_jacobian()
+    fun_c = prep.rhs._func
+    jac_c = prep.rhs.jacobian._func if prep.rhs.jacobian is not None else None
+
+    def jac(t, y):
+        return jac_c(t, y, p)
+
+    projecting = bool(project and prep.formulation != "reduced" and M.f)
+    try:
+        out = _integrate(prep, fun, jac if jac_c is not None else None, (t0, t1), y0, p, method, rtol, atol,
+                         t_eval, max_step, ev_list, bar, projecting)
+        if not dense_output:
+            out.sol = None
+    finally:
+        if bar is not None:
+            bar.close()
+    return _finish(prep, out, p, params, ev_list, projecting, t0)
+
+
+def _check_on_manifold(prep: Prepared, t0, y_full, p, tol) -> None:
+    M = prep.model
+    if not M.f:
+        return
+    vals = prep.s_f(t0, y_full, p)
+    scales = prep.s_fscale(t0, y_full, p)
+    for i, (f, v, s) in enumerate(zip(M.f, vals, scales)):
+        if not np.isfinite(v) or abs(v) > tol * (1.0 + abs(s)):
+            raise OffManifoldError(
+                f"the initial data are not on the constraint manifold Q: constraint f^{i + 1} = {f} should vanish "
+                f"but its value at t = {t0:g} is {v:.6g} (tolerance {tol * (1.0 + abs(s)):.3g}). Give consistent "
+                f"velocities, or complete=True to compute the dependent ones {list(map(str, prep.dependent))} "
+                "from the normal form"
+            )
+    if prep.s_g is not None:
+        m = len(M.q)
+        gv = prep.s_g(t0, y_full, p)
+        for k, d in enumerate(prep.dependent):
+            have = y_full[m + M.qdot.index(d)]
+            if abs(have - gv[k]) > tol * (1.0 + abs(have)) * 1e3:
+                raise OffManifoldError(
+                    f"the initial data satisfy the constraints but not the chosen branch of the normal form: "
+                    f"{d} = {M.g[d]} gives {gv[k]:.6g}, the data say {have:.6g} (another branch of Q: choose it "
+                    "with branch= when constraining the system)"
+                )
+
+
+def _events(prep: Prepared, t0, y0, p, tol) -> list:
+    """[(event function, explanation, expr, initial value)] in the integration state."""
+    out = []
+
+    def make_threshold(fn, c0, kind_rank=False):
+        thr = tol * abs(c0)
+
+        if kind_rank:
+            def ev(t, y):
+                J = fn(t, y, p)
+                return float(np.linalg.det(J @ J.T)) - thr
+        else:
+            def ev(t, y):
+                return abs(float(fn(t, y, p)[0])) - thr
+        ev.terminal = True
+        ev.direction = -1
+        ev.thr = thr
+        ev.touch = True  # a quantity ≥ 0 that may touch 0 (det JJᵀ ∝ |q̇|² at a zero section): watch minima too
+        return ev
+
+    if prep.i_J is not None:
+        J0 = prep.i_J(t0, y0, p)
+        c0 = float(np.linalg.det(J0 @ J0.T))
+        if c0 <= 0:
+            raise NotRegularError("the initial state is a singular state of the constraints: rank ∂f/∂q̇ < k "
+                                  "there (seed 004, condition (3))")
+        out.append((make_threshold(prep.i_J, c0, True),
+                    "singular state of the constraints: rank ∂f/∂q̇ drops below the number of constraints "
+                    "(seed 004 condition (3); for a homogeneous constraint this is the zero section, seed 001 "
+                    "Remark 7.5) — measured by det(J Jᵀ), J = ∂f/∂q̇", "det(J J^T)", c0))
+    if prep.formulation == "multipliers":
+        K0 = prep.rhs.solve(t0, y0, p)[2]
+        d0 = float(np.linalg.det(K0))
+        if d0 == 0:
+            raise NotRegularError("the initial state is singular: the bordered matrix [[W, -J^T], [J, 0]] of the "
+                                  "multiplier equations is singular (seed 002, det M = 0, (4.17))")
+
+        s_d0 = float(np.sign(d0))
+
+        def bordered(t, y, s0=s_d0):
+            return s0 * float(np.linalg.det(prep.rhs.solve(t, y, p)[2]))
+
+        bordered.terminal = True
+        bordered.direction = -1
+        bordered.thr = 0.0
+        out.append((bordered, "the multiplier equations become singular: det [[W, -J^T], [J, 0]] vanishes "
+                    "(the compatibility condition det M ≠ 0 of seed 002 (4.17) fails)", "det K", d0))
+    for c, fn in prep.i_conds:
+        c0 = float(fn(t0, y0, p)[0])
+        if c.kind == "sign":
+            if c0 < 0:
+                raise NotRegularError(f"the initial state is outside the branch's domain: {c.expr} = {c0:.3g} < 0")
+
+            def ev(t, y, fn=fn):
+                return float(fn(t, y, p)[0])
+
+            ev.terminal = True
+            ev.direction = -1
+            ev.thr = 0.0
+            out.append((ev, c.explanation, c.expr, c0))
+        else:
+            if c0 == 0 or not np.isfinite(c0):
+                raise NotRegularError(f"the initial state is singular: {c.explanation} (value {c0})")
+            out.append((make_threshold(fn, c0), c.explanation, c.expr, c0))
+
+            # a sign change within one step is not seen by the threshold: watch c itself too
+            s_c0 = float(np.sign(c0))
+
+            def cross(t, y, fn=fn, s0=s_c0):
+                return s0 * float(fn(t, y, p)[0])
+
+            cross.terminal = True
+            cross.direction = -1
+            cross.thr = 0.0
+            out.append((cross, c.explanation, c.expr, c0))
+    return out
+
+
+class _BorderedRHS:
+    """q' = q̇, (q̈, λ) from the bordered linear system [[W, −Jᵀ], [J, 0]] (q̈, λ) = (L, −d̄f)."""
+
+    def __init__(self, dae: CompiledFunction, m: int, k: int) -> None:
+        self.dae, self.m, self.k = dae, m, k
+        self.jacobian = None
+
+    def solve(self, t, y, p) -> tuple:
+        m, k = self.m, self.k
+        v = self.dae(t, y, p)
+        K = np.zeros((m + k, m + k))
+        W = v[: m * m].reshape(m, m)
+        L = v[m * m: m * m + m]
+        J = v[m * m + m: m * m + m + k * m].reshape(k, m)
+        b = v[m * m + m + k * m:]
+        K[:m, :m] = W
+        K[:m, m:] = -J.T
+        K[m:, :m] = J
+        sol = np.linalg.solve(K, np.concatenate([L, -b]))
+        return sol[:m], sol[m:], K
+
+    def _func(self, t, y, p):
+        acc, _lam, _K = self.solve(t, y, p)
+        return np.concatenate([y[self.m:], acc])
+
+
+@dataclass
+class _Out:
+    t: np.ndarray
+    y: np.ndarray
+    status: int
+    message: str
+    nfev: int
+    sol: object
+    t_events: list | None
+    y_events: list | None
+
+
+def _touch_down(ev, state, ta, tb, ca, cb):
+    """A minimum of a monitored quantity c = ev + thr ≥ 0 inside (ta, tb) where c dips below the threshold
+    although it is above it at both ends (a zero touched between two steps: no sign change to see).
+    Returns the first time where ev = 0, or None."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    h = tb - ta
+    dl = 1e-4 * h
+    def g(s):
+        return ev(s, state(s))
+
+    da = (g(ta + dl) - ca) / dl
+    db = (cb - g(tb - dl)) / dl
+    if not (da < 0 < db):
+        return None
+    # cubic Hermite model of g on the step: look further only if it dips well below the ends
+    u = np.linspace(0.0, 1.0, 33)
+    h00, h10, h01, h11 = 2 * u**3 - 3 * u**2 + 1, u**3 - 2 * u**2 + u, -2 * u**3 + 3 * u**2, u**3 - u**2
+    thr = getattr(ev, "thr", 0.0)
+    model = h00 * (ca + thr) + h10 * h * da + h01 * (cb + thr) + h11 * h * db
+    if np.min(model) > 0.5 * min(ca + thr, cb + thr):
+        return None
+    res = minimize_scalar(g, bounds=(ta, tb), method="bounded", options={"xatol": 1e-13 * max(1.0, abs(tb))})
+    if not res.fun <= 0:
+        return None
+    return brentq(g, ta, res.x, xtol=1e-14 * max(1.0, abs(tb)))
+
+
+_METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+
+
+def _integrate(prep, fun, jac, t_span, y0, p, method, rtol, atol, t_eval, max_step, ev_list, bar,
+               project: bool) -> _Out:
+    """Step a scipy integrator by hand, with the singular-state monitors checked on every step.
+
+    A monitor stops the integration where it changes sign (located on the step's dense output by
+    Brent's method) or, for the non-negative quantities (det JJᵀ, |c|), where it touches zero between
+    two step ends — a minimum inside a step, which ``solve_ivp``'s sign-change events cannot see.
+    With ``project`` (explicit Runge–Kutta only) the velocities are projected onto Q after every step.
+    """
+    from scipy.optimize import brentq
+
+    if method not in _METHODS:
+        raise SpecError(f"unknown integration method {method!r}; one of {list(_METHODS)}")
+    if project and method not in _RK:
+        raise SpecError(f"project=True works with the explicit Runge–Kutta methods {list(_RK)}; got {method!r}")
+    t0, t1 = t_span
+    if project:
+        y0 = _project(prep, t0, y0, p)
+    kw = {"jac": jac} if method in ("Radau", "BDF", "LSODA") and jac is not None else {}
+    solver = _METHODS[method](fun, t0, y0, t1, max_step=max_step, rtol=rtol, atol=atol, **kw)
+    ts, ys, interps = [t0], [y0], []
+    status, message = 0, "The solver successfully reached the end of the integration interval."
+    t_events = [[] for _ in ev_list]
+    y_events = [[] for _ in ev_list]
+    ev_old = [e[0](t0, y0) for e in ev_list]
+    while solver.status == "running":
+        msg = solver.step()
+        if solver.status == "failed":
+            status, message = -1, msg or "step failed"
+            break
+        interp = solver.dense_output()
+        yp = solver.y
+        if project:
+            yp = _project(prep, solver.t, solver.y, p)
+            solver.y = yp
+            solver.f = solver.fun(solver.t, yp)
+
+        def state(s, it=interp):
+            return _project(prep, s, it(s), p) if project else it(s)
+
+        hit = None
+        for k, (ev, *_rest) in enumerate(ev_list):
+            new = ev(solver.t, yp)
+            tk = None
+            if ev_old[k] > 0 >= new:
+                tk = brentq(lambda s, ev=ev: ev(s, state(s)), solver.t_old, solver.t,
+                            xtol=1e-14 * max(1.0, abs(solver.t)))
+            elif getattr(ev, "touch", False) and ev_old[k] > 0 and new > 0:
+                tk = _touch_down(ev, state, solver.t_old, solver.t, ev_old[k], new)
+            if tk is not None and (hit is None or tk < hit[0]):
+                hit = (tk, k)
+            ev_old[k] = new
+        interps.append(interp)
+        if hit is not None:
+            tk, k = hit
+            yk = state(tk)
+            t_events[k].append(tk)
+            y_events[k].append(yk)
+            ts.append(tk)
+            ys.append(yk)
+            status, message = 1, "A termination event occurred."
+            break
+        ts.append(solver.t)
+        ys.append(yp)
+        if bar is not None:
+            bar.n = int(1000 * (solver.t - t0) / ((t1 - t0) or 1.0))
+            bar.refresh()
+    ts_a = np.array(ts)
+    dense = OdeSolution(ts_a, interps) if len(interps) else None
+
+    def sol(t):
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        y = np.atleast_2d(dense(t).T).T if dense is not None else np.tile(y0[:, None], (1, len(t)))
+        if not project:
+            return y
+        return np.stack([_project(prep, ti, y[:, i], p) for i, ti in enumerate(t)], axis=1)
+
+    if t_eval is not None:
+        te = np.asarray(t_eval, dtype=float)
+        te = te[(te >= t0) & (te <= ts_a[-1])]
+        Y = sol(te) if len(te) else np.zeros((len(y0), 0))
+        T = te
+        if status == 1 and (len(T) == 0 or ts_a[-1] > T[-1]):  # keep the state where the run was stopped
+            T = np.append(T, ts_a[-1])
+            Y = np.concatenate([Y.reshape(len(y0), -1), ys[-1][:, None]], axis=1)
+    else:
+        T, Y = ts_a, np.array(ys).T
+    return _Out(T, Y, status, message, solver.nfev, sol, [np.array(x) for x in t_events],
+                [np.array(x) for x in y_events])
+
+
+def _project(prep: Prepared, t, y, p, maxit: int = 8) -> np.ndarray:
+    """Newton projection of the velocities onto Q along the metric W (see module docstring)."""
+    y = np.array(y, dtype=float)
+    m = len(prep.model.q)
+    for _ in range(maxit):
+        f = prep.s_f(t, y, p)
+        scale = 1.0 + np.abs(prep.s_fscale(t, y, p))
+        if np.all(np.abs(f) <= 4e-16 * scale):
+            break
+        J = prep.s_J(t, y, p)
+        W = prep.s_W(t, y, p)
+        WiJt = np.linalg.solve(W, J.T)
+        mu = np.linalg.solve(J @ WiJt, f)
+        y[m:] -= WiJt @ mu
+    return y
+
+
+def _finish(prep: Prepared, out: _Out, p, params, ev_list, projected: bool, t0) -> SimulationResult:
+    M = prep.model
+    t = np.asarray(out.t, dtype=float)
+    Y = np.asarray(out.y, dtype=float)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    full = prep.to_full(t, Y, p) if Y.shape[1] else np.zeros((2 * len(M.q), 0))
+    m = len(M.q)
+
+    def ev_v(fn, rows):
+        if fn is None or full.shape[1] == 0:
+            return None
+        return np.asarray(fn(t, full, p)).T.reshape(full.shape[1], rows)
+
+    residuals = ev_v(prep.v_f, len(M.f)) if M.f else np.zeros((len(t), 0))
+    residual_scale = ev_v(prep.v_fscale, len(M.f)) if M.f else np.zeros((len(t), 0))
+    energy = ev_v(prep.v_energy, 1)
+    energy = None if energy is None else energy[:, 0]
+    if M.lam is None and prep.bordered is not None and full.shape[1]:
+        lam = np.array([prep.bordered.solve(ti, full[:, i], p)[1] for i, ti in enumerate(t)]).reshape(len(t), len(M.f))
+        Jv = [prep.s_J(ti, full[:, i], p) for i, ti in enumerate(t)]
+        R = np.array([Jv[i].T @ lam[i] for i in range(len(t))]).reshape(len(t), m)
+    else:
+        lam = ev_v(prep.v_lam, len(M.lam)) if M.lam else None
+        R = ev_v(prep.v_R, m) if M.reactions else None
+    qd = full[m:].T
+    reaction_power = None if R is None else np.einsum("ij,ij->i", R, qd)
+    A = ev_v(prep.v_A, m) if prep.v_A is not None else None
+    force_power = None if A is None else np.einsum("ij,ij->i", A, qd)
+    dLdt = ev_v(prep.v_dLdt, 1)
+    explicit_power = None if dLdt is None else dLdt[:, 0]
+    integrals = {}
+    if prep.v_int is not None:
+        vals = ev_v(prep.v_int, len(prep.integrals))
+        integrals = {k: vals[:, i] for i, k in enumerate(prep.integrals)}
+    event = None
+    status = {0: "finished", 1: "singular", -1: "failed"}.get(out.status, str(out.status))
+    message = out.message
+    if out.status == 1 and out.t_events is not None:
+        for k, te in enumerate(out.t_events):
+            if len(te):
+                ev, expl, expr, c0 = ev_list[k]
+                yk = out.y_events[k][0]
+                val = ev(te[0], yk)
+                # report the monitored quantity itself (undo the threshold shift)
+                event = SingularEvent(float(te[0]), expl, expr, float(val + ev.thr), float(c0))
+                message = f"integration stopped at t = {te[0]:.6g}: {expl}"
+                break
+
+    def to_full(tt, yy):
+        f = prep.to_full(tt, yy, p)
+        return f[:m], f[m:]
+
+    return SimulationResult(
+        t=t, q=full[:m].T.copy(), qdot=qd.copy(), q_symbols=M.q, qdot_symbols=M.qdot, constraints=list(M.f),
+        residuals=residuals, residual_scale=residual_scale, energy=energy, multipliers=lam, reactions=R,
+        reaction_power=reaction_power,
+        force_power=force_power, explicit_power=explicit_power, integrals=integrals,
+        success=out.status >= 0, status=status, message=message, event=event, nfev=int(out.nfev),
+        projected=projected, formulation=prep.formulation, params=dict(params), sol=out.sol, _to_full=to_full,
+    )
