@@ -1,0 +1,111 @@
+"""Exact linearisation of constrained systems about steady motions (jetgeo.numerics.linearise).
+
+Independent truths:
+* Routh's stability condition of the upright rolling disc (Routh, *Advanced Rigid Dynamics*,
+  §244; e.g. the uniform coin rolls upright stably iff Ω² > g/(3r)): the linearised lean/heading
+  dynamics has characteristic polynomial λ²(A(A + mr²)λ² + C(C + mr²)Ω² − Amgr);
+* the Chaplygin sleigh's classical equations in body velocities (v along the blade, ω):
+  m v̇ = m a ω², (I + m a²) ω̇ = −m a v ω (Neimark–Fufaev), linearised about v = v₀, ω = 0: the
+  transverse eigenvalue is −m a v₀/(I + m a²);
+* a second method: central finite differences of the full symbolic accelerations
+  ``cs.accelerations()`` at a generic (non-steady) point of Q.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks import systems as S  # noqa: E402
+from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
+from jetgeo.errors import OffManifoldError, SpecError  # noqa: E402
+from jetgeo.numerics.linearise import linearise  # noqa: E402
+
+
+@functools.cache
+def _heavy_disc():
+    model = S.build("heavy_disc")
+    Y, L, fs = S.jetgeo_inputs(model)
+    xd, yd = Y.qdot[3], Y.qdot[4]
+    cs = LagrangianSystem(Y, L).constrain(ConstraintSubmanifold(Y, fs, dependent=[xd, yd]))
+    return model, Y, cs
+
+
+def test_upright_rolling_disc_routh_condition():
+    model, Y, cs = _heavy_disc()
+    ps, th, ph, x, y = Y.q
+    psd, thd, phd, _, _ = Y.qdot
+    W = sp.Symbol("Omega")
+    lin = linearise(cs, {ps: 0, th: 0, ph: 0, x: 0, y: 0, psd: 0, thd: 0, phd: W})
+    # the rest of the motion: x grows at speed rΩ, φ at Ω — cyclic; the kept states are at rest
+    r = lin.restrict([th, psd, thd, phd])
+    m, A, C, rr, g = (sp.Symbol(n, positive=True) for n in ("m", "A", "C", "r", "g"))
+    lam = sp.Symbol("lam")
+    expected = lam**2 * (A * (A + m * rr**2) * lam**2 + C * (C + m * rr**2) * W**2 - A * m * g * rr)
+    got = r.A.charpoly(lam).as_expr()
+    assert sp.cancel(got * A * (A + m * rr**2) - expected) == 0
+    # uniform disc A = mr²/4, C = mr²/2: critical Ω² = g/(3r) (Routh)
+    vals = {m: 1, rr: sp.Rational(1, 2), g: sp.Rational(981, 100), A: sp.Rational(1, 16), C: sp.Rational(1, 8)}
+    crit = sp.sqrt(vals[g] / (3 * vals[rr]))
+    for factor, stable in ((sp.Rational(11, 10), True), (sp.Rational(9, 10), False)):
+        ev = r.eigenvalues({**vals, W: factor * crit})
+        assert (max(ev.real) < 1e-9) == stable
+
+
+def test_off_steady_restriction_is_refused_and_off_Q_point_rejected():
+    model, Y, cs = _heavy_disc()
+    ps, th, ph, x, y = Y.q
+    psd, thd, phd, xd, _ = Y.qdot
+    lin = linearise(cs, {ps: 0, th: sp.Rational(1, 5), ph: 0, x: 0, y: 0, psd: 0, thd: 0, phd: 3})
+    with pytest.raises(SpecError, match="not a steady motion"):
+        lin.restrict([th, psd, thd, phd])  # a leaning disc with no yaw rate falls: θ̈ ≠ 0
+    with pytest.raises(OffManifoldError):
+        linearise(cs, {ps: 0, th: 0, ph: 0, x: 0, y: 0, psd: 0, thd: 0, phd: 3, xd: 7})
+    with pytest.raises(SpecError, match="lacks values"):
+        linearise(cs, {ps: 0, th: 0})
+
+
+def test_chaplygin_sleigh_transverse_eigenvalue():
+    Y = FibredManifold(["x", "y", "th"], time="t")
+    x, y, th = Y.q
+    xd, yd, thd = Y.qdot
+    m, Ii, a, v0 = sp.symbols("m I a v0", positive=True)
+    # centre of mass at a along the blade: v_G = (ẋ − aθ̇ sinθ, ẏ + aθ̇ cosθ)
+    L = m / 2 * ((xd - a * thd * sp.sin(th)) ** 2 + (yd + a * thd * sp.cos(th)) ** 2) + Ii / 2 * thd**2
+    cs = LagrangianSystem(Y, L).constrain(ConstraintSubmanifold(Y, [-xd * sp.sin(th) + yd * sp.cos(th)],
+                                                                 dependent=[yd]))
+    lin = linearise(cs, {x: 0, y: 0, th: 0, xd: v0, thd: 0})
+    r = lin.restrict([th, xd, thd])
+    lam = sp.Symbol("lam")
+    expected = lam**2 * (lam + m * a * v0 / (Ii + m * a**2))
+    assert sp.cancel(r.A.charpoly(lam).as_expr() - expected) == 0
+    with pytest.raises(SpecError, match="depends on the dropped"):
+        lin.restrict([y, xd, thd])  # ẏ = ẋ tan θ: the lateral drift depends on the heading θ
+
+
+def test_jacobian_matches_finite_differences_of_accelerations():
+    model, Y, cs = _heavy_disc()
+    acc = cs.accelerations()
+    state = [*Y.q, *cs.independent]
+    params = dict(model.params)
+    rng = np.random.default_rng(5)
+    pt = {s: float(rng.uniform(-0.9, 0.9)) for s in state}
+    lin = linearise(cs, pt, params, exact=False)  # floats throughout: the fast numeric path
+    gbar = [cs.g.get(v, v) for v in Y.qdot]
+    F = [*gbar, *[acc[Y.qddot[Y.qdot.index(v)]] for v in cs.independent]]
+    f = sp.lambdify(state, [e.xreplace(params) for e in F], "math")
+    x0 = np.array([float(pt[s]) for s in state])
+    h = 1e-6
+    num = np.empty((len(F), len(state)))
+    for j in range(len(state)):
+        e = np.zeros(len(state))
+        e[j] = h
+        num[:, j] = (np.array(f(*(x0 + e))) - np.array(f(*(x0 - e)))) / (2 * h)
+    np.testing.assert_allclose(lin.numeric(), num, rtol=1e-6, atol=1e-6)
