@@ -307,6 +307,18 @@ def solve_linear(A, b, normaliser=normalise):
     return x.applyfunc(normaliser), info.condition
 
 
+def _fits_polynomial_domain(M: sp.Matrix) -> bool:
+    """Cheap pre-check (no expansion) that sympy will not fall back to the slow EX domain:
+    no function (sin, cos, sqrt …) and no non-integer power inside a denominator, no
+    non-integer power at all."""
+    for p in M.atoms(sp.Pow):
+        if not p.exp.is_Integer:
+            return False
+        if p.exp.is_negative and p.base.atoms(sp.Function):
+            return False
+    return True
+
+
 def solve_rational(A, b) -> sp.Matrix | None:
     """Solve the square system A x = b exactly in the field of rational functions.
 
@@ -323,6 +335,8 @@ def solve_rational(A, b) -> sp.Matrix | None:
 
     A = sp.Matrix(A)
     b = sp.Matrix(b)
+    if not _fits_polynomial_domain(A.row_join(b)):
+        return None
     try:
         dM = DomainMatrix.from_Matrix(A.row_join(b))
         if dM.domain.is_EX or dM.domain.is_EXRAW:
@@ -350,6 +364,8 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
         return None
     c0 = expr.xreplace({k: 0 for k in keys})
     col = sp.Matrix([c0, *cs, *[values[k] for k in keys]])
+    if not _fits_polynomial_domain(col):
+        return None
     try:
         dm = DomainMatrix.from_Matrix(col)
         if dm.domain.is_EX or dm.domain.is_EXRAW:
