@@ -12,10 +12,7 @@ from jetgeo.geometry.zero import is_zero
 from jetgeo.systems import load, names
 
 #: excluded from the run, with the reason (measured on 2 shared cores)
-EXCLUDED = {
-    "rolling_disc": "heavy rolling disc (003 §3.3, Euler angles): > 60 s even with numeric parameters",
-    "n_trailer": "car with n trailers: > 60 s even with numeric parameters for the default n",
-}
+EXCLUDED: dict = {}  # none since the mechanics speed-ups (heavy disc and n-trailer each ~3 s now)
 
 CASES = [n for n in names() if n not in EXCLUDED]
 
