@@ -256,8 +256,58 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
         if nf is not None:
             return ZeroTest(nf == 0, "trig normal form")
     if exact_all:
+        if large:
+            return ZeroTest(True, "random points (exact)", _schwartz_zippel_bound(prepared, sampler, trials))
         return ZeroTest(True, "random points (exact)", _schwartz_zippel(prepared, sampler, trials))
     return ZeroTest(True, "random points (numerical)", 1e-40)
+
+
+def _degree_bound(expr: sp.Expr, memo: dict) -> tuple | None:
+    """Upper bounds (deg numerator, deg denominator) of ``expr`` as a rational function after
+    the circle substitution (sin, cos: degree 2 over degree 2; tan: 2 over 2), computed on
+    the expression tree without expanding it; ``None`` for other functions or powers."""
+    if expr in memo:
+        return memo[expr]
+    if expr.is_Number or expr.is_NumberSymbol:
+        out = (0, 0)
+    elif expr.is_Symbol:
+        out = (1, 0)
+    elif isinstance(expr, _TRIG):
+        out = (2, 2) if expr.args[0].is_Symbol else None
+    elif expr.is_Add:
+        out = (0, 0)
+        for a in expr.args:
+            b = _degree_bound(a, memo)
+            if b is None:
+                out = None
+                break
+            out = (max(out[0] + b[1], b[0] + out[1]), out[1] + b[1])
+    elif expr.is_Mul:
+        out = (0, 0)
+        for a in expr.args:
+            b = _degree_bound(a, memo)
+            if b is None:
+                out = None
+                break
+            out = (out[0] + b[0], out[1] + b[1])
+    elif expr.is_Pow and expr.exp.is_Integer:
+        b = _degree_bound(expr.base, memo)
+        k = int(expr.exp)
+        out = None if b is None else ((k * b[0], k * b[1]) if k >= 0 else (-k * b[1], -k * b[0]))
+    else:
+        out = None
+    memo[expr] = out
+    return out
+
+
+def _schwartz_zippel_bound(expr: sp.Expr, sampler: PointSampler, trials: int) -> float:
+    """As :func:`_schwartz_zippel`, with the degree bounded on the expression tree (no
+    expansion: for large expressions, where expanding costs minutes).  The bound is
+    coarser but valid: D ≤ the numerator degree bound of :func:`_degree_bound`."""
+    b = _degree_bound(expr, {})
+    if b is None:
+        return float("nan")
+    return float(min(1.0, max(b[0], 1) / sampler.size) ** trials)
 
 
 def _schwartz_zippel(expr: sp.Expr, sampler: PointSampler, trials: int) -> float:

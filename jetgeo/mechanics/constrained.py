@@ -313,8 +313,10 @@ class ConstrainedSystem:
                     val = val - wsd * gb
             r.append(val.xreplace(on))
         WQ = W.xreplace(on)
+        WPsi = WQ * Psi
+        self._el_on_Q_parts = (r, WPsi)  # E_σ∘ι = r_σ − (WΨ)_σs q̈^s, reused by the multipliers
         A = [sp.Add(*[Psi[s, c] * r[s] for s in range(m) if Psi[s, c] != 0]) for c in range(len(ind))]
-        B = -(Psi.T * WQ * Psi)
+        B = -(Psi.T * WPsi)
         return tuple(A), tuple(tuple(B.row(i)) for i in range(B.rows))
 
     def krupkova_coefficients(self) -> tuple:
@@ -421,13 +423,20 @@ class ConstrainedSystem:
 
     @cached_property
     def _multipliers(self) -> list:
-        acc = self.accelerations()
-        E = [self.on_Q(e).xreplace(acc) for e in self.system._el]
+        acc_I = self._acc_independent
+        _ = self._reduced_AB
+        r, WPsi = self._el_on_Q_parts
+        qdd = [self.Y.qddot[i] for i in self._idx_ind]
         J = self.Q.jacobian().applyfunc(self.on_Q)
-        # E_σ + λ_i ∂f^i/∂q̇^σ = 0 on the dependent rows
+        # E_σ + λ_i ∂f^i/∂q̇^σ = 0 on the dependent rows, E_σ∘ι = r_σ − (WΨ)_σs q̈^s
         rows = self._idx_dep
+        E = {}
+        for row in rows:
+            e = r[row] - sp.Add(*[WPsi[row, c] * qdd[c] for c in range(len(qdd))])
+            val = substitute_affine(e, acc_I) if self._acc_rational else None
+            E[row] = e.xreplace(acc_I) if val is None else val
         Jd = J.extract(list(range(self.Q.k)), rows).T
-        rhs = -sp.Matrix([E[r] for r in rows])
+        rhs = -sp.Matrix([E[row] for row in rows])
         lam = solve_rational(Jd, rhs)
         if lam is None:
             lam = Jd.LUsolve(rhs)
