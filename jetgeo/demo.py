@@ -13,7 +13,7 @@ import sympy as sp
 
 from .geometry import Chart, Distribution, VectorField
 
-__all__ = ["run_demo", "rolling_disc_distribution"]
+__all__ = ["run_demo", "main", "derive_all", "agreement_table", "rolling_disc_distribution", "rolling_disc_system"]
 
 
 def rolling_disc_distribution() -> Distribution:
@@ -57,4 +57,110 @@ def run_demo(out: TextIO = sys.stdout) -> None:
     out.write("  annihilator (the constraint 1-forms):\n")
     for a in ann.generators:
         out.write(f"    {a}\n")
+    _dynamics(out)
     out.write(f"\ndone in {time.perf_counter() - t0:.2f} s\n")
+
+
+def rolling_disc_system():
+    """(system, Q) of the vertical rolling disc: K of 001 (9.3), constraints (9.2)."""
+    from .jets import FibredManifold
+    from .mechanics import ConstraintSubmanifold, LagrangianSystem
+
+    Y = FibredManifold(["x", "y", "theta", "psi"], time="t")
+    _x, _y, _th, ps = Y.q
+    xd, yd, thd, psd = Y.qdot
+    m, A, B, R = sp.symbols("m A B R", positive=True)
+    S = LagrangianSystem.mechanical(Y, m / 2 * (xd**2 + yd**2) + (A * thd**2 + B * psd**2) / 2)
+    Q = ConstraintSubmanifold(Y, [xd - R * sp.cos(ps) * thd, yd - R * sp.sin(ps) * thd], dependent=[xd, yd])
+    return S, Q
+
+
+def derive_all(S, Q, psi=None, z=None) -> dict:
+    """{method: Motion or the exception saying why it does not apply}: every recipe, Ghori's
+    forms, Novoselov's coordinates (the natural quasi-velocities of the parametrisation) and
+    the unique SODE of the non-holonomic problem (seed 002, Theorem 2)."""
+    from . import recipes
+    from .errors import JetgeoError
+    from .implicit import NonholonomicProblem
+
+    out = recipes.all_methods(S, Q, psi=psi, z=z)
+    for name, make in (("ghori R (003 2.3.14)", lambda: recipes.ghori_symmetric(S, Q, "R")),
+                       ("ghori S (003 2.2.19)", lambda: recipes.ghori_symmetric(S, Q, "S")),
+                       ("ibort SODE (002)", lambda: NonholonomicProblem(S, Q).solve())):
+        try:
+            out[name] = make()
+        except JetgeoError as exc:
+            out[name] = exc
+    return out
+
+
+def agreement_table(results: dict, reference: str = "krupkova") -> tuple[list, bool]:
+    """Rows (method, verdict, decided by) of ``equivalent(reference, method)``; and whether all agree."""
+    from . import recipes
+
+    ref = results[reference]
+    rows, ok = [], True
+    for name, res in results.items():
+        if name == reference:
+            continue
+        if isinstance(res, Exception):
+            rows.append((name, "not applicable", f"{type(res).__name__}: {res}"))
+            continue
+        rep = recipes.equivalent(ref, res)
+        ok = ok and bool(rep)
+        kind = "symbolically" if rep.method in ("structural", "normal form", "trig normal form") else "at random points"
+        how = f"{kind}: {rep.method}" + (f" (failure probability <= {rep.bound:.0e})" if rep.bound else "")
+        rows.append((name, "agrees" if rep else "DISAGREES", how))
+    return rows, ok
+
+
+def _dynamics(out: TextIO) -> None:
+    from . import systems
+    from .geometry.zero import is_zero
+    from .implicit import NonholonomicProblem
+
+    e = systems.load("vertical_disc")
+    S, Q = e
+    _section(out, "Mechanics: Krupková's constrained system on Q (seed 004, (6)-(12))")
+    out.write(f"  catalogue entry 'vertical_disc' [{e.reference}]\n")
+    out.write(f"  Lagrangian regular: {S.is_regular()} (det W = {S.regularity_condition()})\n")
+    out.write(f"  constraints: {'; '.join(f'{f} = 0' for f in Q.f)}\n")
+    out.write(f"  classification: {Q.classify()}\n")
+    cs = S.constrain(Q)
+    out.write(f"  normal form: {cs.nf}\n")
+    out.write(f"  regularity (12): {cs.regularity_condition()} != 0  -> regular: {cs.is_regular()}\n")
+    acc = cs.accelerations()
+    out.write("  equations of motion on Q:\n")
+    for a, ex in acc.items():
+        out.write(f"    {a} = {ex}\n")
+    out.write("  Chetaev multipliers: " + ", ".join(map(str, cs.multipliers())) + "\n")
+    dE = cs.on_Q(S.Y.total_derivative(S.energy())).xreplace(acc)
+    out.write(f"  energy conserved along the motion (dE/dt = 0 on Q): {is_zero(dE)}\n")
+
+    _section(out, "Compatibility of the problem (L, C, D, F) (seed 002, Theorem 2)")
+    P = NonholonomicProblem(S, Q)
+    out.write("  " + str(P.compatibility()).replace("\n", "\n  ") + "\n")
+    _section(out, "Integrability algorithm (seed 002, (3.9)-(3.10))")
+    out.write("  " + str(P.integrability()).replace("\n", "\n  ") + "\n")
+
+    _section(out, "Every method, compared with Krupková's reduced equations by recipes.equivalent")
+    results = derive_all(S, Q, e.psi, e.z)
+    rows, ok = agreement_table(results)
+    w = max(len(r[0]) for r in rows)
+    for name, verdict, how in rows:
+        out.write(f"  {name:{w}s}  {verdict:14s}  {how}\n")
+    n_ok = sum(1 for r in rows if r[1] == "agrees")
+    n_na = sum(1 for r in rows if r[1] == "not applicable")
+    out.write(f"  {n_ok} methods agree with krupkova, {n_na} not applicable, "
+              f"{len(rows) - n_ok - n_na} disagree\n")
+    out.write("  ALL METHODS AGREE\n" if ok else "  SOME METHODS DISAGREE\n")
+
+
+def main() -> int:
+    """Entry point of ``jetgeo demo`` (and ``python -m jetgeo.demo``)."""
+    run_demo()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

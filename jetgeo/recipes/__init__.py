@@ -1,0 +1,92 @@
+"""Classical recipes for the equations of motion, as special cases of the core (seed 001, 003).
+
+Each recipe takes the system objects of :mod:`jetgeo.mechanics` and returns a
+:class:`jetgeo.mechanics.Motion` (accelerations of every coordinate, multipliers and
+reactions when the method gives them, the conditions under which it holds), so that
+:func:`equivalent` can prove that they agree on the constraint manifold.
+
+========================  ==================================================  =====================
+recipe                    input                                               reference
+========================  ==================================================  =====================
+``krupkova``              (system, Q)                                         004 (7)–(12)
+``voronets``              (system, Q)                                         004 (9)–(11)
+``lagrange_multipliers``  (system, Q)                                         003 (2.2.20)–(2.2.23)
+``gibbs_appell``          (system, Q) or (system, psi=…, z=…)                 001 (5.2); 003 (2.2.11)
+``benenti_first_kind``    (system, psi, z)                                    001 Thm 7.1
+``benenti_second_kind``   (system, Q)                                         001 Thm 8.1, (8.6)
+``chaplygin``             (system, Q), Chaplygin systems                      004 (5)
+``maggi``                 (system, Q)                                         003 ch. 2
+``hamel``                 (system, Q, quasi=…), affine constraints            003 ch. 4
+``ghori_symmetric``       (system, Q, "R" or "S")                             003 (2.3.14), (2.2.19)
+``novoselov``             (system, Q, characteristics)                        003 (4.3.12)–(4.3.14)
+========================  ==================================================  =====================
+"""
+
+from ._common import Motion
+from .benenti import benenti_first_kind, benenti_second_kind
+from .chaplygin import chaplygin, is_chaplygin
+from .equivalence import EquivalenceReport, equivalent
+from .ghori import ghori_symmetric, novoselov, tzenoff_function
+from .gibbs_appell import energy_of_accelerations, gibbs_appell
+from .hamel import hamel
+from .krupkova import krupkova, voronets
+from .maggi import maggi
+from .multipliers import lagrange_multipliers
+
+__all__ = [
+    "Motion",
+    "krupkova",
+    "voronets",
+    "lagrange_multipliers",
+    "gibbs_appell",
+    "energy_of_accelerations",
+    "benenti_first_kind",
+    "benenti_second_kind",
+    "chaplygin",
+    "is_chaplygin",
+    "maggi",
+    "hamel",
+    "ghori_symmetric",
+    "tzenoff_function",
+    "novoselov",
+    "equivalent",
+    "EquivalenceReport",
+    "METHODS",
+    "all_methods",
+]
+
+#: name → recipe taking (system, Q); the parametric recipes need psi, z (see :func:`all_methods`).
+METHODS = {
+    "krupkova": krupkova,
+    "voronets": voronets,
+    "multipliers": lagrange_multipliers,
+    "gibbs-appell": gibbs_appell,
+    "benenti2": benenti_second_kind,
+    "maggi": maggi,
+    "chaplygin": chaplygin,
+    "hamel": hamel,
+}
+
+
+def all_methods(system, Q, psi=None, z=None) -> dict:
+    """Run every applicable recipe: {name: Motion or the exception that says why it does not apply}.
+
+    ``psi, z`` (a parametrisation of Q) add Benenti's first kind and the parametric
+    Gibbs–Appell equations.
+    """
+    from ..errors import JetgeoError
+
+    out = {}
+    for name, fn in METHODS.items():
+        try:
+            out[name] = fn(system, Q)
+        except JetgeoError as exc:
+            out[name] = exc
+    if psi is not None:
+        for name, fn in (("benenti1", lambda: benenti_first_kind(system, psi, z)),
+                         ("gibbs-appell(z)", lambda: gibbs_appell(system, psi=psi, z=z))):
+            try:
+                out[name] = fn()
+            except JetgeoError as exc:
+                out[name] = exc
+    return out

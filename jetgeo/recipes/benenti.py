@@ -1,0 +1,163 @@
+r"""Benenti's two recipes for non-linear non-holonomic constraints (seed 001, §7–8).
+
+**First kind** (001 Theorem 7.1, Remark 7.2).  Constraints given parametrically,
+q̇ = ψ(t, q, z) with rank[ψ^i_α] = dim z (001 (2.1), (2.3)).  The motions are the
+integral curves of the vector field on C ≅ (t, q, z)
+
+.. math:: Z = \partial_t + \psi^i\,\partial_{q^i} + Z^\alpha\,\partial_{z^\alpha},\qquad
+          G_{\alpha\beta} Z^\beta = \psi^i_\alpha\big(L_i - W_{ij}(\partial_t\psi^j + \partial_k\psi^j\,\psi^k)\big),
+
+G_αβ = W_ij ψ^i_α ψ^j_β (only the dim z × dim z matrix is solved).  The printed
+(7.2)/Remark 7.2 lack the term W_ij ∂_kψ^j ψ^k (see
+:mod:`jetgeo.mechanics.parametric`, which computes Z).
+
+**Second kind** (001 Theorem 8.1–8.2, Remarks 8.1–8.2).  Constraints given
+implicitly, f^i(t, q, q̇) = 0, with Chetaev reactions R_σ = λ_i C^i_σ,
+C^i_σ = ∂f^i/∂q̇^σ.  The vector field D on TQ (on J¹Y when time-dependent) is
+
+.. math:: \ddot q = W^{-1}(L + C^T\lambda),\qquad
+          G\lambda = -\big(\partial_t f + \partial_{q}f\,\dot q\big) - C\,W^{-1}L,\qquad G = C W^{-1} C^T
+
+(001 (8.6)); the reaction forces R = λC as functions of the state (001 (8.13)).
+D is defined on all of TQ and is tangent to every level set f = const; on C it
+gives the motions.  W⁻¹ is never formed: X = W⁻¹Cᵀ and W⁻¹L are LU solves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from ..errors import JetgeoError, NotRegularError
+from ..geometry import VectorField, generic_rank
+from ..geometry.trig import trig_reduce
+from ..geometry.zero import normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
+from ._common import Motion, _solve_fraction_field, check_system
+
+__all__ = ["benenti_first_kind", "benenti_second_kind"]
+
+
+def _solve(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = None) -> tuple[sp.Matrix, bool]:
+    """A⁻¹B column by column in the fraction field; A is never inverted.
+
+    Returns (solution, normalised); ``normalised`` is False when the fraction field does not
+    apply and an unexpanded exact LU solution is returned instead (still exact; decided by
+    :func:`~jetgeo.recipes.equivalent` at random points).
+    """
+    cols, normalised = [], True
+    for j in range(B.cols):
+        res = _solve_fraction_field(A, B[:, j], max_terms=max_terms)
+        if res is None:
+            normalised = False
+            cols.append(A.LUsolve(B[:, j]))
+        else:
+            cols.append(sp.Matrix(res[0]))
+    return sp.Matrix.hstack(*cols), normalised
+
+
+def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> Motion:
+    """Benenti's recipe of the first kind: the vector field Z on C (001 Theorem 7.1).
+
+    Returns a :class:`Motion` whose accelerations are written in (t, q, z); ``to_jet``
+    gives z as a function of (t, q, q̇) on C (so results can be compared in jet
+    coordinates), ``substitution`` is q̇ = ψ.  Extras: ``"Z"`` (the vector field),
+    ``"zdot"`` ({ż^α: Z^α}), ``"G"`` (the Gauss matrix), ``"singular_points"``
+    (the equations (7.8)), ``"parametric_system"``.
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> u, w = sp.symbols("u w")
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> benenti_first_kind(S, [u*sp.cos(th), u*sp.sin(th), w], [u, w]).extras["zdot"]
+    {udot: 0, wdot: 0}
+    """
+    check_system(system)
+    P = ParametricConstrainedSystem(system, psi, z)
+    Y = system.Y
+    Q = None
+    to_jet: dict = {}
+    if len(P.z) < Y.m:
+        try:
+            Q = ConstraintSubmanifold.parametric(Y, P.psi, P.z)
+            to_jet = dict(Q.z_of_qdot)
+        except JetgeoError:  # z(q̇) not unique or not explicit: results stay in (t, q, z)
+            Q, to_jet = None, {}
+    acc = P.accelerations()
+    return Motion(
+        method="benenti_first_kind",
+        system=system,
+        Q=Q,
+        acc=acc,
+        coordinates=tuple(P.chart.coords),
+        substitution=dict(P.psi_map),
+        reactions_=P.reaction_forces(),
+        conditions=[P.regularity_condition()],
+        extras={
+            "Z": P.vector_field(),
+            "zdot": P.zdot(),
+            "G": P.gauss_matrix,
+            "singular_points": P.singular_point_equations(),
+            "parametric_system": P,
+        },
+        to_jet=to_jet,
+    )
+
+
+def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> Motion:
+    """Benenti's recipe of the second kind: the vector field D on TQ (001 Theorem 8.1).
+
+    Returns a :class:`Motion` with accelerations in (t, q, q̇) valid on Q (and D
+    tangent to every level set of f), the multipliers (8.6) and the reaction forces
+    R_σ = λ_i ∂f^i/∂q̇^σ (8.13) as functions of the state.  Extras: ``"D"`` (the
+    vector field on J¹Y), ``"G"`` (the k × k matrix C W⁻¹ Cᵀ).
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> D = benenti_second_kind(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)]))
+    >>> D.multipliers()
+    [-thetadot*xdot*cos(theta) - thetadot*ydot*sin(theta)]
+    """
+    check_system(system, Q)
+    Y = system.Y
+    W = system.hessian()
+    if generic_rank(W).rank < Y.m:
+        raise NotRegularError("Benenti's second kind needs a regular Lagrangian: det W vanishes identically")
+    L = sp.Matrix(system.free_motion_functions())
+    C = Q.jacobian()
+    b = sp.Matrix([sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0) for f in Q.f])
+    X, _ = _solve(W, C.T)  # W⁻¹ Cᵀ
+    Y0, _ = _solve(W, L)  # W⁻¹ L
+    G = (C * X).applyfunc(trig_reduce)
+    info = generic_rank(G)
+    if info.rank < Q.k:
+        raise NotRegularError(
+            f"Benenti's second kind: G = C W⁻¹ Cᵀ has generic rank {info.rank} < {Q.k} "
+            "(the constraints are not independent in the velocities)"
+        )
+    if Q.k <= 2:
+        lam, tidy = _solve(G, -b - C * Y0)
+    else:  # k ≥ 3 (the co-axial discs, 001 §9.3): fraction-field gcds on G blow up; exact unexpanded LU
+        lam, tidy = G.LUsolve(-b - C * Y0), False
+    nf = normalise if tidy else (lambda e: e)  # k ≥ 3: exact but unexpanded (see above)
+    lam = [nf(v) for v in lam]
+    qdd = Y0 + X * sp.Matrix(lam)
+    acc = {a: nf(e) for a, e in zip(Y.qddot, qdd)}
+    R = [nf(sum((lam[i] * C[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
+    D = VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
+    return Motion(
+        method="benenti_second_kind",
+        system=system,
+        Q=Q,
+        acc=acc,
+        coordinates=tuple(Y.J1.coords),
+        substitution={},
+        lam=lam,
+        reactions_=R,
+        conditions=[system.regularity_condition(), info.condition],
+        extras={"D": D, "G": G},
+    )

@@ -1,0 +1,178 @@
+r"""Do two results describe the same dynamics on the constraint manifold?
+
+Every result is brought to the jet coordinates of Q in normal form, (t, q, q̇^I)
+with q̇^D = g^D(t, q, q̇^I) (004 (4)): parameters z of a parametrisation and
+quasi-velocities u are first replaced by their expressions in the velocities
+(``Motion.to_jet``), then the dependent velocities by g.  The differences of the
+accelerations (and, when both results carry them, of the reaction forces, which do
+not depend on how the constraints are written) are then decided by the three-tier
+zero test of :mod:`jetgeo.geometry.zero`: exact normalisation when that suffices,
+otherwise exact evaluation at random rational points of Q (angles on rational
+points of the unit circle), or 60-digit evaluation where exact arithmetic is
+impossible (square roots of a non-linear branch).  The report says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SpecError, UndecidedError
+from ..geometry.zero import normalise, zero_test
+
+_NORMALISE_MAX_OPS = 4000  # beyond this, differences go straight to the random-point test
+
+
+def _difference(x, y):
+    """x − y, normalised when small; large unexpanded results are left for the point evaluation."""
+    d = sp.sympify(x) - sp.sympify(y)
+    return d if sp.count_ops(d, visual=False) > _NORMALISE_MAX_OPS else normalise(d)
+
+__all__ = ["equivalent", "EquivalenceReport"]
+
+_RANK = {"structural": 0, "normal form": 1, "trig normal form": 2, "random points (exact)": 3,
+         "random points (numerical)": 4, "counterexample": 5}
+
+
+@dataclass
+class EquivalenceReport:
+    """Outcome of :func:`equivalent`; truthy iff the two results agree on Q.
+
+    ``method`` is the weakest decision used (``"normal form"`` — proved by exact
+    normalisation; ``"random points (exact)"`` — exact evaluation at random points,
+    failure probability ≤ ``bound``; ``"random points (numerical)"``);
+    ``per_coordinate`` gives the method per acceleration; ``differences`` the
+    non-vanishing differences when they disagree; ``reactions`` whether the reaction
+    forces were compared (None: not both available).
+    """
+
+    equivalent: bool
+    method: str
+    bound: float
+    names: tuple
+    per_coordinate: dict = field(default_factory=dict)
+    differences: dict = field(default_factory=dict)
+    reactions: bool | None = None
+
+    def __bool__(self) -> bool:
+        return self.equivalent
+
+    def __str__(self) -> str:
+        a, b = self.names
+        if self.equivalent:
+            extra = f" (failure probability ≤ {self.bound:.1e})" if self.bound else ""
+            react = "" if self.reactions is None else ", reaction forces included"
+            return f"{a} and {b} agree on Q, decided by {self.method}{extra}{react}"
+        diffs = "; ".join(f"{k}: {v}" for k, v in self.differences.items())
+        return f"{a} and {b} DISAGREE on Q: {diffs}"
+
+    def _repr_html_(self) -> str:
+        colour = "green" if self.equivalent else "red"
+        return f'<span style="color:{colour}">{sp.utilities.misc.filldedent(str(self))}</span>'
+
+
+def _name(r) -> str:
+    return getattr(r, "method", type(r).__name__)
+
+
+def _Q_of(r):
+    Q = getattr(r, "Q", None)
+    return Q
+
+
+def _reducer(a, b):
+    """The normal form used to write both results on Q: (Y, g)."""
+    for r in (a, b):
+        Q = _Q_of(r)
+        if Q is not None:
+            nf = Q.normal_form(branch=getattr(r, "branch", None))
+            return Q.Y, dict(nf.g)
+    sysm = getattr(a, "system", None) or getattr(b, "system", None)
+    if sysm is None:
+        raise SpecError("equivalent: cannot tell the coordinates of either result (no .system or .Q)")
+    return sysm.Y, {}
+
+
+def _on_Q(r, g: dict, exprs):
+    to_jet = getattr(r, "to_jet", {}) or {}
+    out = []
+    for e in exprs:
+        e = sp.sympify(e).xreplace(to_jet).xreplace(g)
+        out.append(e)
+    return out
+
+
+def _foreign(r, jets) -> bool:
+    """True when r's coordinates include symbols that are not jets and r gives no ``to_jet``."""
+    coords = set(getattr(r, "coordinates", ()) or ())
+    return bool(coords - jets) and not getattr(r, "to_jet", None)
+
+
+def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceReport:
+    """Decide whether results ``a`` and ``b`` (anything with ``.accelerations()``) agree on Q.
+
+    The reaction forces are compared too when both results give them and ``reactions`` is
+    true (pass ``reactions=False`` to compare the accelerations only).
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> from jetgeo import recipes
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> Q = ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])
+    >>> bool(equivalent(recipes.krupkova(S, Q), recipes.benenti_second_kind(S, Q)))
+    True
+    """
+    Y, g = _reducer(a, b)
+    acc_a, acc_b = a.accelerations(), b.accelerations()
+    keys = list(Y.qddot)
+    missing = [k for k in keys if k not in acc_a or k not in acc_b]
+    if missing:
+        raise SpecError(f"equivalent: accelerations of {missing} are missing from one of the results")
+    jets = {Y.t, *Y.q, *Y.qdot}
+    opaque = [r for r in (a, b) if _foreign(r, jets)]
+    if len(opaque) == 2:
+        raise UndecidedError(
+            "equivalent: both results are written in coordinates other than the jets and neither gives "
+            "their expression in the velocities (Motion.to_jet); cannot compare"
+        )
+    if opaque:
+        # compare on the parametrised chart of the opaque result: q̇ = ψ(t, q, z)
+        par = opaque[0]
+        psi = dict(par.substitution)
+        ea = [sp.sympify(acc_a[k]) if a is par else _on_Q(a, {}, [acc_a[k]])[0].xreplace(psi) for k in keys]
+        eb = [sp.sympify(acc_b[k]) if b is par else _on_Q(b, {}, [acc_b[k]])[0].xreplace(psi) for k in keys]
+        g = psi
+    else:
+        ea = _on_Q(a, g, [acc_a[k] for k in keys])
+        eb = _on_Q(b, g, [acc_b[k] for k in keys])
+    per, diffs = {}, {}
+    worst, bound = "structural", 0.0
+    for k, x, y in zip(keys, ea, eb):
+        d = _difference(x, y)
+        zt = zero_test(d, trials=trials)
+        per[k] = zt.method
+        if not zt.zero:
+            diffs[k] = d
+        elif _RANK[zt.method] > _RANK[worst]:
+            worst = zt.method
+        bound = max(bound, zt.bound)
+    compare_reactions, reactions = reactions, None
+    ra = a.reactions() if compare_reactions and hasattr(a, "reactions") else None
+    rb = b.reactions() if ra is not None and hasattr(b, "reactions") else None
+    if ra is not None and rb is not None and not diffs:
+        reactions = True
+        if opaque:
+            xa = [sp.sympify(e) if a is par else _on_Q(a, {}, [e])[0].xreplace(psi) for e in ra]
+            xb = [sp.sympify(e) if b is par else _on_Q(b, {}, [e])[0].xreplace(psi) for e in rb]
+        else:
+            xa, xb = _on_Q(a, g, ra), _on_Q(b, g, rb)
+        for s, x, y in zip(Y.q, xa, xb):
+            zt = zero_test(_difference(x, y), trials=trials)
+            if not zt.zero:
+                diffs[f"R_{s}"] = _difference(x, y)
+                reactions = False
+    ok = not diffs
+    return EquivalenceReport(ok, worst if ok else "counterexample", bound if ok else 0.0,
+                             (_name(a), _name(b)), per, diffs, reactions)

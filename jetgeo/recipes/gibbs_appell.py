@@ -1,0 +1,128 @@
+r"""The Gibbs–Appell equations with the energy of accelerations (seed 001 §5–6; seed 003 (2.2.11)).
+
+Split the Lagrangian as L = T − V when the system was built by
+:meth:`LagrangianSystem.mechanical` (otherwise T := L, V := 0); the generalised
+forces are Π_σ = A_σ − ∂V/∂q^σ.  Lagrange's expression of T is affine in the
+accelerations, d/dt ∂T/∂q̇ − ∂T/∂q = W q̈ + b, so the **energy of accelerations**
+(Gibbs' function) is
+
+.. math:: S = \tfrac12 W_{ij}\ddot q^i\ddot q^j + b_i\,\ddot q^i
+
+(up to terms free of q̈; for particles S = ½ Σ m |a|²).  On the constraint manifold
+(**implicit form**, Q in normal form q̇^D = g): q̈^D = d g^D/dt, S̄ = S∘ι₂ and the
+Gibbs–Appell equations are
+
+.. math:: \frac{\partial\bar S}{\partial\ddot q^l} = \bar\Pi_l + \bar\Pi_D\,\frac{\partial g^D}{\partial\dot q^l},
+          \qquad l\in I
+
+(Chetaev's virtual displacements δq^D = ∂g^D/∂q̇^l δq^l; 001 (5.2) for ψ = the normal
+form).  **Parametric form** q̇ = ψ(t,q,z): q̈ = ψ_α ż^α + ∂_tψ + ∂_kψ ψ^k (001 (3.3)),
+S̃(ż) = S∘(q̇ = ψ, q̈ = …), and ∂S̃/∂ż^α = Π_i ψ^i_α (001 (5.2)).
+
+In both forms the equations are linear in the unknown accelerations with matrix the
+Hessian of S̄ (S̃), which is solved by LU; its determinant is the condition recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from ..errors import JetgeoError, SpecError
+from ..geometry.zero import normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
+from ._common import Motion, check_system, constrained, linear_solve
+
+__all__ = ["gibbs_appell", "energy_of_accelerations"]
+
+
+def _split(system: LagrangianSystem) -> tuple:
+    """(T, Π): kinetic part and generalised forces Π_σ = A_σ − ∂V/∂q^σ."""
+    Y = system.Y
+    T = getattr(system, "kinetic_energy", None)
+    V = getattr(system, "potential_energy", None)
+    if T is None:
+        return system.L, list(system.forces)
+    V = sp.sympify(V or 0)
+    return T, [a - sp.diff(V, q) for a, q in zip(system.forces, Y.q)]
+
+
+def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
+    """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q (001 (5.1))."""
+    Y = system.Y
+    T, _ = _split(system)
+    lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
+    zero = {a: 0 for a in Y.qddot}
+    b = [sp.expand(e.xreplace(zero)) for e in lagr]
+    W = sp.Matrix(Y.m, Y.m, lambda i, j: sp.diff(T, Y.qdot[i], Y.qdot[j]))
+    qdd = Y.qddot
+    S = sp.Rational(1, 2) * sum((W[i, j] * qdd[i] * qdd[j] for i in range(Y.m) for j in range(Y.m)), 0)
+    return S + sum((bi * a for bi, a in zip(b, qdd)), 0)
+
+
+def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = None, *,
+                 psi: Sequence | None = None, z: Sequence | None = None,
+                 branch: int | None = None, dependent=None) -> Motion:
+    """Equations of motion from the Gibbs–Appell equations (001 (5.2); 003 (2.2.11)).
+
+    ``gibbs_appell(sys, Q)`` works in the normal form of Q (accelerations in
+    (t, q, q̇^I)); ``gibbs_appell(sys, psi=[...], z=[...])`` in parametric coordinates
+    (accelerations in (t, q, z), with ``to_jet`` giving z(t, q, q̇)).  Extras: ``"S"``
+    (the energy of accelerations on Q), ``"equations"``.
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem.mechanical(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> gibbs_appell(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])).accelerations()[Y.qddot[2]]
+    0
+    """
+    check_system(system, Q)
+    if (Q is None) == (psi is None):
+        raise SpecError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")
+    Y = system.Y
+    S = energy_of_accelerations(system)
+    _, Pi = _split(system)
+    if Q is not None:
+        cs = constrained(system, Q, branch=branch, dependent=dependent)
+        Sbar = cs.on_Q(S)
+        ind = [Y.qddot[i] for i in cs._idx_ind]
+        eqs = []
+        for li, a in zip(cs._idx_ind, ind):
+            v = Y.qdot[li]
+            gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
+            eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))
+        sol, det = linear_solve(eqs, ind, "Gibbs–Appell equations")
+        acc = dict(sol)
+        for dd, expr in cs.gdot.items():
+            acc[dd] = expr.xreplace(sol)
+        acc = {a: normalise(acc[a]) for a in Y.qddot}
+        return Motion(
+            method="gibbs_appell", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+            substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
+            extras={"S": Sbar, "equations": eqs}, branch=cs.nf.branch.index,
+        )
+    if z is None:
+        raise SpecError("gibbs_appell: a parametrisation psi needs its parameters z")
+    P = ParametricConstrainedSystem(system, psi, z)
+    rep = {**P.psi_map, **P.qddot_of_zdot()}
+    St = S.xreplace(rep)
+    Pit = [p.xreplace(P.psi_map) for p in Pi]
+    J = P.psi_z
+    eqs = [sp.diff(St, zd) - sum((Pit[i] * J[i, al] for i in range(Y.m)), 0)
+           for al, zd in enumerate(P.zdot_symbols)]
+    sol, det = linear_solve(eqs, P.zdot_symbols, "Gibbs–Appell equations")
+    acc = {a: normalise(e.xreplace(sol)) for a, e in P.qddot_of_zdot().items()}
+    Qp, to_jet = None, {}
+    if len(P.z) < Y.m:
+        try:
+            Qp = ConstraintSubmanifold.parametric(Y, P.psi, P.z)
+            to_jet = dict(Qp.z_of_qdot)
+        except JetgeoError:  # z(q̇) not unique or not explicit: the result stays in (t, q, z)
+            Qp, to_jet = None, {}
+    return Motion(
+        method="gibbs_appell", system=system, Q=Qp, acc=acc, coordinates=tuple(P.chart.coords),
+        substitution=dict(P.psi_map), conditions=[det], extras={"S": St, "equations": eqs, "zdot": sol},
+        to_jet=to_jet,
+    )

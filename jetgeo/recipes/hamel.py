@@ -1,0 +1,116 @@
+r"""Hamel's (Boltzmann–Hamel) equations in quasi-velocities (seed 003 ch. 4).
+
+For affine constraints f^i = C^i_σ(t,q) q̇^σ + c^i(t,q) choose m − k independent
+quasi-velocities u^α = A^α_σ(t,q) q̇^σ + a^α(t,q) and complete them with the
+constraint quasi-velocities u^{m−k+i} = f^i.  Inverting, q̇ = φ(t,q,u) = B u + b
+(an m × m linear solve).  With L*(t,q,u) = L(t,q,φ) and p = ∂L/∂q̇ at q̇ = φ,
+Lagrange's equations with Chetaev reactions (R·B_α = 0 for α ≤ m − k) give
+
+.. math:: \frac{d}{dt}\frac{\partial L^*}{\partial u^\alpha} - B^\rho_\alpha\frac{\partial L^*}{\partial q^\rho}
+          + p_\kappa\Big(B^\rho_\alpha\,\partial_\rho\varphi^\kappa - \partial_t B^\kappa_\alpha
+          - \varphi^\rho\,\partial_\rho B^\kappa_\alpha\Big) = B^\rho_\alpha A_\rho ,\qquad \alpha\le m-k,
+
+evaluated on Q (u^{m−k+i} = 0, u̇^{m−k+i} = 0).  The bracket term collects Hamel's
+transpositional relations (for b = 0 it is p_κ γ^κ_{βα} u^β with the Hamel
+coefficients γ of the frame B).  The unknowns are the u̇^α; then
+q̈ = d/dt φ.  The result is written in (t, q, u^α) with ``to_jet`` = {u^α: A q̇ + a}.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from ..errors import NotApplicableError, SpecError
+from ..geometry.zero import is_zero, normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ._common import Motion, check_system, linear_solve
+
+__all__ = ["hamel"]
+
+
+def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | None = None,
+          symbols: Sequence | None = None) -> Motion:
+    """Hamel's equations with quasi-velocities ``quasi`` (default: the independent q̇ of Q's normal form).
+
+    ``quasi``: m − k expressions affine in the velocities; ``symbols``: names for the
+    u^α (default ``u1, u2, …``).  Accelerations are returned in (t, q, u).
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> Q = ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])
+    >>> M = hamel(S, Q, quasi=[xd*sp.cos(th) + yd*sp.sin(th), thd], symbols=["v", "w"])
+    >>> M.extras["udot"]
+    {vdot: 0, wdot: 0}
+    """
+    check_system(system, Q)
+    Y = system.Y
+    m, k = Y.m, Q.k
+    for f in Q.f:
+        if any(not is_zero(sp.diff(f, v, w)) for v in Y.qdot for w in Y.qdot):
+            raise NotApplicableError(
+                f"Hamel's equations need constraints affine in the velocities; {f} = 0 is not "
+                "(use recipes.gibbs_appell, recipes.maggi or the core for nonlinear constraints)"
+            )
+    if quasi is None:
+        dep = Q.dependent
+        quasi = [v for v in Y.qdot if v not in dep]
+    quasi = [sp.sympify(e) for e in quasi]
+    if len(quasi) != m - k:
+        raise SpecError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
+    if symbols is None:
+        symbols = [f"u{i + 1}" for i in range(m - k)]
+    u_ind = [sp.Symbol(s) if isinstance(s, str) else s for s in symbols]
+    if len(u_ind) != m - k:
+        raise SpecError(f"need {m - k} symbols for the quasi-velocities, got {len(u_ind)}")
+    clash = set(u_ind) & set(Y.J2.coords)
+    if clash:
+        raise SpecError(f"quasi-velocity names clash with jet coordinates: {sorted(map(str, clash))}")
+    u_con = [sp.Dummy(f"c{i}") for i in range(k)]
+    u = u_ind + u_con
+    rows = quasi + list(Q.f)
+    zero_v = {v: 0 for v in Y.qdot}
+    A = sp.Matrix(m, m, lambda r, s: sp.diff(rows[r], Y.qdot[s]))
+    for r in rows:
+        if any(not is_zero(sp.diff(r, v, w)) for v in Y.qdot for w in Y.qdot):
+            raise NotApplicableError(f"quasi-velocity {r} is not affine in the velocities")
+    a0 = sp.Matrix([r.xreplace(zero_v) for r in rows])
+    B = A.LUsolve(sp.eye(m)).applyfunc(normalise)
+    b = (-B * a0).applyfunc(normalise)
+    phi = [normalise(e) for e in (B * sp.Matrix(u) + b)]
+    rep_v = dict(zip(Y.qdot, phi))
+    Lstar = system.L.xreplace(rep_v)
+    p = [sp.diff(system.L, v).xreplace(rep_v) for v in Y.qdot]
+    forces = [a.xreplace(rep_v) for a in system.forces]
+    udot = [sp.Symbol(f"{s.name}dot") for s in u_ind]
+    on_Q = {c: 0 for c in u_con}
+
+    def ddt(F):  # total derivative in (t, q, u) along q̇ = φ, u̇^con = 0
+        out = sp.diff(F, Y.t) + sum((ph * sp.diff(F, q) for q, ph in zip(Y.q, phi)), 0)
+        return out + sum((ud * sp.diff(F, ui) for ud, ui in zip(udot, u_ind)), 0)
+
+    eqs = []
+    for al in range(m - k):
+        e = ddt(sp.diff(Lstar, u[al])) - sum((B[r, al] * sp.diff(Lstar, Y.q[r]) for r in range(m)), 0)
+        for kap in range(m):
+            br = sum((B[r, al] * sp.diff(phi[kap], Y.q[r]) for r in range(m)), 0)
+            br -= sp.diff(B[kap, al], Y.t) + sum((phi[r] * sp.diff(B[kap, al], Y.q[r]) for r in range(m)), 0)
+            e += p[kap] * br
+        e -= sum((B[r, al] * forces[r] for r in range(m)), 0)
+        eqs.append(e.xreplace(on_Q))
+    sol, det = linear_solve(eqs, udot, "Hamel's equations")
+    qdd = []
+    for kap in range(m):
+        e = ddt(phi[kap]).xreplace(on_Q)
+        qdd.append(normalise(e.xreplace(sol)))
+    acc = dict(zip(Y.qddot, qdd))
+    phiQ = [e.xreplace(on_Q) for e in phi]
+    return Motion(
+        method="hamel", system=system, Q=Q, acc=acc, coordinates=(Y.t, *Y.q, *u_ind),
+        substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, A.det(method="berkowitz")],
+        extras={"udot": sol, "equations": eqs, "frame": B, "reduced_lagrangian": Lstar.xreplace(on_Q)},
+        to_jet=dict(zip(u_ind, quasi)),
+    )

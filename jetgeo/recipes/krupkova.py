@@ -1,0 +1,103 @@
+r"""Krupková's reduced equations (seed 004, §2) as a :class:`Motion` — the reference result.
+
+The reduced equations J¹γ* i_ξ α_Q = 0 for ξ in the canonical distribution (004 (7)),
+in coordinates A′_l + B′_ls q̈^s = 0 (004 (8)), solved for the independent
+accelerations where det B′ ≠ 0 (004 (12)); the dependent ones follow from
+q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
+:class:`jetgeo.mechanics.ConstrainedSystem`; this function only packages it.
+"""
+
+from __future__ import annotations
+
+from ..geometry.zero import normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ._common import Motion, constrained
+
+__all__ = ["krupkova", "voronets"]
+
+
+class _CoreMotion(Motion):
+    """A Motion whose multipliers and reactions are the core's, computed on first use.
+
+    (``ConstrainedSystem.multipliers`` can take long on large systems — the co-axial discs of
+    001 §9.3 — and the accelerations alone are often all that is wanted.)
+    """
+
+    def _fill(self) -> None:
+        if self.lam is None:
+            cs = self.extras["constrained_system"]
+            self.lam = cs.multipliers()
+            self.reactions_ = cs.reaction_forces()
+
+    def multipliers(self) -> list:
+        self._fill()
+        return list(self.lam)
+
+    def reactions(self) -> list:
+        self._fill()
+        return list(self.reactions_)
+
+
+def _motion(cs, method: str, acc: dict, extras: dict) -> Motion:
+    return _CoreMotion(
+        method=method,
+        system=cs.system,
+        Q=cs.Q,
+        acc=acc,
+        coordinates=tuple(cs.chart.coords),
+        substitution=dict(cs.g),
+        conditions=[c for c in (cs.regularity_condition(), cs.nf.condition) if c != 1],
+        extras={"constrained_system": cs, **extras},
+        branch=cs.nf.branch.index,
+    )
+
+
+def krupkova(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
+             dependent=None) -> Motion:
+    """Equations of motion on Q by Krupková's constrained system (004 (7)–(12)).
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> M = krupkova(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)]))
+    >>> sorted(M.accelerations(), key=str)[0]
+    thetaddot
+    """
+    cs = constrained(system, Q, branch=branch, dependent=dependent)
+    return _motion(cs, "krupkova", cs.accelerations(),
+                   {"constrained_system": cs, "reduced_equations": cs.reduced_equations()})
+
+
+def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
+             dependent=None) -> Motion:
+    r"""Voronets' equations (affine constraints), and their Chetaev generalisation.
+
+    With L̄ = L∘ι the constrained Lagrangian, a^D_l = ∂g^D/∂q̇^l and d̄/dt the total
+    derivative on Q, the equations for l ∈ I read
+
+    .. math:: \frac{d}{dt}\frac{\partial \bar L}{\partial \dot q^l} - \frac{\partial \bar L}{\partial q^l}
+              - a^D_l\frac{\partial \bar L}{\partial q^D}
+              - \overline{\frac{\partial L}{\partial\dot q^D}}\Big(\frac{d}{dt}a^D_l - \frac{\partial g^D}{\partial q^l}
+              - a^E_l\frac{\partial g^D}{\partial q^E}\Big) = \bar A_l + a^D_l \bar A_D,
+
+    which is Krupková's coordinate form (004 (9)–(11), with the index misprints of (9)
+    corrected) — so this recipe *is* that formula, evaluated through L̄ rather than
+    through the projection of the Euler–Lagrange expressions used by :func:`krupkova`.
+    For affine g these are Voronets' equations.
+    """
+    cs = constrained(system, Q, branch=branch, dependent=dependent)
+    A, B = cs.krupkova_coefficients()
+    qdd = [cs.Y.qddot[i] for i in cs._idx_ind]
+    eqs = [A[r] + sum((B[r, s] * qdd[s] for s in range(len(qdd))), 0) for r in range(len(qdd))]
+    from ._common import linear_solve
+
+    sol, det = linear_solve(eqs, qdd, "Voronets' equations")
+    acc = dict(sol)
+    for dd, expr in cs.gdot.items():
+        acc[dd] = expr.xreplace(sol)
+
+    acc = {a: normalise(acc[a]) for a in cs.Y.qddot}
+    m = _motion(cs, "voronets", acc, {"equations": eqs, "A": A, "B": B})
+    m.conditions = [c for c in (det, cs.nf.condition) if c != 1]
+    return m

@@ -1,0 +1,59 @@
+r"""Maggi's equations (seed 003 ch. 2; the projection form of 001 Theorem 3.1).
+
+Chetaev's virtual displacements at a state are the kernel of C = ∂f/∂q̇.  With a
+basis e_α (α = 1..m−k) of that kernel, Maggi's equations are the projections of
+Lagrange's equations on the e_α together with the differentiated constraints:
+
+.. math:: e_\alpha^\sigma\big(W_{\sigma\rho}\ddot q^\rho - L_\sigma\big) = 0,\qquad
+          C^i_\sigma\ddot q^\sigma + \partial_t f^i + \partial_{q^\sigma} f^i\,\dot q^\sigma = 0,
+
+an m × m linear system for q̈ with no multipliers (W q̈ = L is the free motion).
+For affine constraints the e_α depend on (t, q) only (Maggi's kinematic
+coefficients); for nonlinear constraints on the velocities too.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..geometry.linalg import nullspace
+from ..geometry.zero import normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ._common import Motion, constrained, linear_solve
+
+__all__ = ["maggi"]
+
+
+def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None) -> Motion:
+    """Equations of motion by Maggi's projection (accelerations in (t, q, q̇^I) on Q).
+
+    Extras: ``"basis"`` (the e_α), ``"equations"``.
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> maggi(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])).accelerations()[Y.qddot[2]]
+    0
+    """
+    cs = constrained(system, Q, branch=branch)
+    Y = system.Y
+    C = Q.jacobian()
+    basis, cond = nullspace(C)
+    W = system.hessian()
+    L = system.free_motion_functions()
+    qdd = list(Y.qddot)
+    eqs = []
+    for e in basis:
+        eqs.append(sum((e[s] * (sum((W[s, r] * qdd[r] for r in range(Y.m)), 0) - L[s]) for s in range(Y.m)), 0))
+    for i, f in enumerate(Q.f):
+        b = sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0)
+        eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
+    eqs = [e.xreplace(cs.g) for e in eqs]  # q̇^D = g; the q̈ stay unknowns
+    sol, det = linear_solve(eqs, qdd, "Maggi's equations")
+    acc = {a: normalise(sol[a]) for a in qdd}
+    return Motion(
+        method="maggi", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        substitution=dict(cs.g), conditions=[c for c in (det, cond, cs.nf.condition) if c != 1],
+        extras={"basis": basis, "equations": eqs}, branch=cs.nf.branch.index,
+    )

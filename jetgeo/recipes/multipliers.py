@@ -1,0 +1,66 @@
+r"""Lagrange's equations with multipliers under Chetaev's condition (003 (2.2.20)–(2.2.23); 001 Thm 3.1).
+
+The reactions are R_σ = λ_i ∂f^i/∂q̇^σ (Chetaev's rule) and the unknowns (q̈, λ)
+solve the bordered (m + k) × (m + k) linear system on Q
+
+.. math:: \begin{pmatrix} W & -C^T \\ C & 0\end{pmatrix}
+          \begin{pmatrix}\ddot q\\ \lambda\end{pmatrix} =
+          \begin{pmatrix} L \\ -\partial_t f - \partial_q f\,\dot q\end{pmatrix},
+          \qquad C = \partial f/\partial\dot q ,
+
+(the free motion is W q̈ = L; the second row is d/dt f = 0).  Its determinant is
+det W · det(C W⁻¹ Cᵀ): regular Lagrangian and independent constraints — the
+compatibility condition of Theorem 2 of seed 002 for Chetaev's bundle.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..geometry.zero import normalise
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ._common import Motion, constrained, linear_solve
+
+__all__ = ["lagrange_multipliers"]
+
+
+def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None) -> Motion:
+    """Accelerations and Chetaev multipliers from Lagrange's equations with multipliers.
+
+    Accelerations in (t, q, q̇^I) on Q; ``multipliers()`` in the representation f
+    of Q given by the user; ``reactions()`` R_σ = λ_i ∂f^i/∂q̇^σ.
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> M = lagrange_multipliers(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)]))
+    >>> len(M.multipliers())
+    1
+    """
+    cs = constrained(system, Q, branch=branch)
+    Y = system.Y
+    W = system.hessian()
+    L = system.free_motion_functions()
+    C = Q.jacobian()
+    lam = [sp.Symbol(f"lambda{i + 1}") for i in range(Q.k)]
+    qdd = list(Y.qddot)
+    eqs = []
+    for s in range(Y.m):
+        row = sum((W[s, r] * qdd[r] for r in range(Y.m)), 0) - L[s]
+        eqs.append(row - sum((lam[i] * C[i, s] for i in range(Q.k)), 0))
+    for i, f in enumerate(Q.f):
+        b = sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0)
+        eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
+    eqs = [e.xreplace(cs.g) for e in eqs]
+    sol, det = linear_solve(eqs, qdd + lam, "Lagrange's equations with multipliers")
+    acc = {a: normalise(sol[a]) for a in qdd}
+    lam_v = [sol[x] for x in lam]
+    CQ = C.xreplace(cs.g)
+    R = [normalise(sum((lam_v[i] * CQ[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
+    return Motion(
+        method="lagrange_multipliers", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        substitution=dict(cs.g), lam=lam_v, reactions_=R,
+        conditions=[c for c in (det, cs.nf.condition) if c != 1], extras={"equations": eqs},
+        branch=cs.nf.branch.index,
+    )

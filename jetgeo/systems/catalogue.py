@@ -1,0 +1,263 @@
+"""The catalogue machinery: :class:`CatalogueEntry`, :func:`names`, :func:`load`.
+
+An entry is built from a :class:`Spec` (the raw data: coordinates, kinetic and
+potential energy or Lagrangian, forces, implicit constraints, a parametrisation,
+sample values) by :func:`load`, which first replaces parameters the caller gave
+values for (``load("skate", m=1)``) and then constructs the
+:class:`~jetgeo.mechanics.LagrangianSystem` and the
+:class:`~jetgeo.mechanics.ConstraintSubmanifold`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SpecError
+from ..jets import FibredManifold
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+
+__all__ = ["Spec", "CatalogueEntry", "names", "load", "describe", "register"]
+
+
+@dataclass
+class Spec:
+    """Raw data of a catalogue entry (before parameter substitution).
+
+    ``T``/``V`` (mechanical systems) or ``L`` (general Lagrangian); ``forces`` the
+    generalised forces A_σ (Newton's sign); ``f`` the implicit constraints f^i = 0;
+    ``psi``/``z`` a parametrisation q̇ = ψ(t, q, z) of the same constraints;
+    ``guess`` values of t, q and of the velocities (the dependent velocities are
+    recomputed from the normal form, so the initial state lies on Q exactly);
+    ``params`` sample numeric values of the parameters.
+    """
+
+    Y: FibredManifold
+    f: list
+    reference: str
+    description: str
+    parameters: tuple
+    params: dict
+    guess: dict
+    T: sp.Expr | None = None
+    V: sp.Expr = sp.Integer(0)
+    L: sp.Expr | None = None
+    forces: list | None = None
+    dependent: list | None = None
+    branch: int | None = None
+    psi: list | None = None
+    z: tuple | None = None
+    notes: list = field(default_factory=list)
+
+
+@dataclass
+class CatalogueEntry:
+    """A system of the catalogue: ``sys, Q = entry`` unpacks it.
+
+    Attributes
+    ----------
+    name : str
+    system : LagrangianSystem
+    Q : ConstraintSubmanifold (carrying the branch of a nonlinear constraint)
+    parameters : tuple of the parameter symbols (with their assumptions)
+    psi, z : a parametrisation q̇ = ψ(t, q, z) of Q (list aligned with ``Y.qdot``,
+        tuple of parameter symbols), or None where none is natural
+    branch : the branch index of a nonlinear constraint (None for one branch)
+    reference : seed, section and equation numbers
+    description : one paragraph on the physics
+    initial : {symbol: value} for t, every q and every q̇: a state on Q for the
+        sample parameters ``params`` (dependent velocities from the normal form)
+    params : {parameter symbol: sample value}
+    notes : misprints found in the paper and other remarks
+    """
+
+    name: str
+    system: LagrangianSystem
+    Q: ConstraintSubmanifold
+    parameters: tuple
+    psi: list | None
+    z: tuple | None
+    branch: int | None
+    reference: str
+    description: str
+    initial: dict
+    params: dict
+    notes: list = field(default_factory=list)
+
+    def __iter__(self) -> Iterator:
+        yield self.system
+        yield self.Q
+
+    @property
+    def Y(self) -> FibredManifold:
+        return self.system.Y
+
+    def constrained(self) -> ConstrainedSystem:
+        """Krupková's constrained system ``system.constrain(Q)`` on the entry's branch."""
+        return self.system.constrain(self.Q)
+
+    def numeric(self) -> dict:
+        """``params`` and ``initial`` as floats, for numerical work."""
+        return {s: float(sp.N(v)) for s, v in {**self.params, **self.initial}.items()}
+
+    def _repr_latex_(self) -> str:
+        rows = [r"\text{" + self.name.replace("_", r"\_") + "}", "L = " + sp.latex(self.system.L)]
+        rows += [sp.latex(f) + " = 0" for f in self.Q.f]
+        return r"$\begin{gathered}" + r"\\".join(rows) + r"\end{gathered}$"
+
+    def __str__(self) -> str:
+        lines = [f"{self.name}  [{self.reference}]", f"  {self.description}",
+                 f"  coordinates: {', '.join(map(str, self.Y.q))}",
+                 f"  L = {self.system.L}",
+                 "  constraints: " + "; ".join(f"{f} = 0" for f in self.Q.f)]
+        if self.branch is not None:
+            lines.append(f"  branch: {self.branch}")
+        if self.psi is not None:
+            lines.append(f"  parametrisation: q̇ = {self.psi}, z = {list(self.z)}")
+        return "\n".join(lines)
+
+
+# --- registry ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Registered:
+    builder: Callable[..., Spec]
+    options: dict
+    summary: str
+
+
+_REGISTRY: dict[str, _Registered] = {}
+
+
+def register(name: str, summary: str, **options):
+    """Decorator adding a builder ``f(**options) -> Spec`` to the catalogue."""
+
+    def deco(fn):
+        _REGISTRY[name] = _Registered(fn, dict(options), summary)
+        return fn
+
+    return deco
+
+
+def _ensure_loaded() -> None:
+    from . import entries  # noqa: F401  (registers the entries)
+
+
+def names() -> list:
+    """The names of the catalogue's systems, sorted."""
+    _ensure_loaded()
+    return sorted(_REGISTRY)
+
+
+def describe() -> dict:
+    """{name: one-line summary (with its reference)}."""
+    _ensure_loaded()
+    return {n: _REGISTRY[n].summary for n in sorted(_REGISTRY)}
+
+
+def _unknown(name) -> SpecError:
+    return SpecError(f"unknown system {name!r}; the catalogue has: {', '.join(names())}")
+
+
+def load(name: str, **params) -> CatalogueEntry:
+    """Load the system ``name`` of the catalogue.
+
+    Keyword arguments are either options of the entry (e.g. ``form="nonlinear"``,
+    ``n=3``) or values for its parameters by name (``m=1``, ``R=sp.Rational(1, 2)``),
+    which are substituted before the objects are built.  Unknown names or
+    arguments raise :class:`~jetgeo.errors.SpecError` listing what is valid.
+    """
+    _ensure_loaded()
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise _unknown(name)
+    reg = _REGISTRY[name]
+    options = dict(reg.options)
+    values = {}
+    forces = params.pop("forces", None)
+    for k, v in params.items():
+        if k in options:
+            options[k] = v
+        else:
+            values[k] = v
+    spec = reg.builder(**options)
+    if forces is not None:
+        _set_forces(name, spec, forces)
+    by_name = {s.name: s for s in spec.parameters}
+    bad = [k for k in values if k not in by_name]
+    if bad:
+        raise SpecError(
+            f"{name}: unknown argument(s) {bad}; options: {sorted(reg.options) or 'none'}; "
+            f"parameters: {sorted(by_name)}"
+        )
+    try:
+        subs = {by_name[k]: sp.sympify(v) for k, v in values.items()}
+    except (sp.SympifyError, TypeError) as exc:
+        raise SpecError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
+    return _build(name, spec, subs)
+
+
+def _set_forces(name: str, spec: Spec, forces) -> None:
+    """The common option ``forces``: a list of A_σ, or ``"generic"`` for constant symbols A1..Am."""
+    m = spec.Y.m
+    if isinstance(forces, str):
+        if forces != "generic":
+            raise SpecError(f"{name}: forces must be a list of {m} expressions or 'generic', got {forces!r}")
+        syms = sp.symbols(f"A1:{m + 1}")
+        spec.forces = list(syms)
+        spec.parameters = tuple(p for p in spec.parameters if p not in syms) + tuple(syms)
+        spec.params.update({A: sp.Rational(k + 1, 3) for k, A in enumerate(syms)})
+        return
+    forces = list(forces)
+    if len(forces) != m:
+        raise SpecError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
+    spec.forces = [sp.sympify(a) for a in forces]
+    known = set(spec.parameters) | set(spec.Y.J1.coords)
+    new = set()
+    for a in spec.forces:
+        new |= a.free_symbols - known
+    spec.parameters = spec.parameters + tuple(sorted(new, key=sp.default_sort_key))
+
+
+def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
+    Y = spec.Y
+
+    def s(e):
+        return sp.sympify(e).xreplace(subs) if subs else sp.sympify(e)
+
+    forces = None if spec.forces is None else [s(a) for a in spec.forces]
+    if spec.L is not None:
+        system = LagrangianSystem(Y, s(spec.L), forces=forces)
+    else:
+        system = LagrangianSystem.mechanical(Y, s(spec.T), s(spec.V), forces=forces)
+    Q = ConstraintSubmanifold(Y, [s(f) for f in spec.f], dependent=spec.dependent, branch=spec.branch)
+    parameters = tuple(p for p in spec.parameters if p not in subs)
+    extra = set()
+    for v in subs.values():
+        extra |= v.free_symbols
+    parameters += tuple(sorted(extra - set(parameters) - set(Y.J2.coords), key=sp.default_sort_key))
+    params = {p: spec.params[p] for p in parameters if p in spec.params}
+    psi = None if spec.psi is None else [s(p) for p in spec.psi]
+    initial = _initial_state(Q, spec, subs, params)
+    return CatalogueEntry(
+        name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
+        reference=spec.reference, description=spec.description, initial=initial, params=params,
+        notes=list(spec.notes),
+    )
+
+
+def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict) -> dict:
+    """t, q and the independent velocities from the guess; dependent velocities from q̇^D = g."""
+    Y = Q.Y
+    point = {Y.t: sp.sympify(spec.guess.get(Y.t, 0))}
+    for c in (*Y.q, *Y.qdot):
+        if c not in spec.guess:
+            raise SpecError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
+        point[c] = sp.sympify(spec.guess[c])
+    nf = Q.normal_form()
+    rep = {**params, **point}
+    for d, g in nf.g.items():
+        point[d] = g.xreplace(rep)
+    return point

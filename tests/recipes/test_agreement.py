@@ -1,0 +1,84 @@
+"""Every applicable recipe agrees with Krupková's reduced equations on Q (DESIGN §5, issue 6).
+
+The reference is ``recipes.krupkova`` (004 (7)–(12)); each other recipe is an independent
+computation (bordered multiplier system, Schur complement on TQ, energy of accelerations,
+Maggi's projection, Chaplygin's reduced Lagrangian, Hamel's quasi-velocities, Benenti's
+vector field Z on C) and ``recipes.equivalent`` decides agreement on Q.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+import sympy as sp
+
+from jetgeo import recipes
+from jetgeo.errors import NotApplicableError
+from jetgeo.geometry.zero import is_zero
+
+from .systems import ALL
+
+#: recipes that must refuse a system, and the words their message must contain
+NOT_APPLICABLE = {
+    ("parallel velocities (001 §9.4)", "chaplygin"): "not affine",
+    ("parallel velocities (001 §9.4)", "hamel"): "affine",
+    ("004 Example 2", "chaplygin"): "not affine",
+    ("004 Example 2", "hamel"): "affine",
+    ("004 Example 3", "chaplygin"): "depends on the dependent coordinate",
+}
+
+RECIPES = [*recipes.METHODS, "benenti1", "gibbs-appell(z)"]
+
+
+@lru_cache(None)
+def results(name: str) -> dict:
+    S, Q, psi, z = ALL[name]()
+    return recipes.all_methods(S, Q, psi=psi, z=z)
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("name", list(ALL))
+def test_recipe_agrees_with_krupkova(name, recipe):
+    res = results(name)
+    got = res[recipe]
+    if (name, recipe) in NOT_APPLICABLE:
+        assert isinstance(got, NotApplicableError), f"{recipe} should refuse {name}"
+        assert NOT_APPLICABLE[(name, recipe)] in str(got)
+        return
+    assert not isinstance(got, Exception), f"{recipe} failed on {name}: {got!r}"
+    report = recipes.equivalent(res["krupkova"], got)
+    assert report, str(report)
+    assert set(got.accelerations()) == set(res["krupkova"].system.Y.qddot)
+
+
+def test_equivalent_detects_a_wrong_result():
+    """A perturbed acceleration is reported, with the difference, by a counterexample."""
+    res = results("skate (001 §9.1)")
+    good = res["benenti2"]
+    Y = good.system.Y
+    wrong = recipes.Motion(**{**good.__dict__, "acc": {**good.acc, Y.qddot[2]: good.acc[Y.qddot[2]] + Y.q[0] / 10**6}})
+    rep = recipes.equivalent(res["krupkova"], wrong)
+    assert not rep
+    assert rep.method == "counterexample"
+    assert Y.qddot[2] in rep.differences
+    assert "DISAGREE" in str(rep)
+
+
+def test_equivalent_compares_reaction_forces():
+    """Reactions R_σ do not depend on how the constraints are written, so they are compared too."""
+    res = results("vertical disc (001 §9.2)")
+    rep = recipes.equivalent(res["multipliers"], res["benenti2"])
+    assert rep and rep.reactions is True
+
+
+def test_multipliers_of_three_recipes_coincide_on_Q():
+    """Chetaev multipliers: bordered system, Schur complement (001 (8.6)) and the core's."""
+    res = results("004 Example 2")
+    S, Q, _, _ = ALL["004 Example 2"]()
+    g = Q.normal_form(branch=0).g
+    core = S.constrain(Q).multipliers()
+    for name in ("multipliers", "benenti2"):
+        lam = res[name].multipliers()
+        assert len(lam) == 1
+        assert is_zero(sp.sympify(lam[0]).xreplace(g) - core[0])
