@@ -68,25 +68,33 @@ METHODS = {
 }
 
 
-def all_methods(system, Q, psi=None, z=None) -> dict:
+def all_methods(system, Q, psi=None, z=None, progress: bool | None = None) -> dict:
     """Run every applicable recipe: {name: Motion or the exception that says why it does not apply}.
 
     ``psi, z`` (a parametrisation of Q) add Benenti's first kind and the parametric
-    Gibbs–Appell equations.
+    Gibbs–Appell equations.  ``progress``: a tqdm bar over the recipes (None: only in a
+    terminal; see :mod:`jetgeo.progress`).
     """
     from ..errors import JetgeoError
+    from ..progress import progress_bar
 
-    out = {}
-    for name, fn in METHODS.items():
-        try:
-            out[name] = fn(system, Q)
-        except JetgeoError as exc:
-            out[name] = exc
+    jobs = [(name, (lambda fn=fn: fn(system, Q))) for name, fn in METHODS.items()]
     if psi is not None:
-        for name, fn in (("benenti1", lambda: benenti_first_kind(system, psi, z)),
-                         ("gibbs-appell(z)", lambda: gibbs_appell(system, psi=psi, z=z))):
+        jobs += [("benenti1", lambda: benenti_first_kind(system, psi, z)),
+                 ("gibbs-appell(z)", lambda: gibbs_appell(system, psi=psi, z=z))]
+    bar = progress_bar(len(jobs), "deriving", progress, unit="recipe")
+    out = {}
+    try:
+        for name, job in jobs:
+            if bar is not None:
+                bar.set_postfix_str(name)
             try:
-                out[name] = fn()
+                out[name] = job()
             except JetgeoError as exc:
                 out[name] = exc
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     return out

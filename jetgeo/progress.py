@@ -1,0 +1,30 @@
+"""Progress bars for long derivations and integrations (tqdm, optional).
+
+``progress=None`` (the default everywhere) shows a bar only when stderr is a terminal and
+tqdm is installed — never in notebooks' captured output, CI logs or pipes; ``True`` asks for
+one (with a warning if tqdm is missing), ``False`` never shows one.  This module imports
+nothing of jetgeo, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+__all__ = ["progress_bar"]
+
+
+def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str = "step"):
+    """A tqdm bar with ``total`` steps, or ``None`` when not wanted or not possible."""
+    if progress is False:
+        return None
+    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress:
+            warnings.warn("progress=True needs tqdm (pip install tqdm); continuing without a progress bar",
+                          stacklevel=3)
+        return None
+    return tqdm(total=total, desc=desc, unit=unit, leave=False)
