@@ -80,6 +80,16 @@ def normalise(expr: sp.Expr) -> sp.Expr:
         return sp.expand(expr)
 
 
+def normalise_if_small(expr, max_nodes: int = 400) -> sp.Expr:
+    """:func:`normalise` for expressions of at most ``max_nodes`` tree nodes; larger ones are
+    returned unchanged (still exact).  ``cancel`` of large trigonometric results costs seconds
+    and rarely shrinks them; zero tests evaluate them exactly at random points instead."""
+    expr = sp.sympify(expr)
+    if _size(expr, max_nodes) > max_nodes:
+        return expr
+    return normalise(expr)
+
+
 def _trig_args_are_symbols(expr: sp.Expr) -> bool:
     return all(a.args[0].is_Symbol for a in expr.atoms(*_TRIG))
 
@@ -200,14 +210,19 @@ def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
 
 #: above this many expression-tree nodes the zero test skips ``expand`` and goes straight
 #: to exact evaluation at random points (measured: expand took 33 s on Appell's machine).
-_EXPAND_MAX_NODES = 3000
+_EXPAND_MAX_NODES = 600
 
 
-def _size(expr: sp.Expr) -> int:
+#: above this many nodes the failure bound's degree is bounded on the tree (no Poly/expand)
+_BOUND_EXACT_MAX_NODES = 400
+
+
+def _size(expr: sp.Expr, cap: int = _EXPAND_MAX_NODES) -> int:
+    """Number of nodes of the expression tree, counted up to ``cap + 1``."""
     n = 0
     for _ in sp.preorder_traversal(expr):
         n += 1
-        if n > _EXPAND_MAX_NODES:
+        if n > cap:
             break
     return n
 
@@ -256,7 +271,7 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
         if nf is not None:
             return ZeroTest(nf == 0, "trig normal form")
     if exact_all:
-        if large:
+        if large or _size(prepared, _BOUND_EXACT_MAX_NODES) > _BOUND_EXACT_MAX_NODES:
             return ZeroTest(True, "random points (exact)", _schwartz_zippel_bound(prepared, sampler, trials))
         return ZeroTest(True, "random points (exact)", _schwartz_zippel(prepared, sampler, trials))
     return ZeroTest(True, "random points (numerical)", 1e-40)

@@ -7,7 +7,7 @@ import sympy as sp
 from ..errors import NotRegularError, SpecError
 from ..geometry import generic_rank
 from ..geometry.trig import trig_reduce
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
 
 __all__ = ["Motion", "linear_solve", "check_system", "constrained"]
@@ -50,7 +50,7 @@ def linear_solve(eqs, unknowns, what: str) -> tuple[dict, sp.Expr]:
     res = _solve_fraction_field(M, b)  # fraction-field LU: intermediate quotients kept in lowest terms
     if res is None:
         sol = M.LUsolve(b)
-        return {u: normalise(s) for u, s in zip(unknowns, sol)}, info.condition
+        return {u: normalise_if_small(s) for u, s in zip(unknowns, sol)}, info.condition
     sol, det = res
     return dict(zip(unknowns, sol)), det
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import NotApplicableError
-from ..geometry.zero import is_zero, normalise
+from ..geometry.zero import is_zero, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, constrained, linear_solve
 
@@ -105,7 +105,7 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
     acc = dict(sol)
     for dd, expr in cs.gdot.items():
         acc[dd] = expr.xreplace(sol)
-    acc = {a: normalise(acc[a]) for a in Y.qddot}
+    acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
     return Motion(
         method="chaplygin", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],

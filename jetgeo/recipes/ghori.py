@@ -43,7 +43,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import NotApplicableError, NotRegularError, SpecError
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system, constrained, linear_solve
 from .gibbs_appell import _split, energy_of_accelerations, gibbs_appell
@@ -101,7 +101,7 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     acc = dict(sol)
     for dd, expr in cs.gdot.items():
         acc[dd] = expr.xreplace(sol)
-    acc = {a: normalise(acc[a]) for a in Y.qddot}
+    acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
     return Motion(
         method=f"ghori_{function}", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
@@ -153,10 +153,10 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
         raise NotRegularError("novoselov: the characteristics cannot be solved for the independent velocities on Q")
     if not 0 <= solution < len(sols):
         raise SpecError(f"novoselov: solution={solution} but the inversion has {len(sols)} solution(s)")
-    inv = {v: normalise(e) for v, e in sols[solution].items()}
+    inv = {v: normalise_if_small(e) for v, e in sols[solution].items()}
     if set(inv) != set(ind):
         raise NotRegularError("novoselov: the characteristics do not determine every independent velocity")
-    phi = [inv[v] if v in inv else normalise(cs.g[v].xreplace(inv)) for v in Y.qdot]
+    phi = [inv[v] if v in inv else normalise_if_small(cs.g[v].xreplace(inv)) for v in Y.qdot]
     res = gibbs_appell(system, psi=phi, z=w)
     res.method = "novoselov"
     res.Q = Q

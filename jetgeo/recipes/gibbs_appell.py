@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import JetgeoError, SpecError
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, check_system, constrained, linear_solve
 
@@ -97,7 +97,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
         acc = dict(sol)
         for dd, expr in cs.gdot.items():
             acc[dd] = expr.xreplace(sol)
-        acc = {a: normalise(acc[a]) for a in Y.qddot}
+        acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
         return Motion(
             method="gibbs_appell", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
             substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
@@ -113,7 +113,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     eqs = [sp.diff(St, zd) - sum((Pit[i] * J[i, al] for i in range(Y.m)), 0)
            for al, zd in enumerate(P.zdot_symbols)]
     sol, det = linear_solve(eqs, P.zdot_symbols, "Gibbs–Appell equations")
-    acc = {a: normalise(e.xreplace(sol)) for a, e in P.qddot_of_zdot().items()}
+    acc = {a: normalise_if_small(e.xreplace(sol)) for a, e in P.qddot_of_zdot().items()}
     Qp, to_jet = None, {}
     if len(P.z) < Y.m:
         try:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import NotApplicableError, SpecError
-from ..geometry.zero import is_zero, normalise
+from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system, linear_solve
 
@@ -80,7 +80,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     a0 = sp.Matrix([r.xreplace(zero_v) for r in rows])
     B = A.LUsolve(sp.eye(m)).applyfunc(normalise)
     b = (-B * a0).applyfunc(normalise)
-    phi = [normalise(e) for e in (B * sp.Matrix(u) + b)]
+    phi = [normalise_if_small(e) for e in (B * sp.Matrix(u) + b)]
     rep_v = dict(zip(Y.qdot, phi))
     Lstar = system.L.xreplace(rep_v)
     p = [sp.diff(system.L, v).xreplace(rep_v) for v in Y.qdot]
@@ -105,7 +105,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     qdd = []
     for kap in range(m):
         e = ddt(phi[kap]).xreplace(on_Q)
-        qdd.append(normalise(e.xreplace(sol)))
+        qdd.append(normalise_if_small(e.xreplace(sol)))
     acc = dict(zip(Y.qddot, qdd))
     phiQ = [e.xreplace(on_Q) for e in phi]
     return Motion(

@@ -9,7 +9,7 @@ q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
 
 from __future__ import annotations
 
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, constrained
 
@@ -97,7 +97,7 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     for dd, expr in cs.gdot.items():
         acc[dd] = expr.xreplace(sol)
 
-    acc = {a: normalise(acc[a]) for a in cs.Y.qddot}
+    acc = {a: normalise_if_small(acc[a]) for a in cs.Y.qddot}
     m = _motion(cs, "voronets", acc, {"equations": eqs, "A": A, "B": B})
     m.conditions = [c for c in (det, cs.nf.condition) if c != 1]
     return m

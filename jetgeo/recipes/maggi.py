@@ -17,7 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..geometry.linalg import nullspace
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, constrained, linear_solve
 
@@ -51,7 +51,7 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
         eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
     eqs = [e.xreplace(cs.g) for e in eqs]  # q̇^D = g; the q̈ stay unknowns
     sol, det = linear_solve(eqs, qdd, "Maggi's equations")
-    acc = {a: normalise(sol[a]) for a in qdd}
+    acc = {a: normalise_if_small(sol[a]) for a in qdd}
     return Motion(
         method="maggi", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cond, cs.nf.condition) if c != 1],

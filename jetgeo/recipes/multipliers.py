@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, constrained, linear_solve
 
@@ -54,10 +54,10 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
         eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
     eqs = [e.xreplace(cs.g) for e in eqs]
     sol, det = linear_solve(eqs, qdd + lam, "Lagrange's equations with multipliers")
-    acc = {a: normalise(sol[a]) for a in qdd}
+    acc = {a: normalise_if_small(sol[a]) for a in qdd}
     lam_v = [sol[x] for x in lam]
     CQ = C.xreplace(cs.g)
-    R = [normalise(sum((lam_v[i] * CQ[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
+    R = [normalise_if_small(sum((lam_v[i] * CQ[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
     return Motion(
         method="lagrange_multipliers", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), lam=lam_v, reactions_=R,
