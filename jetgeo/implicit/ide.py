@@ -288,6 +288,12 @@ class IntegrabilityReport:
             self._solution = _solve_affine(*self._linear)
         return dict(self._solution)
 
+    def _repr_html_(self) -> str:
+        import html
+
+        colour = "green" if self.consistent and not self.undecided else "darkorange"
+        return f'<pre style="color:{colour}">{html.escape(str(self))}</pre>'
+
     def __str__(self) -> str:
         lines = [f"integrability algorithm: stopped at step {self.steps}"]
         if self.consistent is False:

@@ -70,6 +70,14 @@ class CompatibilityReport:
                 + (f"; singular where {self.singular_locus} vanish" if self.singular_locus else "")
                 + (f"\n  {self.explanation}" if self.explanation else ""))
 
+    def _repr_latex_(self) -> str:
+        verdict = r"\text{compatible}" if self.compatible else r"\text{NOT established}"
+        locus = ", ".join(sp.latex(e) for e in self.singular_locus)
+        return (rf"$\text{{Theorem 2 (002)}}: {verdict};\ \operatorname{{rank}}F = {self.rank_F},\ "
+                rf"\operatorname{{corank}}D = {self.corank_D};\ M = {sp.latex(self.matrix)},\ "
+                rf"\det M = {sp.latex(self.determinant)}"
+                + (rf";\ \text{{singular where }} {locus} = 0" if locus else "") + "$")
+
 
 @dataclass
 class HamiltonianPicture:
