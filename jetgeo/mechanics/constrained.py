@@ -283,6 +283,31 @@ class ConstrainedSystem:
         return sp.Matrix(A), sp.Matrix(B)
 
     @cached_property
+    def _implicit_derivatives(self) -> tuple:
+        """(∂g^D/∂q̇^I, d̄g^D/dt) on Q by implicit differentiation of f(t, q, q̇^I, g) = 0:
+
+            (∂f/∂q̇^D) ∂g/∂q̇^I = −∂f/∂q̇^I,     (∂f/∂q̇^D) d̄g/dt = −d̄f,
+
+        all evaluated on Q.  The constraints f are small where the solved g can be large (a chain
+        of bodies: each g nests the previous ones), so this replaces differentiating g by one k × k
+        solve with the normal form's own matrix (its determinant is the normal form's condition).
+        """
+        Y = self.Y
+        on = self.g
+        deps = list(on)
+        ind = [Y.qdot[i] for i in self._idx_ind]
+        fs = self.Q.f
+        k = len(fs)
+        Jd = sp.Matrix(k, k, lambda i, j: sp.diff(fs[i], deps[j])).xreplace(on)
+        rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(sp.diff(fs[i], ind[c]) if c < len(ind)
+                                                        else Y.cut_total_derivative(fs[i])))
+        rhs = rhs.xreplace(on)
+        sol = solve_rational(Jd, rhs)
+        if sol is None:
+            sol = Jd.LUsolve(rhs).applyfunc(_tidy)
+        return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
+
+    @cached_property
     def _reduced_AB(self) -> tuple:
         Y = self.Y
         m = Y.m
@@ -290,12 +315,13 @@ class ConstrainedSystem:
         W = self.system._hessian
         L, forces = self.system.L, self.system.forces
         on = self.g
+        Psi_D, gbar_D = self._implicit_derivatives
         # Ψ (m × |I|) on Q
         Psi = sp.zeros(m, len(ind))
         for c, li in enumerate(ind):
             Psi[li, c] = sp.Integer(1)
-            for d, g in on.items():
-                Psi[Y.qdot.index(d), c] = sp.diff(g, Y.qdot[li])
+            for i, d in enumerate(on):
+                Psi[Y.qdot.index(d), c] = Psi_D[i, c]
         # e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ, restricted to Q
         e = []
         for s in range(m):
@@ -303,7 +329,7 @@ class ConstrainedSystem:
             es = sp.diff(L, Y.q[s]) - Y.cut_total_derivative(p) + forces[s]
             e.append(es)
         # d̄g^D/dt on Q (the q̈-free part of ġ)
-        gbar = {d: Y.cut_total_derivative(g).xreplace(on) for d, g in on.items()}
+        gbar = {d: gbar_D[i] for i, d in enumerate(on)}
         r = []
         for s in range(m):
             val = e[s]
