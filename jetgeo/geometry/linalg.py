@@ -311,11 +311,19 @@ def _fits_polynomial_domain(M: sp.Matrix) -> bool:
     """Cheap pre-check (no expansion) that sympy will not fall back to the slow EX domain:
     no function (sin, cos, sqrt …) and no non-integer power inside a denominator, no
     non-integer power at all."""
-    for p in M.atoms(sp.Pow):
-        if not p.exp.is_Integer:
-            return False
-        if p.exp.is_negative and p.base.atoms(sp.Function):
-            return False
+    seen: set = set()
+    stack = list(M)
+    while stack:  # a walk over the expression DAG: shared subexpressions are visited once
+        e = stack.pop()
+        if e in seen or not isinstance(e, sp.Basic) or e.is_Atom:
+            continue
+        seen.add(e)
+        if e.is_Pow:
+            if not e.exp.is_Integer:
+                return False
+            if e.exp.is_negative and e.base.has(sp.Function):
+                return False
+        stack.extend(e.args)
     return True
 
 

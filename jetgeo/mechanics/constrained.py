@@ -113,12 +113,16 @@ class ConstrainedSystem:
 
     @cached_property
     def gdot(self) -> dict:
-        """q̈^{D_i} = d g^i/dt on the prolongation of Q (in q̈^l, l ∈ I)."""
+        """q̈^{D_i} = d g^i/dt on the prolongation of Q (in q̈^l, l ∈ I):
+        d̄g^i/dt + (∂g^i/∂q̇^l) q̈^l, both parts by implicit differentiation of f (see
+        :attr:`_implicit_derivatives`)."""
         Y = self.Y
+        Psi_D, gbar_D = self._implicit_derivatives
+        qdd_I = [Y.qddot[i] for i in self._idx_ind]
         out = {}
-        for d, g in self.g.items():
+        for i, d in enumerate(self.g):
             dd = Y.qddot[Y.qdot.index(d)]
-            out[dd] = Y.total_derivative(g).xreplace(self.g)
+            out[dd] = gbar_D[i] + sp.Add(*[Psi_D[i, c] * a for c, a in enumerate(qdd_I)])
         return out
 
     def on_Q(self, expr) -> sp.Expr:

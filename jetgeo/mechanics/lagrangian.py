@@ -192,7 +192,12 @@ class LagrangianSystem:
     @cached_property
     def _hessian(self) -> sp.Matrix:
         qd = self.Y.qdot
-        return sp.Matrix(len(qd), len(qd), lambda i, j: sp.diff(self.L, qd[i], qd[j]))
+        n = len(qd)
+        W = sp.zeros(n, n)
+        for i in range(n):  # from the momenta, once each; symmetric
+            for j in range(i, n):
+                W[i, j] = W[j, i] = sp.diff(self.momenta[i], qd[j])
+        return W
 
     def hessian(self) -> sp.Matrix:
         """W = (∂²L/∂q̇^σ∂q̇^ν)."""
