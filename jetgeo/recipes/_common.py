@@ -144,3 +144,11 @@ def _solve_fraction_field(M: sp.Matrix, b: sp.Matrix, max_terms: int | None = No
     d = sp.numer(K.to_sympy(det)).xreplace(back)
     return x, sp.factor_terms(sign * d)
 
+
+def accelerations_on_Q(cs, independent: dict) -> dict:
+    """All accelerations on Q from the independent ones: q̈^D = d g^D/dt (``cs.gdot``, affine in
+    the independent q̈) with the solution substituted; small results normalised."""
+    acc = dict(independent)
+    for dd, expr in cs.gdot.items():
+        acc[dd] = expr.xreplace(independent)
+    return {a: normalise_if_small(acc[a]) for a in cs.Y.qddot}

@@ -21,9 +21,9 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import NotApplicableError
-from ..geometry.zero import is_zero, normalise_if_small
+from ..geometry.zero import is_zero
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, constrained, linear_solve
 
 __all__ = ["chaplygin", "is_chaplygin"]
 
@@ -102,10 +102,7 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
             force += A[Y.qdot.index(d)] * a[r]
         eqs.append(e - force.xreplace(cs.g))
     sol, det = linear_solve(eqs, aI, "Chaplygin's equations")
-    acc = dict(sol)
-    for dd, expr in cs.gdot.items():
-        acc[dd] = expr.xreplace(sol)
-    acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
+    acc = accelerations_on_Q(cs, sol)
     return Motion(
         method="chaplygin", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],

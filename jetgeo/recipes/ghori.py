@@ -45,7 +45,7 @@ import sympy as sp
 from ..errors import NotApplicableError, NotRegularError, SpecError
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, check_system, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
 from .gibbs_appell import _split, energy_of_accelerations, gibbs_appell
 
 __all__ = ["tzenoff_function", "ghori_symmetric", "novoselov"]
@@ -98,10 +98,7 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
         e = grad[li] + sum((grad[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
         eqs.append(cs.on_Q(e))
     sol, det = linear_solve(eqs, ind, f"Ghori's symmetric equations with {function}")
-    acc = dict(sol)
-    for dd, expr in cs.gdot.items():
-        acc[dd] = expr.xreplace(sol)
-    acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
+    acc = accelerations_on_Q(cs, sol)
     return Motion(
         method=f"ghori_{function}", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],

@@ -32,7 +32,7 @@ import sympy as sp
 from ..errors import JetgeoError, SpecError
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
-from ._common import Motion, check_system, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
 
 __all__ = ["gibbs_appell", "energy_of_accelerations"]
 
@@ -94,10 +94,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
             gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
             eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))
         sol, det = linear_solve(eqs, ind, "Gibbs–Appell equations")
-        acc = dict(sol)
-        for dd, expr in cs.gdot.items():
-            acc[dd] = expr.xreplace(sol)
-        acc = {a: normalise_if_small(acc[a]) for a in Y.qddot}
+        acc = accelerations_on_Q(cs, sol)
         return Motion(
             method="gibbs_appell", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
             substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],

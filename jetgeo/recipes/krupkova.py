@@ -9,9 +9,8 @@ q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
 
 from __future__ import annotations
 
-from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, constrained
+from ._common import Motion, accelerations_on_Q, constrained
 
 __all__ = ["krupkova", "voronets"]
 
@@ -93,11 +92,7 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     from ._common import linear_solve
 
     sol, det = linear_solve(eqs, qdd, "Voronets' equations")
-    acc = dict(sol)
-    for dd, expr in cs.gdot.items():
-        acc[dd] = expr.xreplace(sol)
-
-    acc = {a: normalise_if_small(acc[a]) for a in cs.Y.qddot}
+    acc = accelerations_on_Q(cs, sol)
     m = _motion(cs, "voronets", acc, {"equations": eqs, "A": A, "B": B})
     m.conditions = [c for c in (det, cs.nf.condition) if c != 1]
     return m
