@@ -34,36 +34,25 @@ from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.linalg import solve_rational, substitute_affine
-from ..geometry.zero import normalise
+from ..geometry.zero import normalise, normalise_if_small
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
 
 __all__ = ["ConstrainedSystem"]
 
-#: above this many operations an expression containing trigonometric functions is not
+#: above this many expression-tree nodes an expression containing trigonometric functions is not
 #: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on seed 001
 #: §9.3, spends ~25 s producing larger output); it is returned as solved.
 _TIDY_MAX_TRIG_OPS = 300
 
 
 def _tidy(expr) -> sp.Expr:
-    """Cheap exact normalisation of a result: ``normalise`` unless the expression is a large
-    trigonometric one (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
+    """Cheap exact normalisation of a result: ``normalise``, except for large trigonometric
+    expressions (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
     expr = sp.sympify(expr)
-    if expr.has(sp.sin, sp.cos, sp.tan) and _larger_than(expr, _TIDY_MAX_TRIG_OPS):
-        return expr
+    if expr.has(sp.sin, sp.cos, sp.tan):
+        return normalise_if_small(expr, _TIDY_MAX_TRIG_OPS)
     return normalise(expr)
-
-
-def _larger_than(expr: sp.Expr, n: int) -> bool:
-    """Whether the expression tree has more than ``n`` nodes (a walk that stops early;
-    ``count_ops`` on large trigonometric results cost 5 of 21 s on the 4-trailer)."""
-    k = 0
-    for _ in sp.preorder_traversal(expr):
-        k += 1
-        if k > n:
-            return True
-    return False
 
 
 class ConstrainedSystem:
