@@ -15,25 +15,43 @@ y' = (q̇, F(t, q, q̇)) with F the constrained accelerations, is evaluated at o
 * ``bordered`` — jetgeo's multiplier formulation (W q̈ = L + Jᵀλ, J q̈ = −d̄f, solved with
   numpy per call), which needs no symbolic accelerations.
 
-All four are checked to agree at the point before timing.  Times are medians of
+* ``jetgeo-C`` — the same with ``backend="c"`` (generated C compiled into an extension module,
+  :mod:`jetgeo.numerics.codegen`).
+
+All are checked to agree at the point before timing.  Times are medians of
 ``--repeat`` runs of ``--number`` calls, in µs per call; the ratio column is
 jetgeo / hand-written numpy (below 1: the compiled function is faster).
+
+**Against PyDy** (second table; systems of benchmarks/systems.py, each defined once for both
+tools: the heavy rolling disc in Euler angles and the n-trailer, n = 4): the full first-order
+right-hand side at one random point of Q, per call, in the same run — jetgeo's Python and C
+backends of ``cs.accelerations()``, ``sympy.lambdify`` of the same expressions, and PyDy's
+``generate_ode_function(generator="cython")`` of the KanesMethod model (u = q̇, the same dependent
+velocities as jetgeo's normal form) with the numeric linear solve (``linear_sys_solver="numpy"``)
+and with the symbolic LU (``linear_sys_solver="sympy"``).  PyDy and Cython are not jetgeo
+dependencies: without them the PyDy columns are skipped with a note.  The ratio column is
+jetgeo-C / PyDy-cython-symbolic-LU (the target is ≤ 1.5).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import sys
 import timeit
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
-from jetgeo.mechanics import ConstrainedSystem
-from jetgeo.numerics import compile_rhs
-from jetgeo.numerics.simulate import prepare
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import systems as S  # noqa: E402 - the shared definitions of the PyDy comparison
+from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
+from jetgeo.mechanics import ConstrainedSystem  # noqa: E402
+from jetgeo.numerics import compile_rhs  # noqa: E402
+from jetgeo.numerics.simulate import prepare  # noqa: E402
 
 
 # --- the systems and their hand-written right-hand sides ---------------------------------------
@@ -132,6 +150,12 @@ def per_call(fn, number: int, repeat: int) -> float:
     return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
+def per_call_auto(fn, repeat: int, seconds: float = 0.15) -> float:
+    """Median µs per call, the number of calls per repeat chosen so that a repeat lasts ~``seconds``."""
+    one = timeit.timeit(fn, number=20) / 20
+    return per_call(fn, max(20, int(seconds / max(one, 1e-9))), repeat)
+
+
 def bench(entry, number: int, repeat: int) -> dict:
     name, cs, params, point, hand, *rest = entry
     t0 = rest[0] if rest else 0.0
@@ -143,17 +167,19 @@ def bench(entry, number: int, repeat: int) -> dict:
     p = np.array([params[s] for s in P])
     y = np.array(point, dtype=float)
     f = compile_rhs(exprs, state, P, Y.t)
+    fc = compile_rhs(exprs, state, P, Y.t, backend="c")
     ff = compile_rhs(exprs, state, P, Y.t, factor=True)
     lam = sp.lambdify((Y.t, state, P), exprs, "numpy", cse=True)
     bordered = prepare(cs, "multipliers").rhs._func
     pv = np.array([params[s] for s in prepare(cs, "multipliers").params])
     ref = hand(t0, y, p)
-    for other in (f(t0, y, p), ff(t0, y, p), np.array(lam(t0, y, p), dtype=float), bordered(t0, y, pv)):
+    for other in (f(t0, y, p), fc(t0, y, p), ff(t0, y, p), np.array(lam(t0, y, p), dtype=float), bordered(t0, y, pv)):
         assert np.allclose(other, ref, rtol=1e-9, atol=1e-12), (name, other, ref)
     return {
         "system": name,
         "jetgeo": per_call(lambda: f(t0, y, p), number, repeat),
         "jetgeo_factor": per_call(lambda: ff(t0, y, p), number, repeat),
+        "jetgeo_c": per_call(lambda: fc(t0, y, p), number, repeat),
         "lambdify": per_call(lambda: lam(t0, y, p), number, repeat),
         "numpy": per_call(lambda: hand(t0, y, p), number, repeat),
         "bordered": per_call(lambda: bordered(t0, y, pv), number, repeat),
@@ -163,27 +189,98 @@ def bench(entry, number: int, repeat: int) -> dict:
     }
 
 
-def main(argv=None) -> list:
+def bench_pydy(name: str, repeat: int, seed: int = 2026) -> dict:
+    """One system of benchmarks/systems.py: jetgeo (python, C), lambdify, PyDy cython (numeric / symbolic LU)."""
+    import time
+
+    model = S.build(name)
+    Y, L, fs = S.jetgeo_inputs(model)
+    t1 = time.perf_counter()
+    cs, acc = S.jetgeo_derive(Y, L, fs)
+    derive = time.perf_counter() - t1
+    dep = [Y.qdot.index(d) for d in cs.dependent]
+    P = sorted(model.params, key=str)
+    p = np.array([model.params[s] for s in P])
+    pt = S.random_state(model, Y, cs.nf, np.random.default_rng(seed))
+    state = list(Y.q) + list(Y.qdot)
+    y = np.array([pt[s] for s in state])
+    exprs = list(Y.qdot) + [acc[a] for a in Y.qddot]
+    t0 = 0.0
+    t1 = time.perf_counter()
+    fp = compile_rhs(exprs, state, P, Y.t)
+    t_py = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    fc = compile_rhs(exprs, state, P, Y.t, backend="c")
+    t_c = time.perf_counter() - t1
+    lam = sp.lambdify((Y.t, state, P), exprs, "numpy", cse=True)
+    ref = fp(t0, y, p)
+    variants = {"jetgeo": lambda: fp(t0, y, p), "jetgeo_c": lambda: fc(t0, y, p),
+                "lambdify": lambda: lam(t0, y, p)}
+    row = {"system": name, "n_state": len(state), "dependent": [str(Y.qdot[i]) for i in dep], "derive_s": derive,
+           "compile_python_s": t_py, "compile_c_s": t_c, "ops": fp.ops, "ops_cse": fp.ops_cse}
+    for key, fn in variants.items():
+        assert np.allclose(np.asarray(fn(), dtype=float), ref, rtol=1e-10, atol=1e-12), (name, key)
+    try:
+        from pydy.codegen.ode_function_generators import generate_ode_function
+    except ImportError:
+        row["pydy"] = "not installed (pip install pydy cython): PyDy columns skipped"
+    else:
+        km, u, _, _ = S.kane_derive(model, dep, explicit=False)
+        speeds = S._speeds(model)
+        # PyDy's state x = (q, u) with u in KanesMethod's order [independent, dependent]
+        x = np.array([pt[s] for s in Y.q] + [pt[Y.qdot[speeds.index(ui)]] for ui in km.u])
+        back = [list(km.u).index(ui) for ui in speeds]         # u̇ in model order
+        n = len(Y.q)
+        for solver, key in (("numpy", "pydy_cython"), ("sympy", "pydy_cython_lu")):
+            t1 = time.perf_counter()
+            g = generate_ode_function(km.forcing_full, km.q, km.u, P, mass_matrix=km.mass_matrix_full,
+                                      generator="cython", linear_sys_solver=solver, constants_arg_type="array")
+            row[f"{key}_generate_s"] = time.perf_counter() - t1
+            xd = g(x, t0, p)
+            got = np.concatenate([xd[:n], xd[n:][back]])
+            assert np.allclose(got, ref, rtol=1e-9, atol=1e-10), (name, key, got, ref)
+            variants[key] = (lambda g=g: g(x, t0, p))
+    for key, fn in variants.items():
+        row[key] = per_call_auto(fn, repeat)
+    return row
+
+
+def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--number", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--pydy-only", action="store_true", help="only the PyDy comparison")
     args = ap.parse_args(argv)
-    rows = [bench(e(), args.number, args.repeat) for e in (vertical_disc, example1, example3, two_points)]
-    head = (f"{'system':46s} {'jetgeo':>7s} {'+factor':>7s} {'numpy':>7s} {'ratio':>6s} {'ratio_f':>7s} "
+    rows = [] if args.pydy_only else [bench(e(), args.number, args.repeat)
+                                      for e in (vertical_disc, example1, example3, two_points)]
+    head = (f"{'system':46s} {'jetgeo':>7s} {'+factor':>7s} {'C':>6s} {'numpy':>7s} {'ratio':>6s} {'ratio_f':>7s} "
             f"{'lambdify':>8s} {'bordered':>8s} {'ops (cse, factor+cse)':>22s}")
     print("µs per call of the right-hand side (median); ratio = jetgeo / hand-written numpy,"
           " ratio_f = jetgeo(factor=True) / hand-written numpy")
     print(head)
     for r in rows:
-        print(f"{r['system']:46s} {r['jetgeo']:7.2f} {r['jetgeo_factor']:7.2f} {r['numpy']:7.2f} "
+        print(f"{r['system']:46s} {r['jetgeo']:7.2f} {r['jetgeo_factor']:7.2f} {r['jetgeo_c']:6.2f} {r['numpy']:7.2f} "
               f"{r['jetgeo'] / r['numpy']:6.2f} {r['jetgeo_factor'] / r['numpy']:7.2f} {r['lambdify']:8.2f} "
               f"{r['bordered']:8.2f} {r['ops']:>8d} {r['ops_cse']:>5d} {r['ops_factor']:>6d}")
+    versus = [bench_pydy(name, args.repeat) for name in ("heavy_disc", "n_trailer_4")]
+    print("\nµs per call of the full right-hand side (q̇, q̈) (median, same run); ratio = jetgeo-C / PyDy cython "
+          "with symbolic LU")
+    cols = ("jetgeo", "jetgeo_c", "lambdify", "pydy_cython", "pydy_cython_lu")
+    print(f"{'system':14s} {'jetgeo-py':>9s} {'jetgeo-C':>9s} {'lambdify':>9s} {'PyDy-cy':>9s} {'PyDy-cy-LU':>10s} "
+          f"{'ratio':>6s} {'C/PyDy-cy':>9s}")
+    for r in versus:
+        vals = " ".join(f"{r[c]:9.2f}" if c in r else f"{'—':>9s}" for c in cols)
+        lu = r.get("pydy_cython_lu")
+        ratio = f"{r['jetgeo_c'] / lu:6.2f}" if lu else f"{'—':>6s}"
+        ratio2 = f"{r['jetgeo_c'] / r['pydy_cython']:9.2f}" if "pydy_cython" in r else f"{'—':>9s}"
+        print(f"{r['system']:14s} {vals} {ratio} {ratio2}")
+        if "pydy" in r:
+            print(f"  note: PyDy {r['pydy']}")
     out = Path(__file__).resolve().parent / "results"
+    result = {"hand_written": rows, "vs_pydy": versus}
     if out.is_dir():
-        import json
-
-        (out / "bench_rhs.json").write_text(json.dumps(rows, indent=1))
-    return rows
+        (out / "bench_rhs.json").write_text(json.dumps(result, indent=1))
+    return result
 
 
 if __name__ == "__main__":

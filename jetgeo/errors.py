@@ -7,6 +7,7 @@ hierarchy so that callers can catch :class:`JetgeoError` for all of them.
 from __future__ import annotations
 
 __all__ = [
+    "CompilerUnavailableError",
     "NotApplicableError",
     "JetgeoError",
     "ChartError",
@@ -64,3 +65,10 @@ class UndecidedError(JetgeoError):
 class NotApplicableError(JetgeoError, ValueError):
     """A classical recipe's hypotheses fail for the given system (e.g. Chaplygin's
     equations for a system that is not of Chaplygin type); the message says which."""
+
+
+class CompilerUnavailableError(JetgeoError, RuntimeError):
+    """No working C compiler or no Python/NumPy headers: the C backend cannot be used.
+
+    The message names the compiler command tried and what failed; callers fall back to the
+    Python backend (``backend="auto"``)."""

@@ -384,7 +384,8 @@ class SimulationResult:
 class Prepared:
     """The compiled pieces of a system for a given formulation (reusable across simulations)."""
 
-    def __init__(self, model: _Model, formulation: str, first_integrals: Mapping | None = None) -> None:
+    def __init__(self, model: _Model, formulation: str, first_integrals: Mapping | None = None,
+                 backend: str = "python") -> None:
         if formulation not in ("full", "reduced", "multipliers"):
             raise SpecError(f"formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
         if formulation == "multipliers" and (model.system is None or not model.f):
@@ -393,6 +394,7 @@ class Prepared:
             raise SpecError("formulation='reduced' needs the normal form q̇^D = g of the constraints")
         self.model = M = model
         self.formulation = formulation
+        self.backend = backend
         t, q, qd = M.t, M.q, M.qdot
         self.full_state = q + qd
         dep = tuple(v for v in qd if v in M.g)
@@ -433,7 +435,7 @@ class Prepared:
             self.rhs = self.bordered
         else:
             self._rhs_exprs = rhs
-            self.rhs = compile_rhs(rhs, self.state, P, t, name="rhs")
+            self.rhs = compile_rhs(rhs, self.state, P, t, name="rhs", backend=backend)
         # along-solution evaluators (vectorized, in the full state)
         self.v_f = _ev(M.f, self.full_state, P, t, vectorized=True, name="constraints") if M.f else None
         self.s_f = _ev(M.f, self.full_state, P, t, name="constraints_s") if M.f else None
@@ -489,7 +491,8 @@ class Prepared:
     def ensure_jacobian(self) -> None:
         """Compile ∂F/∂y of the right-hand side (for the implicit methods Radau, BDF, LSODA)."""
         if self.formulation != "multipliers" and self.rhs.jacobian is None:
-            self.rhs = compile_rhs(self._rhs_exprs, self.state, self.params, self.model.t, jacobian=True, name="rhs")
+            self.rhs = compile_rhs(self._rhs_exprs, self.state, self.params, self.model.t, jacobian=True, name="rhs",
+                                   backend=self.backend)
 
     # full state (q, q̇) from the integration state, vectorized: y has shape (n_state, N)
     def to_full(self, t, y, p) -> np.ndarray:
@@ -515,21 +518,25 @@ class Prepared:
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def prepare(system, formulation: str = "full", first_integrals: Mapping | None = None) -> Prepared:
+def prepare(system, formulation: str = "full", first_integrals: Mapping | None = None,
+            backend: str = "python") -> Prepared:
     """Compile a system once for repeated simulations (``simulate(prepared, ...)`` accepts it).
 
     Without first integrals the compiled pieces are cached per system object (weakly), so
-    repeated ``simulate(cs, ...)`` calls on the same system compile once.
+    repeated ``simulate(cs, ...)`` calls on the same system compile once.  ``backend`` is the
+    :func:`~jetgeo.numerics.compile.compile_rhs` backend of the right-hand side ("python", "c"
+    or "auto"; the monitors evaluated along the solution stay in Python/NumPy).
     """
     if first_integrals:
-        return Prepared(_model_of(system, formulation), formulation, first_integrals)
+        return Prepared(_model_of(system, formulation), formulation, first_integrals, backend)
     try:
         per = _CACHE.setdefault(system, {})
     except TypeError:  # not weak-referenceable or not hashable: no cache
-        return Prepared(_model_of(system, formulation), formulation, None)
-    if formulation not in per:
-        per[formulation] = Prepared(_model_of(system, formulation), formulation, None)
-    return per[formulation]
+        return Prepared(_model_of(system, formulation), formulation, None, backend)
+    key = formulation if backend == "python" else (formulation, backend)
+    if key not in per:
+        per[key] = Prepared(_model_of(system, formulation), formulation, None, backend)
+    return per[key]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -579,6 +586,7 @@ def simulate(
     manifold_tol: float = 1e-9,
     first_integrals: Mapping | None = None,
     progress: bool | None = None,
+    backend: str | None = None,
 ) -> SimulationResult:
     r"""Integrate the equations of motion of a (constrained) system from data on Q.
 
@@ -604,10 +612,18 @@ def simulate(
     first_integrals : {name: expression in (t, q, q̇)}
         Extra quantities to evaluate along the solution (``result.integrals``).
     progress : None (auto: only in a terminal and if tqdm is installed), True or False.
+    backend : None, "python", "c" or "auto"
+        How the right-hand side is compiled (:func:`~jetgeo.numerics.compile.compile_rhs`);
+        None means "python", or the backend of a prepared system.  With "c" a division by
+        zero in the right-hand side gives inf/nan instead of raising.
     """
-    prep = system if isinstance(system, Prepared) else prepare(system, formulation, first_integrals)
+    prep = system if isinstance(system, Prepared) else prepare(system, formulation, first_integrals,
+                                                               backend or "python")
     if isinstance(system, Prepared) and first_integrals:
         raise SpecError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
+    if isinstance(system, Prepared) and backend is not None and backend != system.backend:
+        raise SpecError(f"simulate: the prepared system was compiled with backend={system.backend!r}, not "
+                        f"{backend!r}; give backend to prepare()")
     M = prep.model
     t0, t1 = float(t_span[0]), float(t_span[1])
     params = dict(params or {})

@@ -1,0 +1,404 @@
+r"""Compiled right-hand sides in C: generated source, system compiler, cached extension modules.
+
+:func:`c_function` turns expressions :math:`F(t, y; p)` — already renamed to the safe symbols
+``_t``, ``_y0, _y1, …``, ``_p0, …`` by :func:`jetgeo.numerics.compile.compile_rhs` — into a
+function ``f(t, y, p) -> ndarray`` implemented by a small CPython extension module:
+
+1. common subexpressions are eliminated (``sympy.cse``) and small integer powers are
+   written as products (``x**3 → x*x*x``, ``x**-2 → 1/(x*x)``: no ``pow`` call);
+2. sympy's C99 printer prints the straight-line code; the only identifiers in it are
+   ``jg_t``, ``jg_y<i>``, ``jg_p<i>``, ``jg_c<i>`` and the C math library's functions —
+   symbol names given by the user never reach the C source (they are renamed before
+   printing), so no user text is ever compiled;
+3. the C source is wrapped in a module with one ``METH_FASTCALL`` function reading the
+   state and the parameters directly from float64 arrays (any other sequence is converted
+   once) and writing into a new NumPy array;
+4. the module is compiled with the system C compiler (``$JETGEO_CC``, else ``$CC``, else the
+   compiler Python was built with) into a cache directory (``$JETGEO_CACHE``, default
+   ``~/.cache/jetgeo``) under a name derived from the SHA-256 of the source, the compiler
+   command and the Python/NumPy ABI: the same expressions are compiled once per machine;
+   concurrent processes each compile into a private temporary file and ``os.replace`` it
+   into place (atomic), so a reader never sees a half-written module.
+
+If there is no compiler or no Python/NumPy headers, :class:`CompilerUnavailableError` is
+raised; ``compile_rhs(..., backend="auto")`` catches it and keeps the Python path.
+
+Semantics differ from the Python backend in one respect only: floating-point exceptions
+follow IEEE 754 (a division by zero gives ``inf``/``nan`` instead of raising
+``ZeroDivisionError``); the values are the same to round-off.
+
+>>> import sympy as sp
+>>> from jetgeo.numerics import compile_rhs
+>>> x, k = sp.symbols("x k")
+>>> f = compile_rhs([k * sp.sin(x), x**3], [x], [k], backend="auto")   # C if a compiler is found
+>>> f.backend in ("c", "python")
+True
+>>> f(0.0, [2.0], [0.0]).tolist()
+[0.0, 8.0]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import shlex
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import sympy as sp
+from sympy.codegen.rewriting import create_expand_pow_optimization
+from sympy.printing.c import C99CodePrinter
+from sympy.printing.codeprinter import PrintMethodNotImplementedError
+
+from ..errors import CompilerUnavailableError, SpecError
+
+__all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "compiler_command", "stats",
+           "clear_memory_cache"]
+
+
+#: counters of what :func:`c_function` did in this process: ``compiled`` (compiler runs),
+#: ``loaded`` (modules imported from the disk cache without compiling), ``reused`` (served from
+#: the in-process cache without touching the disk).
+stats = {"compiled": 0, "loaded": 0, "reused": 0}
+
+_MODULES: dict[str, tuple] = {}
+# the expression index depends on how expressions are printed: on this file and on sympy's printer
+_FORMAT = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16] + "|sympy" + sp.__version__
+_EXPAND_POW = create_expand_pow_optimization(8)
+
+
+def clear_memory_cache() -> None:
+    """Forget the modules loaded in this process (the disk cache is kept)."""
+    _MODULES.clear()
+
+
+def cache_dir() -> Path:
+    """The directory of compiled modules: ``$JETGEO_CACHE`` or ``~/.cache/jetgeo``."""
+    env = os.environ.get("JETGEO_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "jetgeo"
+
+
+def compiler_command() -> list[str]:
+    """The compiler command: ``$JETGEO_CC``, else ``$CC``, else Python's build compiler, else ``cc``."""
+    cmd = os.environ.get("JETGEO_CC") or os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shlex.split(cmd)
+
+
+class _Printer(C99CodePrinter):
+    """C99 printer that refuses what it cannot print (instead of emitting a comment)."""
+
+    def _print_Symbol(self, expr):  # the renamed symbols only: _t, _y<i>, _p<i>, _c<i>
+        name = expr.name
+        if not (name[:2] in ("_y", "_p", "_c") and name[2:].isdigit() or name == "_t"):
+            raise SpecError(f"codegen: unexpected symbol {name!r} in the expressions (not renamed)")
+        return "jg_" + name[1:]
+
+    def _print_Integer(self, expr):  # every literal is a double: no integer division anywhere
+        return f"{int(expr)}.0"
+
+    def _print_sign(self, expr):  # sympy's sign as a double (the C99 printer's is an int expression)
+        a = self._print(expr.args[0])
+        return f"(({a}) > 0 ? 1.0 : (({a}) < 0 ? -1.0 : 0.0))"
+
+    def _print_Mod(self, expr):  # sympy's Mod (sign of the divisor, as Python's %), not C's fmod
+        a, b = (self._print(arg) for arg in expr.args)
+        return f"(({a}) - ({b})*floor(({a})/({b})))"
+
+
+def _allowed_identifiers() -> frozenset:
+    names = {"M_PI", "M_E", "INFINITY", "NAN", "HUGE_VAL", "pow", "fmod", "fabs"}
+    for v in C99CodePrinter().known_functions.values():
+        if isinstance(v, str):
+            names.add(v)
+        else:
+            names.update(name for _, name in v if isinstance(name, str) and name != "abs")  # int abs
+    return frozenset(names)
+
+
+_ALLOWED = _allowed_identifiers()
+_NUMBER = re.compile(r"(?<![A-Za-z_0-9])\d+\.?\d*(?:[eE][-+]?\d+)?")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _print(pr: _Printer, expr) -> str:
+    """C code of one expression; refuses anything but the safe names and the C math library."""
+    try:
+        code = pr.doprint(expr)
+    except PrintMethodNotImplementedError as exc:
+        raise SpecError(f"codegen: the C printer does not support {exc}".split("\n")[0]) from exc
+    # defence in depth: the only identifiers are ours and the C math library's (no user text)
+    bad = {w for w in _IDENT.findall(_NUMBER.sub(" ", code)) if not w.startswith("jg_") and w not in _ALLOWED}
+    if bad or "/*" in code or "//" in code or "#" in code or '"' in code:
+        raise SpecError(f"codegen: the C printer produced unexpected text {sorted(bad)} for {expr}")
+    return code
+
+
+def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: str, cse: bool = True,
+             optimizations: str | None = "basic") -> tuple[str, tuple]:
+    """The C source of the extension module for the renamed expressions, and (repl, reduced).
+
+    ``exprs`` contain only ``_t``, ``_y<i>`` (i < n_state) and ``_p<i>`` (i < n_params).
+    """
+    if cse:
+        repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_c"), optimizations=optimizations)
+    else:
+        repl, reduced = [], list(exprs)
+    pr = _Printer({"strict": True})
+    body = []
+    for s, r in repl:
+        body.append(f"    const double {_print(pr, s)} = {_print(pr, _EXPAND_POW(r))};")
+    for i, r in enumerate(reduced):
+        body.append(f"    out[{i}] = {_print(pr, _EXPAND_POW(sp.sympify(r)))};")
+    used_t = any(sp.Symbol("_t") in e.free_symbols for e in exprs)
+    ndim = len(shape)
+    dims = ", ".join(str(int(d)) for d in shape) or "0"
+    src = _TEMPLATE.format(
+        modname=modname, n_state=n_state, n_params=n_params, n_out=len(reduced), ndim=ndim, dims=dims,
+        unpack_y="\n".join(f"    const double jg_y{i} = y[{i}];" for i in range(n_state)),
+        unpack_p="\n".join(f"    const double jg_p{i} = p[{i}];" for i in range(n_params)),
+        unpack_t="    const double jg_t = t;" if used_t else "    (void)t;",
+        body="\n".join(body),
+    )
+    return src, (repl, reduced)
+
+
+_TEMPLATE = r"""/* generated by jetgeo.numerics.codegen: do not edit */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#ifndef M_E
+#define M_E 2.7182818284590452354
+#endif
+
+static void kernel(const double t, const double *restrict y, const double *restrict p, double *restrict out)
+{{
+{unpack_t}
+{unpack_y}
+{unpack_p}
+{body}
+}}
+
+/* a float64 vector of length n: borrowed data of a contiguous float64 array, else a converted copy */
+static const double *as_vector(PyObject *obj, Py_ssize_t n, PyObject **owner, const char *what)
+{{
+    *owner = NULL;
+    if (PyArray_Check(obj)) {{
+        PyArrayObject *a = (PyArrayObject *)obj;
+        if (PyArray_TYPE(a) == NPY_DOUBLE && PyArray_NDIM(a) == 1 && PyArray_IS_C_CONTIGUOUS(a)
+            && PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) {{
+            if (PyArray_DIM(a, 0) != n) goto bad_length;
+            return (const double *)PyArray_DATA(a);
+        }}
+    }}
+    *owner = PyArray_FROMANY(obj, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (*owner == NULL) return NULL;
+    if (PyArray_DIM((PyArrayObject *)*owner, 0) != n) {{
+        Py_CLEAR(*owner);
+        goto bad_length;
+    }}
+    return (const double *)PyArray_DATA((PyArrayObject *)*owner);
+bad_length:
+    PyErr_Format(PyExc_ValueError, "%s must have length %zd", what, n);
+    return NULL;
+}}
+
+static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{{
+    static const double nothing[1] = {{0.0}};
+    if (nargs < 2 || nargs > 3) {{
+        PyErr_SetString(PyExc_TypeError, "f(t, y, p=()) takes 2 or 3 positional arguments");
+        return NULL;
+    }}
+    const double t = PyFloat_AsDouble(args[0]);
+    if (t == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *own_y = NULL, *own_p = NULL;
+    const double *y = nothing, *p = nothing;
+    if ({n_state} > 0) {{
+        y = as_vector(args[1], {n_state}, &own_y, "the state y");
+        if (y == NULL) return NULL;
+    }}
+    if ({n_params} > 0) {{
+        if (nargs < 3) {{
+            Py_XDECREF(own_y);
+            PyErr_SetString(PyExc_TypeError, "f(t, y, p): the parameters p are missing");
+            return NULL;
+        }}
+        p = as_vector(args[2], {n_params}, &own_p, "the parameters p");
+        if (p == NULL) {{
+            Py_XDECREF(own_y);
+            return NULL;
+        }}
+    }}
+    npy_intp dims[] = {{{dims}}};
+    PyObject *res = PyArray_SimpleNew({ndim}, dims, NPY_DOUBLE);
+    if (res != NULL) kernel(t, y, p, (double *)PyArray_DATA((PyArrayObject *)res));
+    Py_XDECREF(own_y);
+    Py_XDECREF(own_p);
+    return res;
+}}
+
+static PyMethodDef methods[] = {{
+    {{"f", (PyCFunction)(void (*)(void))call, METH_FASTCALL, "f(t, y, p) -> ndarray (generated by jetgeo)"}},
+    {{NULL, NULL, 0, NULL}}
+}};
+
+static struct PyModuleDef moduledef = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, methods}};
+
+PyMODINIT_FUNC PyInit_{modname}(void)
+{{
+    import_array();
+    return PyModule_Create(&moduledef);
+}}
+"""
+
+
+def _flags() -> list[str]:
+    import numpy as np
+
+    inc = sysconfig.get_paths()["include"]
+    if not (Path(inc) / "Python.h").is_file():
+        raise CompilerUnavailableError(f"codegen: the Python headers are missing (no Python.h in {inc}); "
+                                       "install the python development package")
+    flags = ["-O2", "-fno-math-errno", "-fPIC", "-shared", "-std=c99", "-w", f"-I{inc}", f"-I{np.get_include()}"]
+    if sys.platform == "darwin":
+        flags += ["-undefined", "dynamic_lookup"]
+    return flags
+
+
+def _load(modname: str, path: Path):
+    spec = importlib.util.spec_from_file_location(modname, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _build(source: str, modname: str, target: Path, cc: list[str], flags: list[str]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="build-", dir=target.parent) as tmp:
+        c_file = Path(tmp) / f"{modname}.c"
+        c_file.write_text(source)
+        so_file = Path(tmp) / target.name
+        cmd = [*cc, *flags, str(c_file), "-o", str(so_file), "-lm"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except FileNotFoundError as exc:
+            raise CompilerUnavailableError(f"codegen: the C compiler {cc[0]!r} was not found (set $JETGEO_CC or "
+                                           f"$CC to a C compiler, or use backend='python')") from exc
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise CompilerUnavailableError(f"codegen: running the C compiler {shlex.join(cc)!r} failed: {exc}") from exc
+        if proc.returncode != 0:
+            raise CompilerUnavailableError(f"codegen: the C compiler {shlex.join(cc)!r} failed "
+                                           f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+        # atomic renames: concurrent builders of the same key write identical files
+        os.replace(c_file, target.parent / f"{modname}.c")
+        os.replace(so_file, target)
+
+
+def _expression_key(exprs: list, context: str) -> str | None:
+    """A stable digest of the expressions' structure (DAG-aware: each distinct node is hashed once).
+
+    Used to find a compiled module without redoing ``cse`` and printing; None if the
+    expressions are too deep to walk."""
+    memo: dict = {}
+
+    def node(e) -> str:
+        v = memo.get(e)
+        if v is None:
+            payload = type(e).__name__ + "(" + ",".join(node(a) for a in e.args) + ")" if e.args else sp.srepr(e)
+            v = memo[e] = hashlib.blake2b(payload.encode(), digest_size=16).hexdigest()
+        return v
+
+    try:
+        return hashlib.sha256((context + "|" + "|".join(node(sp.sympify(e)) for e in exprs)).encode()).hexdigest()[:32]
+    except RecursionError:  # pragma: no cover - absurdly deep expressions: skip the index
+        return None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool = True,
+               optimizations: str | None = "basic"):
+    """Compile renamed expressions into ``f(t, y, p) -> ndarray``; returns (f, C source, (repl, reduced)).
+
+    The third item is None when the module was found through the expression index (the
+    common subexpressions were not recomputed).  Raises :class:`CompilerUnavailableError` if
+    the module cannot be built, and :class:`~jetgeo.errors.SpecError` if an expression cannot be
+    printed as C.
+    """
+    import numpy as np
+
+    cc = compiler_command()
+    if not cc:
+        raise CompilerUnavailableError("codegen: the compiler command is empty ($JETGEO_CC / $CC)")
+    flags = _flags()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    abi = f"{sys.implementation.cache_tag}|{suffix}|numpy{np.__version__}"
+    context = "\0".join([_FORMAT, str(n_state), str(n_params), repr(tuple(shape)), repr(cse), repr(optimizations),
+                          shlex.join(cc), shlex.join(flags), abi])
+    ekey = _expression_key(exprs, context)
+    hit = _MODULES.get(ekey) if ekey else None
+    if hit is not None:
+        stats["reused"] += 1
+        return hit[0].f, hit[1], None
+    directory = cache_dir()
+    index = directory / "index" / ekey if ekey else None
+    if index is not None and index.is_file():            # compiled before, maybe by another process
+        modname = index.read_text().strip()
+        target, c_file = directory / f"{modname}{suffix}", directory / f"{modname}.c"
+        if modname.startswith("jetgeo_rhs_") and target.is_file() and c_file.is_file():
+            try:
+                mod = _load(modname, target)
+            except ImportError:  # a stale or foreign file: compile again below
+                pass
+            else:
+                stats["loaded"] += 1
+                source = c_file.read_text()
+                _MODULES[ekey] = (mod, source)
+                return mod.f, source, None
+    placeholder = "jgmod"
+    src0, parts = c_source(exprs, n_state, n_params, shape, placeholder, cse=cse, optimizations=optimizations)
+    key = hashlib.sha256("\0".join([src0, shlex.join(cc), shlex.join(flags), abi]).encode()).hexdigest()[:24]
+    modname = f"jetgeo_rhs_{key}"
+    source = src0.replace(placeholder, modname)
+    target = directory / f"{modname}{suffix}"
+    mod = None
+    if target.is_file() and (directory / f"{modname}.c").is_file():
+        try:
+            mod = _load(modname, target)
+            stats["loaded"] += 1
+        except ImportError:  # a stale or foreign file: rebuild it
+            mod = None
+    if mod is None:
+        try:
+            _build(source, modname, target, cc, flags)
+        except OSError as exc:  # an unwritable cache directory, a full disk
+            raise CompilerUnavailableError(f"codegen: cannot write the compiled module to {directory}: {exc} "
+                                           "(set $JETGEO_CACHE to a writable directory)") from exc
+        stats["compiled"] += 1
+        try:
+            mod = _load(modname, target)
+        except ImportError as exc:
+            raise CompilerUnavailableError(f"codegen: the compiled module {target} cannot be imported: {exc}") from exc
+    if index is not None:
+        try:
+            index.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(index, modname)
+        except OSError:  # the index only saves time
+            pass
+    if ekey:
+        _MODULES[ekey] = (mod, source)
+    return mod.f, source, parts
