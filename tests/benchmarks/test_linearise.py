@@ -109,3 +109,44 @@ def test_jacobian_matches_finite_differences_of_accelerations():
         e[j] = h
         num[:, j] = (np.array(f(*(x0 + e))) - np.array(f(*(x0 - e)))) / (2 * h)
     np.testing.assert_allclose(lin.numeric(), num, rtol=1e-6, atol=1e-6)
+
+
+def test_multiplier_and_reduced_routes_agree_at_a_generic_point():
+    """Two exact routes: derivatives of the bordered system (multipliers, default; falls back to
+    symbolic differentiation since the disc accelerates there) and of Krupková's A′, B′."""
+    model, Y, cs = _heavy_disc()
+    ps, th, ph, x, y = Y.q
+    psd, thd, phd, _, _ = Y.qdot
+    vals = {s: sp.Rational(v) for s, v in zip(sorted(model.params, key=str), ("0.2", "0.35", "9.81", "1.3", "0.5"))}
+    pt = {ps: sp.Rational(1, 3), th: sp.Rational(1, 5), ph: 1, x: 2, y: 3, psd: sp.Rational(1, 2),
+          thd: sp.Rational(-1, 3), phd: 2}
+    a = linearise(cs, pt, params=vals)
+    b = linearise(cs, pt, params=vals, method="reduced")
+    assert a.method == "multipliers" and b.method == "reduced"
+    np.testing.assert_allclose(a.numeric(), b.numeric(), atol=1e-12, rtol=1e-12)
+    np.testing.assert_allclose(np.array(a.M.evalf(20), dtype=float), np.array(b.M.evalf(20), dtype=float),
+                               atol=1e-12)
+    # the pair (system, Q) needs no normal form and gives the same
+    c = linearise((cs.system, cs.Q), pt, params=vals, independent=cs.independent)
+    np.testing.assert_allclose(a.numeric(), c.numeric(), atol=1e-40)
+
+
+def test_multiplier_route_reports_bad_input():
+    model, Y, cs = _heavy_disc()
+    ps, th, ph, x, y = Y.q
+    psd, thd, phd, xd, yd = Y.qdot
+    with pytest.raises(SpecError, match="method"):
+        linearise(cs, {}, method="nonsense")
+    with pytest.raises(SpecError, match="independent velocities"):
+        linearise(cs, {ps: 0, th: 0, ph: 0, x: 0, y: 0, psd: 0, thd: 0})
+    # nonlinear constraints: every velocity is needed (and checked against f = 0)
+    Y2 = FibredManifold(["x", "y"])
+    (x2, y2), (xd2, yd2) = Y2.q, Y2.qdot
+    S2 = LagrangianSystem(Y2, (xd2**2 + yd2**2) / 2)
+    Q2 = ConstraintSubmanifold(Y2, [xd2**2 + yd2**2 - 1])
+    with pytest.raises(SpecError, match="nonlinear"):
+        linearise((S2, Q2), {x2: 0, y2: 0, xd2: 1})
+    with pytest.raises(OffManifoldError):
+        linearise((S2, Q2), {x2: 0, y2: 0, xd2: 1, yd2: 1})
+    lin = linearise((S2, Q2), {x2: 0, y2: 0, xd2: 1, yd2: 0})  # uniform motion on the unit speed circle
+    assert lin.f0.T.tolist() == [[1, 0, 0]] and lin.A[2, :] == sp.zeros(1, 3)
