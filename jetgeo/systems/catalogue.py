@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SpecError
+from ..geometry import zero_test
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
@@ -127,29 +128,35 @@ class _Registered:
     builder: Callable[..., Spec]
     options: dict
     summary: str
+    heavy: bool = False
 
 
 _REGISTRY: dict[str, _Registered] = {}
 
 
-def register(name: str, summary: str, **options):
-    """Decorator adding a builder ``f(**options) -> Spec`` to the catalogue."""
+def register(name: str, summary: str, heavy: bool = False, **options):
+    """Decorator adding a builder ``f(**options) -> Spec`` to the catalogue.
+
+    ``heavy=True`` marks a system whose full symbolic equations of motion are expensive
+    (the Whipple bicycle): it loads like any other, but :func:`names` lists it only when
+    asked, so that loops over the catalogue stay fast."""
 
     def deco(fn):
-        _REGISTRY[name] = _Registered(fn, dict(options), summary)
+        _REGISTRY[name] = _Registered(fn, dict(options), summary, heavy)
         return fn
 
     return deco
 
 
 def _ensure_loaded() -> None:
-    from . import entries  # noqa: F401  (registers the entries)
+    from . import entries, whipple  # noqa: F401  (registers the entries)
 
 
-def names() -> list:
-    """The names of the catalogue's systems, sorted."""
+def names(heavy: bool = False) -> list:
+    """The names of the catalogue's systems, sorted; ``heavy=True`` includes the systems whose
+    full symbolic equations are expensive (see :func:`register`)."""
     _ensure_loaded()
-    return sorted(_REGISTRY)
+    return sorted(n for n, r in _REGISTRY.items() if heavy or not r.heavy)
 
 
 def describe() -> dict:
@@ -159,7 +166,7 @@ def describe() -> dict:
 
 
 def _unknown(name) -> SpecError:
-    return SpecError(f"unknown system {name!r}; the catalogue has: {', '.join(names())}")
+    return SpecError(f"unknown system {name!r}; the catalogue has: {', '.join(names(heavy=True))}")
 
 
 def load(name: str, **params) -> CatalogueEntry:
@@ -240,7 +247,7 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     parameters += tuple(sorted(extra - set(parameters) - set(Y.J2.coords), key=sp.default_sort_key))
     params = {p: spec.params[p] for p in parameters if p in spec.params}
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
-    initial = _initial_state(Q, spec, subs, params)
+    initial = _initial_state(Q, spec, subs, params, heavy=_REGISTRY[name].heavy)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
         reference=spec.reference, description=spec.description, initial=initial, params=params,
@@ -248,14 +255,20 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     )
 
 
-def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict) -> dict:
-    """t, q and the independent velocities from the guess; dependent velocities from q̇^D = g."""
+def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict, heavy: bool = False) -> dict:
+    """t, q and the independent velocities from the guess; dependent velocities from q̇^D = g
+    (heavy systems: the guess itself, checked to lie on Q, without forming the normal form)."""
     Y = Q.Y
     point = {Y.t: sp.sympify(spec.guess.get(Y.t, 0))}
     for c in (*Y.q, *Y.qdot):
         if c not in spec.guess:
             raise SpecError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
         point[c] = sp.sympify(spec.guess[c])
+    if heavy:
+        bad = [f for f in Q.f if not zero_test(sp.sympify(f).xreplace({**params, **point})).zero]
+        if bad:  # pragma: no cover - entries are checked by their tests
+            raise SpecError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
+        return point
     nf = Q.normal_form()
     rep = {**params, **point}
     for d, g in nf.g.items():

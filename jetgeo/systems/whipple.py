@@ -260,3 +260,32 @@ def stability_speeds(g: float = 9.81) -> tuple:
         return float(max(eigenvalues(v, g).real))
 
     return brentq(abscissa, 3.0, 5.0, xtol=1e-15), brentq(abscissa, 5.5, 7.0, xtol=1e-15)
+
+
+def _register() -> None:
+    from .catalogue import Spec, register
+
+    @register("whipple_bicycle", "Whipple bicycle, the benchmark of Meijaard et al. 2007 (4 bodies, 8 coordinates, "
+              "4 rolling constraints + 1 holonomic contact condition as ḣ = 0)", heavy=True)
+    def _whipple() -> Spec:
+        b = whipple_bicycle(numeric=False)
+        Y = b.Y
+        P = benchmark_parameters()
+        params = {b.symbols[k]: v for k, v in P.items()}
+        guess = {Y.t: 0, **b.upright(4)}
+        guess = {k: (sp.sympify(v).xreplace(params)) for k, v in guess.items()}
+        return Spec(
+            Y=Y, f=list(b.Q.f), T=b.system.kinetic_energy, V=b.system.potential_energy,
+            reference="Meijaard, Papadopoulos, Ruina & Schwab 2007, Proc. R. Soc. A 463:1955, §§2-5, Table 1",
+            description=("Rear wheel, rear frame with rider, front frame, front wheel on knife-edge wheels "
+                         "rolling on level ground (z down). Pitch is fixed by lean and steer through the front "
+                         "contact height h = 0, entered as ḣ = 0. Linearise about upright straight-ahead "
+                         "motion with jetgeo.systems.whipple (M, C1, K0, K2; Table 2 eigenvalues)."),
+            parameters=tuple(b.symbols[k] for k in _PARAMETER_NAMES), params=params, guess=guess,
+            dependent=[Y.qdot[i] for i in (0, 1, 2, 4, 7)],
+            notes=["heavy: the full nonlinear reduced equations are not formed by the catalogue tests; "
+                   "the holonomic condition h is jetgeo.systems.whipple.whipple_bicycle().holonomic"],
+        )
+
+
+_register()
