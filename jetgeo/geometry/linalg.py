@@ -327,17 +327,34 @@ def _fits_polynomial_domain(M: sp.Matrix) -> bool:
     return True
 
 
+def _generators_as_symbols(M: sp.Matrix) -> tuple:
+    """M with every non-polynomial atom (sin θ, cos θ, e^x …) replaced by a fresh symbol, and the
+    map back.  sympy's domain constructor puts sin θ and cos θ of one angle in the slow EX
+    domain (they are algebraically dependent); as independent generators they give a
+    polynomial ring, where fraction-field elimination is fast."""
+    atoms = set()
+    for e in M:
+        atoms |= {a for a in e.atoms(sp.Function)}
+    if not atoms:
+        return M, {}
+    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(sorted(atoms, key=sp.default_sort_key))}
+    return M.xreplace(rep), {v: k for k, v in rep.items()}
+
+
 def solve_rational(A, b) -> sp.Matrix | None:
     """Solve the square system A x = b exactly in the field of rational functions.
 
     The entries are converted to sympy's sparse polynomial domain (``DomainMatrix`` over
-    K(generators); sines, cosines and other non-polynomial atoms become generators) and the
-    system is solved by fraction-field LU there: every intermediate quotient is kept in lowest
-    terms by polynomial gcds, which is 10–20× faster than ``LUsolve`` followed by ``cancel`` of
-    the nested result (measured on Krupková's reduced equations, 2.4 s → 0.15 s).  The result
-    entries are ``numerator/denominator`` in expanded, cancelled form.  Returns ``None`` when
-    the entries do not fit a polynomial domain (the caller falls back to ``LUsolve``) or the
-    matrix is singular in that domain.
+    K(generators)) and the system is solved by fraction-field LU there: every intermediate
+    quotient is kept in lowest terms by polynomial gcds, which is 10–20× faster than ``LUsolve``
+    followed by ``cancel`` of the nested result (measured on Krupková's reduced equations,
+    2.4 s → 0.15 s).  Sines, cosines and other function atoms are treated as independent
+    generators: the elimination is then an identity in a larger polynomial ring, valid after
+    the relations among them (sin² + cos² = 1) are imposed provided no denominator of the
+    result vanishes identically under those relations — checked by jetgeo's zero test, and
+    ``None`` is returned if one does.  The result entries are ``numerator/denominator`` in
+    expanded, cancelled form.  Returns ``None`` when the entries do not fit a polynomial
+    domain (the caller falls back to ``LUsolve``) or the matrix is singular in that domain.
     """
     from sympy.polys.matrices import DomainMatrix
 
@@ -345,15 +362,23 @@ def solve_rational(A, b) -> sp.Matrix | None:
     b = sp.Matrix(b)
     if not _fits_polynomial_domain(A.row_join(b)):
         return None
+    Mx, back = _generators_as_symbols(A.row_join(b))
     try:
-        dM = DomainMatrix.from_Matrix(A.row_join(b))
+        dM = DomainMatrix.from_Matrix(Mx)
         if dM.domain.is_EX or dM.domain.is_EXRAW:
             return None
         dM = dM.to_field()
         xs = dM[:, : A.cols].lu_solve(dM[:, A.cols :])
     except (sp.PolynomialError, ZeroDivisionError, NotImplementedError, ValueError, TypeError):
         return None
-    return xs.to_Matrix()
+    if not back:
+        return xs.to_Matrix()
+    X = xs.to_Matrix()
+    dens = {sp.fraction(e)[1] for e in X} - {sp.Integer(1)}
+    for den in dens:
+        if is_zero(den.xreplace(back)):
+            return None  # a denominator vanishes on the relations among the generators
+    return X.xreplace(back)
 
 
 def substitute_affine(expr, values: dict) -> sp.Expr | None:
@@ -374,6 +399,7 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
     col = sp.Matrix([c0, *cs, *[values[k] for k in keys]])
     if not _fits_polynomial_domain(col):
         return None
+    col, back = _generators_as_symbols(col)
     try:
         dm = DomainMatrix.from_Matrix(col)
         if dm.domain.is_EX or dm.domain.is_EXRAW:
@@ -387,7 +413,8 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
     r = el[0]
     for i in range(n):
         r = r + el[1 + i] * el[1 + n + i]
-    return K.to_sympy(r)
+    out = K.to_sympy(r)
+    return out.xreplace(back) if back else out
 
 
 def independent_rows(M) -> list:
