@@ -10,7 +10,9 @@ rewriting its kinematics:
   velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
 * the velocity constraints f^i(t, q, q̇) = 0 become a
   :class:`~jetgeo.mechanics.ConstraintSubmanifold` (linear or not: KanesMethod's
-  restriction to constraints linear in the speeds does not apply here).
+  restriction to constraints linear in the speeds does not apply here);
+* configuration (holonomic) constraints h(t, q) = 0 enter Q as ḣ = ∂h/∂t + ∂h/∂q q̇ = 0 and
+  are kept on the result (``holonomic``), so that a point can be checked to lie on h = 0.
 
 Everything is translated to jet coordinates (plain Symbols ``x``, ``xdot``) with the map
 of :func:`jetgeo.jets.interop.dynamic_map`.  Any time function left over after
@@ -29,7 +31,7 @@ xdot**2
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -45,7 +47,8 @@ class ImportedModel:
     """The result of :func:`from_mechanics`: ``system, Q = model`` unpacks it.
 
     ``Q`` is None when the model has no velocity constraints; ``T``, ``V`` and
-    ``forces`` are the translated kinetic energy, potential and generalised forces.
+    ``forces`` are the translated kinetic energy, potential and generalised forces;
+    ``holonomic`` the configuration constraints h(t, q) (their derivatives ḣ are in ``Q``).
     """
 
     Y: FibredManifold
@@ -54,6 +57,7 @@ class ImportedModel:
     T: sp.Expr
     V: sp.Expr
     forces: list
+    holonomic: list = field(default_factory=list)
 
     def __iter__(self):
         return iter((self.system, self.Q))
@@ -89,7 +93,8 @@ def _leftover_functions(expr, allowed) -> set:
 
 
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
-                   velocity_constraints: Sequence = (), time: str = "t") -> ImportedModel:
+                   velocity_constraints: Sequence = (), time: str = "t",
+                   configuration_constraints: Sequence = ()) -> ImportedModel:
     """Build a jetgeo system from a ``sympy.physics.mechanics`` model.
 
     ``coordinates``: the generalised coordinates (dynamicsymbols q(t)), in the order of
@@ -97,7 +102,9 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     objects whose velocities in ``frame`` (the inertial frame) are defined through the
     coordinates; ``loads``: forces at points and torques on frames; ``potential``: V(t, q)
     in dynamicsymbols (alternatively give conservative forces as loads — not both for the
-    same force); ``velocity_constraints``: expressions f(t, q, q̇) = 0.
+    same force); ``velocity_constraints``: expressions f(t, q, q̇) = 0;
+    ``configuration_constraints``: expressions h(t, q) = 0 (KanesMethod's
+    ``configuration_constraints``), entered as ḣ = 0 after the velocity constraints.
     """
     from sympy.physics.mechanics import dynamicsymbols
 
@@ -143,5 +150,10 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     forces = [sp.expand(f) for f in forces]
     system = LagrangianSystem.mechanical(Y, T, V, forces=forces if any(f != 0 for f in forces) else None)
     fs = [jet(f, "a velocity constraint") for f in velocity_constraints]
+    hs = [jet(h, "a configuration constraint") for h in configuration_constraints]
+    for h in hs:
+        if Y.jet_order(h) > 0:
+            raise SpecError(f"a configuration constraint must depend on (t, q) only; got {h}")
+        fs.append(sp.diff(h, Y.t) + sp.Add(*[sp.diff(h, c) * v for c, v in zip(Y.q, Y.qdot)]))
     Q = ConstraintSubmanifold(Y, fs) if fs else None
-    return ImportedModel(Y, system, Q, T, V, forces)
+    return ImportedModel(Y, system, Q, T, V, forces, hs)
