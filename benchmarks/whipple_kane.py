@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -377,6 +378,32 @@ def _median_time(fn, reps: int):
     return float(np.median(times)), times, out
 
 
+_NATIVE = """
+import json, time
+t0 = time.perf_counter()
+from jetgeo.systems import whipple
+t1 = time.perf_counter()
+bike = whipple.whipple_bicycle()
+t2 = time.perf_counter()
+lin = bike.linearise()
+t3 = time.perf_counter()
+M, C1, K0, K2 = whipple.benchmark_matrices()
+print(json.dumps({"import": t1 - t0, "build": t2 - t1, "linearise": t3 - t2}))
+"""
+
+
+def jetgeo_native_timing() -> dict:
+    """jetgeo's own bicycle (jetgeo.systems.whipple) in a fresh interpreter: build L and the
+    constraints, then the exact linearisation with v and g symbolic (seconds)."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", _NATIVE], capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="time derive only (skip the linearisation)")
@@ -430,6 +457,17 @@ def main(argv=None) -> int:
               f"symbolic v): {result['jetgeo_linearise_seconds']:.2f} s; max |Δλ| vs Table 2 "
               f"{result['jetgeo_max_abs_deviation']['table2']:.3e}, vs the published matrices "
               f"{result['jetgeo_max_abs_deviation']['published_matrices']:.3e}")
+    if not a.no_jetgeo:
+        nat = [jetgeo_native_timing() for _ in range(a.reps)]
+        build = float(np.median([x["build"] for x in nat]))
+        lin_t = float(np.median([x["linearise"] for x in nat]))
+        result["jetgeo_native_build_seconds"], result["jetgeo_native_linearise_seconds"] = build, lin_t
+        line = f"jetgeo native (jetgeo.systems.whipple): build {build:.2f} s + linearise {lin_t:.2f} s"
+        if "linearise_seconds" in result:
+            kane = result["derive_seconds"] + result["linearise_seconds"]
+            result["ratio_native_vs_kane"] = (build + lin_t) / kane
+            line += f" = {build + lin_t:.2f} s against KanesMethod's {kane:.1f} s: ratio {(build + lin_t) / kane:.4f}"
+        print(line)
     RESULTS.mkdir(exist_ok=True)
     Path(a.output).write_text(json.dumps(result, indent=1))
     print(f"wrote {a.output}")
