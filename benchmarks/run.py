@@ -61,7 +61,7 @@ import sympy.physics.mechanics  # noqa: E402,F401
 import jetgeo  # noqa: E402,F401  (imported before forking: children start warm, with empty caches)
 from benchmarks import systems as S  # noqa: E402
 
-TOOLS = ("jetgeo", "kane", "lagrange")
+TOOLS = ("jetgeo", "jetgeo_tq", "kane", "lagrange")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 QUICK = ["chaplygin_sleigh", "vertical_disc", "heavy_disc", "parallel_points",
@@ -110,6 +110,14 @@ def _measure(tool: str, name: str, prep: dict, extras: bool, report=None) -> dic
         out["dependent"] = [str(d) for d in cs.dependent]
         if list(cs.dependent) != deps:  # pragma: no cover - the choice is deterministic
             out["warning"] = "dependent velocities differ from the prepared choice"
+        exprs = [acc[a] for a in Y.qddot]
+    elif tool == "jetgeo_tq":
+        from jetgeo import ConstraintSubmanifold, LagrangianSystem
+        from jetgeo.mechanics import accelerations_on_TQ
+
+        deps = [Y.qdot[i] for i in prep["dependent"]]
+        acc = accelerations_on_TQ(LagrangianSystem(Y, L), ConstraintSubmanifold(Y, fs), dependent=deps)
+        out["derive"] = time.perf_counter() - t0
         exprs = [acc[a] for a in Y.qddot]
     elif tool == "kane":
         km, u, sol, t_eq = S.kane_derive(model, prep["dependent"])
@@ -302,7 +310,7 @@ def bench_case(name: str, reps: int, timeout: float, skip: set, slow: float, log
             if k in runs[0]:
                 rec[k] = runs[0][k]
     ref = case["tools"]["jetgeo"].get("values")
-    for tool in ("kane", "lagrange"):
+    for tool in ("jetgeo_tq", "kane", "lagrange"):
         other = case["tools"][tool].get("values")
         if ref is not None and other is not None:
             case["tools"][tool]["max_abs_diff"] = max(abs(a - b) for a, b in zip(ref, other))
@@ -353,13 +361,13 @@ def _ratio(a: dict, b: dict, key: str) -> str:
 
 def ratio_table(cases: list) -> str:
     """Ratios jetgeo / peer (< 1: jetgeo is faster / smaller), from medians of the same run."""
-    lines = ["| system | derive jg/Kane | derive jg/Lagrange | ops jg/Kane | ops jg/Lagrange "
-             "| rhs jg/Kane | rhs jg/Lagrange |", "|" + "---|" * 7]
+    lines = ["| system | derive jg/Kane | derive jg-TQ/Kane | derive jg/Lagrange | ops jg/Kane | ops jg-TQ/Kane "
+             "| ops jg/Lagrange | rhs jg/Kane | rhs jg/Lagrange |", "|" + "---|" * 9]
     for c in cases:
         if "tools" not in c:
-            lines.append(f"| {c['name']} | {c.get('error')} |" + " |" * 5)
+            lines.append(f"| {c['name']} | {c.get('error')} |" + " |" * 7)
             continue
-        j, k, la = (c["tools"][t] for t in TOOLS)
+        j, jt, k, la = (c["tools"].get(t, {}) for t in TOOLS)
 
         def r(peer, key, j=j):
             if peer.get("status") in ("rejected", "timeout", "error", "skipped") and key != "derive":
@@ -368,29 +376,33 @@ def ratio_table(cases: list) -> str:
                 return "rejected"
             return _ratio(j, peer, key)
 
-        lines.append(f"| {c['name']} | {r(k, 'derive')} | {r(la, 'derive')} | {r(k, 'ops')} | {r(la, 'ops')} "
-                     f"| {r(k, 'rhs_us')} | {r(la, 'rhs_us')} |")
+        def rt(key, jt=jt, k=k):
+            return _ratio(jt, k, key) if k.get("status") == "ok" else (k.get("status") or "—")
+
+        lines.append(f"| {c['name']} | {r(k, 'derive')} | {rt('derive')} | {r(la, 'derive')} | {r(k, 'ops')} "
+                     f"| {rt('ops')} | {r(la, 'ops')} | {r(k, 'rhs_us')} | {r(la, 'rhs_us')} |")
     return "\n".join(lines)
 
 
 def table(cases: list) -> str:
-    head = ("| system | jetgeo s | Kane s (eq) | Lagrange s (eq) | jg/Kane | jg/Lag | ops jg / Kane / Lag "
-            "| rhs µs jg / Kane / Lag | rhs jg/Kane | agree (max |Δq̈|) |")
-    lines = [head, "|" + "---|" * 10]
+    head = ("| system | jetgeo s | jetgeo-TQ s | Kane s (eq) | Lagrange s (eq) | jg/Kane | jg/Lag "
+            "| ops jg / jg-TQ / Kane / Lag | rhs µs jg / Kane / Lag | rhs jg/Kane | agree (max |Δq̈|) TQ / Kane / Lag |")
+    lines = [head, "|" + "---|" * 11]
     for c in cases:
         if "tools" not in c:
-            lines.append(f"| {c['name']} | {c.get('error')} |" + " |" * 8)
+            lines.append(f"| {c['name']} | {c.get('error')} |" + " |" * 9)
             continue
-        j, k, la = (c["tools"][t] for t in TOOLS)
+        j, jt, k, la = (c["tools"].get(t, {}) for t in TOOLS)
 
         def eq(r):
             return f" ({r['eq']:.3g})" if r.get("status") == "ok" and "eq" in r else ""
 
-        ops = " / ".join(str(r.get("ops", "—")) for r in (j, k, la))
+        ops = " / ".join(str(r.get("ops", "—")) for r in (j, jt, k, la))
         rhs = " / ".join(f"{r['rhs_us']:.1f}" if "rhs_us" in r else "—" for r in (j, k, la))
-        agree = " / ".join(f"{r['max_abs_diff']:.1e}" if "max_abs_diff" in r else "—" for r in (k, la))
+        agree = " / ".join(f"{r['max_abs_diff']:.1e}" if "max_abs_diff" in r else "—" for r in (jt, k, la))
         lines.append(
-            f"| {c['name']} | {_fmt_t(j)} | {_fmt_t(k)}{eq(k)} | {_fmt_t(la)}{eq(la)} | {_ratio(j, k, 'derive')} "
+            f"| {c['name']} | {_fmt_t(j)} | {_fmt_t(jt)} | {_fmt_t(k)}{eq(k)} | {_fmt_t(la)}{eq(la)} "
+            f"| {_ratio(j, k, 'derive')} "
             f"| {_ratio(j, la, 'derive')} | {ops} | {rhs} | {_ratio(j, k, 'rhs_us')} | {agree} |"
         )
     return "\n".join(lines)

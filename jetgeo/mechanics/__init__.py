@@ -7,6 +7,7 @@ from .constraints import Branch, Classification, ConstraintSubmanifold, NormalFo
 from .lagrangian import LagrangianSystem
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
+from .tq import accelerations_on_TQ
 
 __all__ = [
     "LagrangianSystem",
@@ -17,4 +18,5 @@ __all__ = [
     "NormalForm",
     "Branch",
     "Classification",
+    "accelerations_on_TQ",
 ]

@@ -306,7 +306,6 @@ class ConstrainedSystem:
         m = Y.m
         ind = self._idx_ind
         W = self.system._hessian
-        L, forces = self.system.L, self.system.forces
         on = self.g
         Psi_D, gbar_D = self._implicit_derivatives
         # Ψ (m × |I|) on Q
@@ -316,11 +315,7 @@ class ConstrainedSystem:
             for i, d in enumerate(on):
                 Psi[Y.qdot.index(d), c] = Psi_D[i, c]
         # e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ, restricted to Q
-        e = []
-        for s in range(m):
-            p = self.system.momenta[s]
-            es = sp.diff(L, Y.q[s]) - Y.cut_total_derivative(p) + forces[s]
-            e.append(es)
+        e = self.system.euler_lagrange_without_accelerations()
         # d̄g^D/dt on Q (the q̈-free part of ġ)
         gbar = {d: gbar_D[i] for i, d in enumerate(on)}
         r = []

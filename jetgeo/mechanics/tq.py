@@ -1,0 +1,149 @@
+r"""Constrained accelerations as functions of all velocities (no normal form substituted).
+
+Krupková's reduced equations (seed 004 (8)) project the Euler–Lagrange expressions on the
+canonical distribution: with Ψ = ∂q̇/∂q̇^I the basis of ker(∂f/∂q̇) solved for the dependent
+velocities and d̄g/dt the q̈-free part of the dependent accelerations,
+
+.. math:: \Psi^T(e - W\,\bar{d}g/dt) - \Psi^T W \Psi\,\ddot q^I = 0, \qquad
+          (\partial f/\partial\dot q^D)\,\Psi^D = -\partial f/\partial\dot q^I, \qquad
+          (\partial f/\partial\dot q^D)\,\bar{d}g/dt = -\bar{d}f .
+
+:class:`~jetgeo.mechanics.ConstrainedSystem` evaluates everything **on Q** (q̇^D = g
+substituted) and keeps results in canonical form: the best form for reading, comparing and
+proving, but along a chain of bodies each g nests the previous ones and the canonical forms grow
+geometrically (the n-trailer).  Here the dependent velocities stay **symbols**: every quantity
+is a function on TQ that agrees on Q with the one on Q, the linear solves are plain LU on
+expression DAGs (no cancellation), and the Lagrangian's derivatives are taken in a sparse
+polynomial ring (:mod:`jetgeo.geometry.polydiff`).  This is what KanesMethod does with its
+dependent speeds; the results are exact but not canonical (larger expressions, fast to derive).
+To evaluate them, give all velocities of a point of Q (the dependent ones from f = 0).
+
+>>> import sympy as sp
+>>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+>>> Y = FibredManifold(["x", "y", "th"])
+>>> x, y, th = Y.q; xd, yd, thd = Y.qdot
+>>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+>>> Q = ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)], dependent=[yd])
+>>> acc = accelerations_on_TQ(S, Q)
+>>> sp.simplify(acc[Y.qddot[0]].xreplace({yd: xd * sp.tan(th)}))     # the skate: ẍ = −ẋθ̇ tan θ
+-thdot*xdot*tan(th)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+
+import sympy as sp
+
+from ..errors import NotRegularError
+from ..geometry import generic_rank
+from ..geometry.linalg import _eliminate
+
+__all__ = ["accelerations_on_TQ"]
+
+
+def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
+    """{q̈^σ: expression in (t, q, q̇)} for every coordinate, equal to the constrained
+    accelerations at every point of Q (see the module docstring).
+
+    ``dependent``: the dependent velocities (default: ``Q.dependent``, the verified structural
+    choice).  Raises :class:`~jetgeo.errors.NotRegularError` if the reduced mass matrix
+    ΨᵀWΨ is generically singular (seed 004 (12))."""
+    Y = system.Y
+    qd = list(Y.qdot)
+    n = len(qd)
+    fs = list(Q.f)
+    k = len(fs)
+    dep = list(dependent) if dependent is not None else list(Q.dependent)
+    ind = [v for v in qd if v not in dep]
+    Jd = sp.Matrix(k, k, lambda i, j: sp.diff(fs[i], dep[j]))
+    rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(sp.diff(fs[i], ind[c]) if c < len(ind)
+                                                    else Y.cut_total_derivative(fs[i])))
+    sol = Jd.LUsolve(rhs)
+    Psi_D = sol[:, : len(ind)]
+    gbar = [sol[i, len(ind)] for i in range(k)]
+    W = system._hessian
+    Psi = sp.zeros(n, len(ind))
+    for c, v in enumerate(ind):
+        Psi[qd.index(v), c] = 1
+        for i, d in enumerate(dep):
+            Psi[qd.index(d), c] = Psi_D[i, c]
+    e = system.euler_lagrange_without_accelerations()
+    r = []
+    for s in range(n):
+        val = e[s]
+        for i, d in enumerate(dep):
+            w = W[s, qd.index(d)]
+            if w != 0:
+                val = val - w * gbar[i]
+        r.append(val)
+    A = sp.Matrix([sp.Add(*[Psi[s, c] * r[s] for s in range(n) if Psi[s, c] != 0]) for c in range(len(ind))])
+    B = Psi.T * W * Psi
+    if _rank_on_dag(B) < B.rows:
+        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
+                              "the constrained system does not determine the accelerations")
+    acc_I = B.LUsolve(A)
+    out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
+    for i, d in enumerate(dep):
+        out[Y.qddot[qd.index(d)]] = gbar[i] + sp.Add(*[Psi_D[i, c] * acc_I[c] for c in range(len(ind))])
+    return {a: out[a] for a in Y.qddot}
+
+
+class _NotRational(Exception):
+    pass
+
+
+def _dag_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0):
+    """Exact value of ``e`` at a rational point, visiting each shared subexpression once
+    (sympy's xreplace and atoms walk the tree, exponential for the nested results of an LU
+    solve).  sin θ, cos θ take the rational values 2u/(1+u²), (1−u²)/(1+u²) of a random u."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if e.is_Rational:
+        v = Fraction(int(e.p), int(e.q))
+    elif e.is_Symbol:
+        if e not in rep:
+            rep[e] = Fraction(random.Random(f"{e.name}:{trial}").randint(2, 997), 97)
+        v = rep[e]
+    elif e.is_Add:
+        v = sum((_dag_value(a, rep, angles, memo, trial) for a in e.args), Fraction(0))
+    elif e.is_Mul:
+        v = Fraction(1)
+        for a in e.args:
+            v *= _dag_value(a, rep, angles, memo, trial)
+    elif e.is_Pow and e.exp.is_Integer:
+        b = _dag_value(e.base, rep, angles, memo, trial)
+        if b == 0 and e.exp < 0:
+            raise ZeroDivisionError
+        v = b ** int(e.exp)
+    elif isinstance(e, (sp.sin, sp.cos)) and e.args[0].is_Symbol:
+        th = e.args[0]
+        if th not in angles:
+            angles[th] = Fraction(random.Random(f"angle {th.name}:{trial}").randint(1, 499), 101)
+        u = angles[th]
+        v = 2 * u / (1 + u * u) if isinstance(e, sp.sin) else (1 - u * u) / (1 + u * u)
+    else:
+        raise _NotRational(e)
+    memo[e] = v
+    return v
+
+
+def _rank_on_dag(M: sp.Matrix) -> int:
+    """Generic rank by exact elimination at two rational points (DAG-aware evaluation); falls
+    back to :func:`jetgeo.geometry.generic_rank` for entries it cannot evaluate exactly."""
+    best = 0
+    for trial in range(2):
+        rep: dict = {}
+        angles: dict = {}
+        memo: dict = {}
+        try:
+            vals = [[_dag_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
+        except (_NotRational, ZeroDivisionError):
+            return generic_rank(M).rank
+        best = max(best, _eliminate(vals, True)[0])  # the trials use different points
+        if best == min(M.shape):
+            break
+    return best
