@@ -61,7 +61,7 @@ def test_n_trailer_agrees_and_has_no_nested_normal_form():
 
 def test_singular_reduced_mass_matrix_is_reported():
     Y = FibredManifold(["x", "y"])
-    (x, y), (xd, yd) = Y.q, Y.qdot
+    (x, y), (xd, _yd) = Y.q, Y.qdot
     S = LagrangianSystem(Y, xd**2 / 2 - x * y)          # no kinetic term in y
     Q = ConstraintSubmanifold(Y, [xd], dependent=[xd])   # and x cannot move: ΨᵀWΨ = 0
     with pytest.raises(NotRegularError, match="singular"):
