@@ -123,12 +123,16 @@ def _measure(tool: str, name: str, prep: dict, extras: bool, report=None) -> dic
         km, u, sol, t_eq = S.kane_derive(model, prep["dependent"])
         out["derive"] = time.perf_counter() - t0
         out["eq"] = t_eq
+        if report is not None:  # before the (untimed) translation of the nested result to jet symbols
+            report(dict(out))
         order = [u.index(v) for v in S._speeds(model)]
-        exprs = [S.kane_to_jet(sol[i], model, Y) for i in order]
+        exprs = [S.kane_to_jet(sol[i], model, Y) for i in order] if extras else []
     else:
         lm, qdd, lam, t_eq = S.lagrange_derive(model)
         out["derive"] = time.perf_counter() - t0
         out["eq"] = t_eq
+        if report is not None:
+            report(dict(out))
         _, rep = S.jet_symbols(model)
         exprs = [S.to_jet(e, rep) for e in qdd]
     if report is not None:  # the derive time reaches the parent even if the extras time out
