@@ -40,6 +40,7 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import generic_rank
 from ..geometry.linalg import _eliminate
+from ..geometry.polydiff import poly_of
 
 __all__ = ["accelerations_on_TQ"]
 
@@ -58,9 +59,25 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     k = len(fs)
     dep = list(dependent) if dependent is not None else list(Q.dependent)
     ind = [v for v in qd if v not in dep]
-    Jd = sp.Matrix(k, k, lambda i, j: sp.diff(fs[i], dep[j]))
-    rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(sp.diff(fs[i], ind[c]) if c < len(ind)
-                                                    else Y.cut_total_derivative(fs[i])))
+    # ∂f/∂q̇ and d̄f in the polynomial ring when f is a trigonometric polynomial (else sympy.diff)
+    polys = [poly_of(f, extra=(Y.t, *Y.q, *Y.qdot)) for f in fs]
+
+    def d(i, v):
+        return polys[i].diff(v).expr if polys[i] is not None else sp.diff(fs[i], v)
+
+    def dbar(i):
+        P = polys[i]
+        if P is None:
+            return Y.cut_total_derivative(fs[i])
+        out = P.diff(Y.t)
+        for s_, v in zip(Y.q, Y.qdot):
+            ds = P.diff(s_)
+            if not ds.is_zero():
+                out = out + ds * P.lift(v)
+        return out.expr
+
+    Jd = sp.Matrix(k, k, lambda i, j: d(i, dep[j]))
+    rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(d(i, ind[c]) if c < len(ind) else dbar(i)))
     sol = Jd.LUsolve(rhs)
     Psi_D = sol[:, : len(ind)]
     gbar = [sol[i, len(ind)] for i in range(k)]
