@@ -269,7 +269,8 @@ def clear_caches() -> None:
 # --- the run ------------------------------------------------------------------------------------------------
 
 
-def bench_case(name: str, reps: int, timeout: float, skip: set, slow: float, log, dependent: str = "jetgeo") -> dict:
+def bench_case(name: str, reps: int, timeout: float, skip: set, slow: float, log, dependent: str = "jetgeo",
+               extras: bool = True) -> dict:
     status, prep = run_in_child(_prepare, (name, dependent), timeout)
     if status != "ok":
         return {"name": name, "error": f"prepare: {status} {prep}"}
@@ -284,7 +285,7 @@ def bench_case(name: str, reps: int, timeout: float, skip: set, slow: float, log
                 continue
             if rep > 0 and rec["runs"] and rec["runs"][0]["derive"] > slow:
                 continue  # slow case: one repetition is enough
-            status, res = run_in_child(_measure, (tool, name, prep, rep == 0), timeout, partial=True)
+            status, res = run_in_child(_measure, (tool, name, prep, extras and rep == 0), timeout, partial=True)
             if status == "ok":
                 rec["runs"].append(res)
                 rec["status"] = "ok"
@@ -422,6 +423,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=None, help="seconds per child (default 60 quick, 900 full)")
     ap.add_argument("--slow", type=float, default=20.0, help="runs slower than this are not repeated")
     ap.add_argument("--skip", nargs="*", default=[], choices=TOOLS, help="tools to leave out")
+    ap.add_argument("--no-extras", action="store_true",
+                    help="derive times only (no count_ops / RHS timing: both walk expression trees, which for "
+                         "the nested results of long chains takes longer than the derivation)")
     ap.add_argument("--dependent", choices=("jetgeo", "natural"), default="jetgeo",
                     help="dependent velocities: jetgeo's own choice (default) or the model's hand choice "
                          "(n-trailer: ẏ, θ̇_2..θ̇_n), given to every tool")
@@ -439,7 +443,7 @@ def main(argv=None) -> int:
     stopped: set = set()  # tools that timed out on a smaller n-trailer
     for name in names:
         case = bench_case(name, opts.reps, timeout, skip | (stopped if name.startswith("n_trailer_") else set()),
-                          opts.slow, log, opts.dependent)
+                          opts.slow, log, opts.dependent, extras=not opts.no_extras)
         cases.append(case)
         if name.startswith("n_trailer_"):
             for tool in TOOLS:
