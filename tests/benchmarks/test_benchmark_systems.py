@@ -102,11 +102,13 @@ def test_runner_growth_exponent_and_ratio_table():
     def rec(t):
         return {"status": "ok", "derive": t, "ops": 10, "rhs_us": 2.0}
 
-    cases = [{"name": f"n_trailer_{n}", "tools": {"jetgeo": rec(0.01 * n**2), "kane": rec(0.02 * n**3),
+    cases = [{"name": f"n_trailer_{n}", "tools": {"jetgeo": rec(0.01 * n**2), "jetgeo_tq": rec(0.004 * n**2),
+                                                   "kane": rec(0.02 * n**3),
                                                    "lagrange": {"status": "timeout", "timeout": 5.0, "runs": []}}}
              for n in (2, 3, 4, 6)]
     ge = growth_exponents(cases)
     assert abs(ge["jetgeo"]["exponent"] - 2) < 1e-12 and abs(ge["kane"]["exponent"] - 3) < 1e-12
     assert ge["lagrange"]["exponent"] is None
     row = ratio_table(cases).splitlines()[2]
-    assert row.startswith("| n_trailer_2 | 0.25 | <0.01 | 1.00 | timeout | 1.00 | timeout |")
+    # jetgeo/Kane, jetgeo-TQ/Kane, jetgeo/Lagrange (timed out: an upper bound), ops ratios, rhs ratios
+    assert row.startswith("| n_trailer_2 | 0.25 | 0.10 | <0.01 | 1.00 | 1.00 | timeout | 1.00 | timeout |")
