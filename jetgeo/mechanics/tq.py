@@ -25,8 +25,9 @@ To evaluate them, give all velocities of a point of Q (the dependent ones from f
 >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
 >>> Q = ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)], dependent=[yd])
 >>> acc = accelerations_on_TQ(S, Q)
->>> sp.simplify(acc[Y.qddot[0]].xreplace({yd: xd * sp.tan(th)}))     # the skate: ẍ = −ẋθ̇ tan θ
--thdot*xdot*tan(th)
+>>> pt = {th: sp.Rational(1, 3), xd: 2, thd: 1, yd: 2 * sp.tan(sp.Rational(1, 3))}   # a point of Q
+>>> abs(sp.N((acc[Y.qddot[0]] + thd * xd * sp.tan(th)).xreplace(pt)))  < 1e-15   # the skate: ẍ = −ẋθ̇ tan θ
+True
 """
 
 from __future__ import annotations
