@@ -7,7 +7,7 @@ This layer imports nothing else of jetgeo except :mod:`jetgeo.errors`.
 from .chart import Chart
 from .distributions import Codistribution, Distribution, InvolutivityReport
 from .forms import Form
-from .linalg import RankInfo, generic_rank, nullspace, singular_locus, solve_linear, solve_rational
+from .linalg import RankInfo, generic_rank, generic_rank_dag, nullspace, singular_locus, solve_linear, solve_rational
 from .vectorfields import VectorField
 from .zero import ZeroTest, is_zero, normalise, trig_normal_form, zero_test
 
@@ -20,6 +20,7 @@ __all__ = [
     "InvolutivityReport",
     "RankInfo",
     "generic_rank",
+    "generic_rank_dag",
     "nullspace",
     "singular_locus",
     "solve_linear",

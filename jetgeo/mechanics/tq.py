@@ -32,15 +32,12 @@ True
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from fractions import Fraction
 
 import sympy as sp
 
 from ..errors import NotRegularError
-from ..geometry import generic_rank
-from ..geometry.linalg import _eliminate
+from ..geometry.linalg import generic_rank_dag
 from ..geometry.polydiff import poly_of
 
 __all__ = ["accelerations_on_TQ"]
@@ -99,7 +96,7 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
         r.append(val)
     A = sp.Matrix([sp.Add(*[Psi[s, c] * r[s] for s in range(n) if Psi[s, c] != 0]) for c in range(len(ind))])
     B = Psi.T * W * Psi
-    if _rank_on_dag(B) < B.rows:
+    if generic_rank_dag(B) < B.rows:
         raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
                               "the constrained system does not determine the accelerations")
     acc_I = B.LUsolve(A)
@@ -107,61 +104,3 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     for i, d in enumerate(dep):
         out[Y.qddot[qd.index(d)]] = gbar[i] + sp.Add(*[Psi_D[i, c] * acc_I[c] for c in range(len(ind))])
     return {a: out[a] for a in Y.qddot}
-
-
-class _NotRational(Exception):
-    pass
-
-
-def _dag_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0):
-    """Exact value of ``e`` at a rational point, visiting each shared subexpression once
-    (sympy's xreplace and atoms walk the tree, exponential for the nested results of an LU
-    solve).  sin θ, cos θ take the rational values 2u/(1+u²), (1−u²)/(1+u²) of a random u."""
-    got = memo.get(e)
-    if got is not None:
-        return got
-    if e.is_Rational:
-        v = Fraction(int(e.p), int(e.q))
-    elif e.is_Symbol:
-        if e not in rep:
-            rep[e] = Fraction(random.Random(f"{e.name}:{trial}").randint(2, 997), 97)
-        v = rep[e]
-    elif e.is_Add:
-        v = sum((_dag_value(a, rep, angles, memo, trial) for a in e.args), Fraction(0))
-    elif e.is_Mul:
-        v = Fraction(1)
-        for a in e.args:
-            v *= _dag_value(a, rep, angles, memo, trial)
-    elif e.is_Pow and e.exp.is_Integer:
-        b = _dag_value(e.base, rep, angles, memo, trial)
-        if b == 0 and e.exp < 0:
-            raise ZeroDivisionError
-        v = b ** int(e.exp)
-    elif isinstance(e, (sp.sin, sp.cos)) and e.args[0].is_Symbol:
-        th = e.args[0]
-        if th not in angles:
-            angles[th] = Fraction(random.Random(f"angle {th.name}:{trial}").randint(1, 499), 101)
-        u = angles[th]
-        v = 2 * u / (1 + u * u) if isinstance(e, sp.sin) else (1 - u * u) / (1 + u * u)
-    else:
-        raise _NotRational(e)
-    memo[e] = v
-    return v
-
-
-def _rank_on_dag(M: sp.Matrix) -> int:
-    """Generic rank by exact elimination at two rational points (DAG-aware evaluation); falls
-    back to :func:`jetgeo.geometry.generic_rank` for entries it cannot evaluate exactly."""
-    best = 0
-    for trial in range(2):
-        rep: dict = {}
-        angles: dict = {}
-        memo: dict = {}
-        try:
-            vals = [[_dag_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
-        except (_NotRational, ZeroDivisionError):
-            return generic_rank(M).rank
-        best = max(best, _eliminate(vals, True)[0])  # the trials use different points
-        if best == min(M.shape):
-            break
-    return best

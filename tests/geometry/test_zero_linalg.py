@@ -196,3 +196,20 @@ def test_generic_rank_matches_rank_at_a_point(rows, mults):
     assert len(nullspace(M)[0]) == 3 - A.rank()
     lin = sp.Matrix([[sum(k * r for k, r in zip(mults, col)) for col in zip(*rows)]])
     assert generic_rank(M.col_join(lin * sp.diag(x + 1, y, z**2 + 1))).rank == A.rank()
+
+
+def test_generic_rank_dag_on_nested_lu_results():
+    """The DAG-aware rank agrees with generic_rank on the nested (uncancelled) solution of a
+    triangular trigonometric system, regular and made singular; other atoms fall back."""
+    from jetgeo.geometry import generic_rank, generic_rank_dag
+
+    th = sp.symbols("th0:6")
+    d = sp.Symbol("d", positive=True)
+    n = len(th)
+    J = sp.Matrix(n, n, lambda i, j: (sp.cos(th[i] - th[j]) if j < i else (-d if i == j else 0)))
+    X = J.LUsolve(sp.Matrix(n, 2, lambda i, j: sp.sin(th[i]) if j == 0 else sp.cos(th[i]) * d))
+    M = X.T * X                                   # Gram matrix of two generic columns: rank 2
+    assert generic_rank_dag(M) == 2 == generic_rank(M).rank
+    S = sp.Matrix([[X[0, 0], 2 * X[0, 0]], [X[1, 0], 2 * X[1, 0]]])   # dependent columns: rank 1
+    assert generic_rank_dag(S) == 1
+    assert generic_rank_dag(sp.Matrix([[sp.exp(d), 1], [1, sp.exp(-d)]])) == 1  # via generic_rank
