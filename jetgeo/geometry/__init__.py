@@ -5,6 +5,7 @@ This layer imports nothing else of jetgeo except :mod:`jetgeo.errors`.
 """
 
 from .chart import Chart
+from .dag import lu_solve_dag
 from .distributions import Codistribution, Distribution, InvolutivityReport
 from .forms import Form
 from .linalg import RankInfo, generic_rank, generic_rank_dag, nullspace, singular_locus, solve_linear, solve_rational
@@ -21,6 +22,7 @@ __all__ = [
     "RankInfo",
     "generic_rank",
     "generic_rank_dag",
+    "lu_solve_dag",
     "nullspace",
     "singular_locus",
     "solve_linear",

@@ -18,13 +18,13 @@ Null spaces and solutions are computed by solving with the pivot block
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 
 import sympy as sp
 
+from .dag import NotRationalError, dag_value
 from .zero import (
     _PREC,
     _TRIG,
@@ -424,46 +424,6 @@ def independent_rows(M) -> list:
     return list(generic_rank(sp.Matrix(M)).rows)
 
 
-class _NotRational(Exception):
-    """An entry the exact DAG evaluation does not handle (callers fall back to generic_rank)."""
-
-
-def _dag_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0):
-    """Exact value of ``e`` at a rational point, visiting each shared subexpression once
-    (sympy's xreplace and atoms walk the tree, exponential for the nested results of an LU
-    solve).  sin θ, cos θ take the rational values 2u/(1+u²), (1−u²)/(1+u²) of a random u."""
-    got = memo.get(e)
-    if got is not None:
-        return got
-    if e.is_Rational:
-        v = Fraction(int(e.p), int(e.q))
-    elif e.is_Symbol:
-        if e not in rep:
-            rep[e] = Fraction(random.Random(f"{e.name}:{trial}").randint(2, 997), 97)
-        v = rep[e]
-    elif e.is_Add:
-        v = sum((_dag_value(a, rep, angles, memo, trial) for a in e.args), Fraction(0))
-    elif e.is_Mul:
-        v = Fraction(1)
-        for a in e.args:
-            v *= _dag_value(a, rep, angles, memo, trial)
-    elif e.is_Pow and e.exp.is_Integer:
-        b = _dag_value(e.base, rep, angles, memo, trial)
-        if b == 0 and e.exp < 0:
-            raise ZeroDivisionError
-        v = b ** int(e.exp)
-    elif isinstance(e, (sp.sin, sp.cos)) and e.args[0].is_Symbol:
-        th = e.args[0]
-        if th not in angles:
-            angles[th] = Fraction(random.Random(f"angle {th.name}:{trial}").randint(1, 499), 101)
-        u = angles[th]
-        v = 2 * u / (1 + u * u) if isinstance(e, sp.sin) else (1 - u * u) / (1 + u * u)
-    else:
-        raise _NotRational(e)
-    memo[e] = v
-    return v
-
-
 def generic_rank_dag(M: sp.Matrix) -> int:
     """Generic rank of a matrix whose entries share large subexpressions (the unsimplified
     results of an LU solve): exact elimination at two rational points, each shared
@@ -475,8 +435,8 @@ def generic_rank_dag(M: sp.Matrix) -> int:
         angles: dict = {}
         memo: dict = {}
         try:
-            vals = [[_dag_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
-        except (_NotRational, ZeroDivisionError):
+            vals = [[dag_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
+        except (NotRationalError, ZeroDivisionError):
             return generic_rank(M).rank
         best = max(best, _eliminate(vals, True)[0])  # the trials use different points
         if best == min(M.shape):

@@ -1,0 +1,187 @@
+r"""Exact linear algebra on expression DAGs: solve without simplifying, never multiply by zero.
+
+Along a chain of bodies the entries of a constraint Jacobian are products of sums that share
+subexpressions; an LU solve nests them.  sympy's ``Matrix.LUsolve`` handles such entries well
+except in two places that walk the whole tree: the pivot test ``expr.is_zero`` (the assumptions
+system, recursively through every ``Add``) and products with a zero entry (``0 * expr`` asks
+``expr.is_finite``, recursively).  Here both are avoided:
+
+* every entry carries an exact **shadow value** at a deterministic random rational point
+  (sin θ, cos θ on rational points of the unit circle, see :func:`dag_value`), updated by the
+  same arithmetic as the expression; a pivot is an entry whose shadow is non-zero, so it is
+  non-zero as a function (the point proves it) — no zero test on expressions at all;
+* structurally zero entries are never stored, so nothing is multiplied by zero.
+
+An entry whose shadow vanishes may still be a non-zero function; it is kept (never dropped)
+and only not used as a pivot.  If no column has a non-zero shadow left the elimination is
+repeated at a second point; if that fails too the matrix is (generically) singular and
+:class:`~jetgeo.errors.RankDeficientError` is raised.
+
+The results are exact, unsimplified and share subexpressions (what KanesMethod returns for
+its dependent speeds); ``cancel`` them only when a canonical form is needed.
+
+>>> import sympy as sp
+>>> a, b, th = sp.symbols("a b theta")
+>>> A = sp.Matrix([[0, sp.cos(th)], [a, sp.sin(th)]])
+>>> x = lu_solve_dag(A, sp.Matrix([b, 1]))
+>>> sp.simplify(A * x - sp.Matrix([b, 1]))
+Matrix([
+[0],
+[0]])
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import sympy as sp
+
+from ..errors import RankDeficientError
+
+__all__ = ["dag_value", "lu_solve_dag", "NotRationalError"]
+
+
+class NotRationalError(Exception):
+    """An expression :func:`dag_value` cannot evaluate exactly (callers fall back)."""
+
+
+def dag_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> Fraction:
+    """Exact value of ``e`` at a rational point, visiting each shared subexpression once
+    (sympy's xreplace and atoms walk the tree, exponential for the nested results of an LU
+    solve).  Symbols take deterministic random values k/97 (k = 2…997, seeded by name and
+    ``trial``); sin θ, cos θ take the rational values 2u/(1+u²), (1−u²)/(1+u²) of a random
+    u, and sin, cos of integer combinations of angles (2θ, θ₁ − θ₂) the values that follow.
+    Raises :class:`NotRationalError` for other functions and non-integer powers,
+    ``ZeroDivisionError`` if a denominator vanishes there."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if e.is_Rational:
+        v = Fraction(int(e.p), int(e.q))
+    elif e.is_Symbol:
+        if e not in rep:
+            rep[e] = Fraction(random.Random(f"{e.name}:{trial}").randint(2, 997), 97)
+        v = rep[e]
+    elif e.is_Add:
+        v = sum((dag_value(a, rep, angles, memo, trial) for a in e.args), Fraction(0))
+    elif e.is_Mul:
+        v = Fraction(1)
+        for a in e.args:
+            v *= dag_value(a, rep, angles, memo, trial)
+    elif e.is_Pow and e.exp.is_Integer:
+        b = dag_value(e.base, rep, angles, memo, trial)
+        if b == 0 and e.exp < 0:
+            raise ZeroDivisionError
+        v = b ** int(e.exp)
+    elif isinstance(e, (sp.sin, sp.cos)):
+        c, s = _unit(e.args[0], angles, trial)
+        v = s if isinstance(e, sp.sin) else c
+    else:
+        raise NotRationalError(e)
+    memo[e] = v
+    return v
+
+
+def _unit(arg, angles: dict, trial: int) -> tuple:
+    """(cos, sin) of an integer combination Σ k_j θ_j of symbols: each e^{iθ} is the rational
+    point ((1−u²) + 2iu)/(1+u²) of the unit circle, and e^{i Σ k θ} their product."""
+    terms = arg.as_coefficients_dict()
+    c, s = Fraction(1), Fraction(0)
+    for th, k in terms.items():
+        if not (th.is_Symbol and k.is_Integer):
+            raise NotRationalError(arg)
+        if th not in angles:
+            angles[th] = Fraction(random.Random(f"angle {th.name}:{trial}").randint(1, 499), 101)
+        u = angles[th]
+        c1, s1 = (1 - u * u) / (1 + u * u), 2 * u / (1 + u * u)
+        if k < 0:
+            s1 = -s1
+        for _ in range(abs(int(k))):
+            c, s = c * c1 - s * s1, c * s1 + s * c1
+    return c, s
+
+
+def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
+    """Gaussian elimination on sparse rows with shadow values at point ``trial``; None if no
+    pivot with a non-zero shadow is left in some column."""
+    n, nb = A.rows, B.cols
+    rep: dict = {}
+    angles: dict = {}
+    memo: dict = {}
+
+    def val(e):
+        return dag_value(e, rep, angles, memo, trial)
+
+    # row i: {column: (expr, shadow)}; columns n … n+nb−1 are the right-hand sides
+    rows = []
+    for i in range(n):
+        r = {}
+        for j in range(n):
+            e = A[i, j]
+            if e != 0:
+                r[j] = (e, val(e))
+        for j in range(nb):
+            e = B[i, j]
+            if e != 0:
+                r[n + j] = (e, val(e))
+        rows.append(r)
+    free = set(range(n))
+    order = []  # (pivot row, pivot column)
+    for c in range(n):
+        cand = [i for i in free if c in rows[i] and rows[i][c][1] != 0]
+        if not cand:
+            return None
+        p = min(cand, key=lambda i: (len(rows[i]), i))  # the sparsest pivot row (Markowitz)
+        free.discard(p)
+        order.append((p, c))
+        pe, pv = rows[p][c]
+        for i in free:
+            entry = rows[i].pop(c, None)
+            if entry is None:
+                continue
+            fe, fv = entry
+            factor = fe / pe
+            factor_v = fv / pv
+            for j, (ee, ev) in rows[p].items():
+                if j == c:
+                    continue
+                old = rows[i].get(j)
+                prod = factor * ee
+                rows[i][j] = (old[0] - prod, old[1] - factor_v * ev) if old else (-prod, -factor_v * ev)
+    x = [[sp.S.Zero] * nb for _ in range(n)]
+    for p, c in reversed(order):
+        pe = rows[p][c][0]
+        for b in range(nb):
+            terms = []
+            rhs = rows[p].get(n + b)
+            if rhs is not None:
+                terms.append(rhs[0])
+            for j, (ee, _) in rows[p].items():
+                if j < n and j != c and x[j][b] != 0:
+                    terms.append(-ee * x[j][b])
+            x[c][b] = sp.Add(*terms) / pe if terms else sp.S.Zero
+    return sp.Matrix(x)
+
+
+def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
+    """X with A X = B, A square and generically invertible (see the module docstring).
+
+    Pivots are chosen by exact values at a random rational point (never by a symbolic zero
+    test), rows are sparse (zero entries never multiplied).  Entries :func:`dag_value`
+    cannot evaluate (exp, sqrt, …) fall back to sympy's ``LUsolve``.  Raises
+    :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points."""
+    A = sp.Matrix(A)
+    B = sp.Matrix(B)
+    if A.rows != A.cols or B.rows != A.rows:
+        raise ValueError(f"lu_solve_dag: shapes {A.shape}, {B.shape}")
+    for trial in range(2):
+        try:
+            X = _eliminate_at(A, B, trial)
+        except NotRationalError:
+            return A.LUsolve(B)
+        except ZeroDivisionError:  # an entry undefined at this point: try the next one
+            continue
+        if X is not None:
+            return X
+    raise RankDeficientError(f"lu_solve_dag: the {A.rows} × {A.cols} matrix is singular at two random points")

@@ -1,0 +1,125 @@
+"""lu_solve_dag and dag_value: exact solves on expression DAGs (jetgeo.geometry.dag).
+
+Independent truth: the solution substituted back, A X − B, evaluated exactly at rational points
+of the parameter space and of the unit circle (sympy's own arithmetic, not the module's shadow
+values), and sympy's LUsolve on the same matrices.
+"""
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jetgeo.errors import RankDeficientError
+from jetgeo.geometry.dag import NotRationalError, dag_value, lu_solve_dag
+
+TH = sp.symbols("th0:3")
+P = sp.symbols("a b c", positive=True)
+ATOMS = [*P, *[sp.sin(t) for t in TH], *[sp.cos(t) for t in TH], sp.cos(TH[0] - TH[1])]
+
+
+def _circle(k: int) -> tuple:
+    u = sp.Rational(k, 7)
+    return (1 - u**2) / (1 + u**2), 2 * u / (1 + u**2)
+
+
+def _exact_point(seed: int) -> dict:
+    """Rational values for a, b, c and for sin θ, cos θ on the unit circle (cos(θ0 − θ1) from them)."""
+    rep = {p: sp.Rational(seed + 3 * i + 2, 5) for i, p in enumerate(P)}
+    cs = [_circle(seed + 2 * i + 1) for i in range(len(TH))]
+    for t, (c, s) in zip(TH, cs):
+        rep[sp.cos(t)], rep[sp.sin(t)] = c, s
+    rep[sp.cos(TH[0] - TH[1])] = cs[0][0] * cs[1][0] + cs[0][1] * cs[1][1]
+    return rep
+
+
+def _at(M: sp.Matrix, rep: dict) -> sp.Matrix:
+    # sin/cos atoms first, then the parameters (the atoms contain the angles, not the parameters)
+    return M.xreplace({k: v for k, v in rep.items() if not k.is_Symbol}).xreplace(
+        {k: v for k, v in rep.items() if k.is_Symbol})
+
+
+entries = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=3).map(lambda xs: sp.Mul(*xs))
+
+
+@st.composite
+def sparse_systems(draw):
+    n = draw(st.integers(2, 5))
+    A = sp.zeros(n, n)
+    for i in range(n):
+        for j in range(n):
+            if draw(st.booleans()):
+                A[i, j] = draw(entries) * draw(st.sampled_from([1, -1, 2, sp.Rational(1, 3)]))
+    A += sp.diag(*[P[i % 3] ** 2 + 1 for i in range(n)])  # generically invertible
+    perm = draw(st.permutations(range(n)))                 # rows permuted: pivoting needed
+    A = A.extract(list(perm), list(range(n)))
+    B = sp.Matrix(n, 2, lambda i, j: draw(entries) if draw(st.booleans()) else 0)
+    return A, B
+
+
+@given(sparse_systems(), st.integers(0, 40))
+def test_solution_satisfies_the_system_exactly(system, seed):
+    A, B = system
+    X = lu_solve_dag(A, B)
+    rep = _exact_point(seed)
+    A0 = _at(A, rep)
+    if A0.det() == 0:  # the point is on the singular locus (probability ~0)
+        return
+    assert _at(A * X - B, rep) == sp.zeros(*B.shape)
+    assert _at(X, rep) == A0.LUsolve(_at(B, rep))  # sympy's LU on the numbers
+
+
+def test_zero_leading_entry_needs_a_row_exchange():
+    a, b = P[:2]
+    A = sp.Matrix([[0, sp.cos(TH[0])], [a, sp.sin(TH[0])]])
+    X = lu_solve_dag(A, sp.Matrix([b, 1]))
+    assert sp.simplify(X[1] - b / sp.cos(TH[0])) == 0
+    assert sp.simplify(X[0] - (1 - sp.sin(TH[0]) * b / sp.cos(TH[0])) / a) == 0
+
+
+def test_sparsity_is_kept_block_by_block():
+    """Block-diagonal A: each block's unknowns never involve the other block's symbols (no
+    product with a zero entry is formed — that is what makes chains of bodies cheap)."""
+    a, b, c = P
+    A = sp.diag(sp.Matrix([[a, sp.sin(TH[0])], [1, b]]), sp.Matrix([[c, sp.cos(TH[1])], [sp.sin(TH[1]), 1]]))
+    X = lu_solve_dag(A, sp.Matrix([1, 0, 0, 1]))
+    assert X[0].free_symbols | X[1].free_symbols <= {a, b, TH[0]}
+    assert X[2].free_symbols | X[3].free_symbols <= {c, TH[1]}
+    assert sp.simplify(A * X - sp.Matrix([1, 0, 0, 1])) == sp.zeros(4, 1)
+
+
+def test_singular_matrix_is_reported():
+    a, b = P[:2]
+    A = sp.Matrix([[a, b], [2 * a, 2 * b]])
+    with pytest.raises(RankDeficientError, match="singular"):
+        lu_solve_dag(A, sp.Matrix([1, 1]))
+    # singular only after cancellation: sin² + cos² − 1 ≡ 0 as a pivot candidate
+    A = sp.Matrix([[sp.sin(TH[0]) ** 2 + sp.cos(TH[0]) ** 2 - 1, 1], [0, a]])
+    with pytest.raises(RankDeficientError):
+        lu_solve_dag(A, sp.Matrix([1, 1]))
+
+
+def test_other_functions_fall_back_to_sympy():
+    a = P[0]
+    A = sp.Matrix([[sp.exp(a), 1], [1, sp.sqrt(a)]])
+    X = lu_solve_dag(A, sp.Matrix([1, 2]))
+    assert sp.simplify(A * X - sp.Matrix([1, 2])) == sp.zeros(2, 1)
+    with pytest.raises(NotRationalError):
+        dag_value(sp.exp(a), {}, {}, {})
+
+
+@given(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 5))
+def test_dag_value_knows_multiple_angle_identities(k, l, trial):
+    """sin, cos of integer combinations of angles take the values the addition theorems give."""
+    x, y = TH[:2]
+    arg = k * x + l * y
+    memo: dict = {}
+    rep: dict = {}
+    ang: dict = {}
+    exp_cos = sp.expand_trig(sp.cos(arg))
+    exp_sin = sp.expand_trig(sp.sin(arg))
+    assert dag_value(sp.cos(arg), rep, ang, memo, trial) == dag_value(exp_cos, rep, ang, memo, trial)
+    assert dag_value(sp.sin(arg), rep, ang, memo, trial) == dag_value(exp_sin, rep, ang, memo, trial)
+    assert dag_value(sp.sin(x) ** 2 + sp.cos(x) ** 2, rep, ang, memo, trial) == Fraction(1)
