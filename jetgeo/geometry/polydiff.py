@@ -26,6 +26,8 @@ sin(theta)
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 __all__ = ["PolyExpr", "poly_of"]
@@ -49,6 +51,7 @@ class _Ring:
                 c_i = self.index[sym]
             self.trig[th] = (s_i, c_i)
         self.back = {sym: atom for atom, sym in atoms.items()}
+        self.atom_gens = [self.back.get(g, g) for g in gens]  # generators with sin θ, cos θ restored
 
 
 class PolyExpr:
@@ -95,8 +98,17 @@ class PolyExpr:
 
     @property
     def expr(self) -> sp.Expr:
-        """Back to a sympy expression (expanded)."""
-        return self.p.as_expr().xreplace(self._ring.back) if self.p else sp.Integer(0)
+        """Back to a sympy expression (expanded), built once with the sin/cos atoms in place
+        (``as_expr().xreplace(...)`` would construct every term twice)."""
+        if not self.p:
+            return sp.Integer(0)
+        to_sympy = self._ring.R.domain.to_sympy
+        gens = self._ring.atom_gens
+        terms = []
+        for monom, coeff in self.p.items():
+            factors = [g if e == 1 else g**e for g, e in zip(gens, monom) if e]
+            terms.append(sp.Mul(to_sympy(coeff), *factors))
+        return sp.Add(*terms)
 
     def is_zero(self) -> bool:
         return not self.p
@@ -125,16 +137,57 @@ def poly_of(expr, extra=()) -> PolyExpr | None:
     atoms = _acceptable(expr)
     if atoms is None:
         return None
-    x = expr.xreplace(atoms)
-    syms = set(x.free_symbols) | {s for s in extra if isinstance(s, sp.Symbol)} | set(atoms.values())
-    # angles enter through sin/cos atoms; they are generators too when they appear bare
+    # every symbol is a generator (an angle inside sin/cos only has degree 0), and the atoms
+    syms = set(expr.free_symbols) | {s for s in extra if isinstance(s, sp.Symbol)} | set(atoms.values())
     gens = sorted(syms, key=sp.default_sort_key)
-    try:
-        R, p = sp.sring(x, *gens) if gens else (None, None)
-    except (sp.PolynomialError, sp.CoercionFailed, ValueError, TypeError):
+    if not gens:
         return None
-    if R is None:
-        return None
-    if R.domain.is_EX or R.domain.is_EXRAW:
-        return None
+    R = _ring_over_QQ(tuple(gens))
+    try:  # one memoised walk of the expression DAG (sympy's sring expands the tree first)
+        index = {g: R.gens[i] for i, g in enumerate(gens)}
+        index.update({atom: index[sym] for atom, sym in atoms.items()})
+        p = _to_ring(expr, R, index, {})
+    except _NotPolynomial:
+        try:
+            R, p = sp.sring(expr.xreplace(atoms), *gens)
+        except (sp.PolynomialError, sp.CoercionFailed, ValueError, TypeError):
+            return None
+        if R.domain.is_EX or R.domain.is_EXRAW:
+            return None
     return PolyExpr(_Ring(R, [a for a in gens], atoms), p)
+
+
+class _NotPolynomial(Exception):
+    pass
+
+
+@lru_cache(maxsize=256)
+def _ring_over_QQ(gens: tuple):
+    return sp.polys.rings.ring(gens, sp.QQ)[0]
+
+
+def _to_ring(e, R, index: dict, memo: dict):
+    """e as an element of R (generators from ``index``: symbols and sin/cos atoms), rational
+    coefficients only; raises _NotPolynomial otherwise."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    g = index.get(e)
+    if g is not None:
+        v = g
+    elif e.is_Rational:
+        v = R.ground_new(sp.QQ(int(e.p), int(e.q)))
+    elif e.is_Add:
+        v = R.zero
+        for a in e.args:
+            v = v + _to_ring(a, R, index, memo)
+    elif e.is_Mul:
+        v = R.one
+        for a in e.args:
+            v = v * _to_ring(a, R, index, memo)
+    elif e.is_Pow and e.exp.is_Integer and e.exp > 0:
+        v = _to_ring(e.base, R, index, memo) ** int(e.exp)
+    else:
+        raise _NotPolynomial(e)
+    memo[e] = v
+    return v

@@ -42,3 +42,23 @@ def test_products_and_lifts_stay_in_the_ring():
 def test_refuses_what_it_cannot_differentiate():
     for e in (sp.exp(th), 1 / w, sp.sin(2 * th), sp.sqrt(w), sp.sin(th + ph)):
         assert poly_of(e) is None
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(trig_polynomials(), min_size=2, max_size=2), st.integers(1, 2))
+def test_nested_products_and_powers_convert_without_expanding_first(factors, k):
+    """Unexpanded products and powers (the shape of a multibody Lagrangian) are converted by
+    one walk of the expression DAG; the polynomial equals the expanded expression."""
+    e = sp.Mul(*factors) ** k + factors[0]
+    P = poly_of(e, extra=(th, ph, w, u))
+    assert P is not None and sp.expand(P.expr - e) == 0
+    assert sp.expand(P.diff(th).expr - sp.diff(e, th)) == 0
+
+
+def test_float_coefficients_fall_back_to_sympy_ring():
+    e = sp.Float("0.5") * w**2 * sp.cos(th) + sp.Rational(1, 3) * u
+    P = poly_of(e, extra=(th, w, u))
+    assert P is not None
+    assert abs(sp.expand(P.diff(th).expr + sp.Float("0.5") * w**2 * sp.sin(th)).subs({w: 1.3, th: 0.4})) < 1e-14
+    Ppi = poly_of(sp.pi * w**2 * sp.sin(th))   # π goes into sympy's coefficient domain
+    assert Ppi is None or sp.expand(Ppi.diff(th).expr - sp.pi * w**2 * sp.cos(th)) == 0
