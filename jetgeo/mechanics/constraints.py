@@ -29,6 +29,7 @@ import sympy as sp
 
 from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, singular_locus
+from ..geometry.polydiff import poly_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 
@@ -217,8 +218,22 @@ class ConstraintSubmanifold:
 
     # --- Jacobian and singular states -------------------------------------------------
     def jacobian(self) -> sp.Matrix:
-        """(∂f^i/∂q̇^σ), k × m."""
-        return sp.Matrix(self.k, self.Y.m, lambda i, s: sp.diff(self.f[i], self.Y.qdot[s]))
+        """(∂f^i/∂q̇^σ), k × m (a copy; computed once)."""
+        return self._jacobian.copy()
+
+    @cached_property
+    def _f_polys(self) -> tuple:
+        """Each f^i as a sparse polynomial in (t, q, q̇, sin, cos of the angles), or None where
+        it is not one (:mod:`jetgeo.geometry.polydiff`)."""
+        Y = self.Y
+        return tuple(poly_of(f, extra=(Y.t, *Y.q, *Y.qdot)) for f in self.f)
+
+    @cached_property
+    def _jacobian(self) -> sp.Matrix:
+        qd = self.Y.qdot
+        P = self._f_polys
+        return sp.Matrix(self.k, self.Y.m, lambda i, s: P[i].diff(qd[s]).expr if P[i] is not None
+                         else sp.diff(self.f[i], qd[s]))
 
     def singular_states(self) -> list:
         """Expressions whose common zeros (on Q) are where rank ∂f/∂q̇ < k (004 (3)).
