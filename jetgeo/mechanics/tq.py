@@ -36,11 +36,16 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import NotRegularError
+from ..errors import NotRegularError, RankDeficientError
+from ..geometry.dag import lu_solve_dag
 from ..geometry.linalg import generic_rank_dag
-from ..geometry.polydiff import poly_of
 
 __all__ = ["accelerations_on_TQ"]
+
+
+def _dot(sparse: dict, dense: list) -> sp.Expr:
+    """Σ sparse[s]·dense[s] over the non-zero terms (no product with a zero is ever formed)."""
+    return sp.Add(*[v * dense[s] for s, v in sparse.items() if dense[s] != 0])
 
 
 def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
@@ -57,11 +62,13 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     k = len(fs)
     dep = list(dependent) if dependent is not None else list(Q.dependent)
     ind = [v for v in qd if v not in dep]
-    # ∂f/∂q̇ and d̄f in the polynomial ring when f is a trigonometric polynomial (else sympy.diff)
-    polys = [poly_of(f, extra=(Y.t, *Y.q, *Y.qdot)) for f in fs]
+    # ∂f/∂q̇ (Q's, computed once) and d̄f in the polynomial ring when f is a trigonometric
+    # polynomial (else sympy's cut total derivative)
+    J = Q._jacobian
+    polys = Q._f_polys
 
     def d(i, v):
-        return polys[i].diff(v).expr if polys[i] is not None else sp.diff(fs[i], v)
+        return J[i, qd.index(v)]
 
     def dbar(i):
         P = polys[i]
@@ -76,31 +83,39 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
 
     Jd = sp.Matrix(k, k, lambda i, j: d(i, dep[j]))
     rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(d(i, ind[c]) if c < len(ind) else dbar(i)))
-    sol = Jd.LUsolve(rhs)
-    Psi_D = sol[:, : len(ind)]
-    gbar = [sol[i, len(ind)] for i in range(k)]
+    try:
+        sol = lu_solve_dag(Jd, rhs)
+    except RankDeficientError as exc:
+        raise RankDeficientError(
+            f"∂f/∂q̇^D is generically singular for the dependent velocities {dep}: the constraints "
+            "cannot be solved for them (choose others, e.g. Q.dependent)") from exc
+    m = len(ind)
+    Psi_D = sol[:, :m]
+    gbar = [sol[i, m] for i in range(k)]
     W = system._hessian
-    Psi = sp.zeros(n, len(ind))
-    for c, v in enumerate(ind):
-        Psi[qd.index(v), c] = 1
-        for i, d in enumerate(dep):
-            Psi[qd.index(d), c] = Psi_D[i, c]
+    # Ψ column c: 1 at ind[c], Ψ^D[:, c] at the dependent velocities (sparse: {row: entry})
+    pos = {v: s for s, v in enumerate(qd)}
+    Psi = [{pos[v]: sp.S.One, **{pos[dv]: Psi_D[i, c] for i, dv in enumerate(dep) if Psi_D[i, c] != 0}}
+           for c, v in enumerate(ind)]
     e = system.euler_lagrange_without_accelerations()
     r = []
     for s in range(n):
-        val = e[s]
-        for i, d in enumerate(dep):
-            w = W[s, qd.index(d)]
-            if w != 0:
-                val = val - w * gbar[i]
-        r.append(val)
-    A = sp.Matrix([sp.Add(*[Psi[s, c] * r[s] for s in range(n) if Psi[s, c] != 0]) for c in range(len(ind))])
-    B = Psi.T * W * Psi
+        terms = [e[s]] if e[s] != 0 else []
+        terms += [-W[s, pos[dv]] * gbar[i] for i, dv in enumerate(dep) if W[s, pos[dv]] != 0 and gbar[i] != 0]
+        r.append(sp.Add(*terms))
+    A = sp.Matrix([_dot(col, r) for col in Psi])
+    # W Ψ, then Ψᵀ(WΨ) — symmetric: the upper triangle only
+    WPsi = [[_dot(col, [W[s, t] for t in range(n)]) for s in range(n)] for col in Psi]
+    B = sp.zeros(m, m)
+    for a in range(m):
+        for b in range(a, m):
+            B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
     if generic_rank_dag(B) < B.rows:
         raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
                               "the constrained system does not determine the accelerations")
-    acc_I = B.LUsolve(A)
+    acc_I = lu_solve_dag(B, A)
     out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
     for i, d in enumerate(dep):
-        out[Y.qddot[qd.index(d)]] = gbar[i] + sp.Add(*[Psi_D[i, c] * acc_I[c] for c in range(len(ind))])
+        out[Y.qddot[qd.index(d)]] = sp.Add(gbar[i], *[Psi_D[i, c] * acc_I[c] for c in range(m)
+                                                      if Psi_D[i, c] != 0 and acc_I[c] != 0])
     return {a: out[a] for a in Y.qddot}

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, systems
-from jetgeo.errors import NotRegularError
+from jetgeo.errors import NotRegularError, RankDeficientError
 from jetgeo.mechanics import accelerations_on_TQ
 
 CASES = ["skate", "vertical_disc", "rolling_disc", "stolarova_example1", "stolarova_example2",
@@ -66,3 +66,13 @@ def test_singular_reduced_mass_matrix_is_reported():
     Q = ConstraintSubmanifold(Y, [xd], dependent=[xd])   # and x cannot move: ΨᵀWΨ = 0
     with pytest.raises(NotRegularError, match="singular"):
         accelerations_on_TQ(S, Q)
+
+
+def test_dependent_velocities_that_cannot_be_solved_for_are_reported():
+    """f = ẋ − ẏ cannot be solved for ż (∂f/∂ż ≡ 0): named, not divided by zero."""
+    Y = FibredManifold(["x", "y", "z"])
+    xd, yd, zd = Y.qdot
+    S = LagrangianSystem(Y, (xd**2 + yd**2 + zd**2) / 2)
+    Q = ConstraintSubmanifold(Y, [xd - yd])
+    with pytest.raises(RankDeficientError, match="zdot"):
+        accelerations_on_TQ(S, Q, dependent=[zd])
