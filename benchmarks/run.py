@@ -82,10 +82,14 @@ def _prepare(name: str, dependent: str = "jetgeo") -> dict:
     Y, L, fs = S.jetgeo_inputs(model)
     hand = model.extra.get("natural_dependent") if dependent == "natural" else None
     Q = jetgeo.ConstraintSubmanifold(Y, fs, dependent=[Y.qdot[i] for i in hand] if hand else None)
-    nf = Q.normal_form()
-    dep = [Y.qdot.index(d) for d in nf.dependent]
-
-    pt = S.random_state(model, Y, nf, np.random.default_rng(2026))
+    rng = np.random.default_rng(2026)
+    if model.linear:  # affine constraints: q̇^D from a numeric linear solve, no normal form needed
+        dep = [Y.qdot.index(d) for d in Q.dependent]   # (its nested canonical form is what grows)
+        pt = S.random_state_affine(model, Y, fs, list(Q.dependent), rng)
+    else:
+        nf = Q.normal_form()
+        dep = [Y.qdot.index(d) for d in nf.dependent]
+        pt = S.random_state(model, Y, nf, rng)
     return {"dependent": dep, "given": bool(hand), "point": {str(k): v for k, v in pt.items()}}
 
 

@@ -380,6 +380,24 @@ def random_state(model: Model, Y, nf, rng) -> dict:
     return pt
 
 
+def random_state_affine(model: Model, Y, fs: list, dependent: list, rng) -> dict:
+    """Like :func:`random_state` without a normal form: for constraints affine in the velocities
+    the dependent q̇^D solve the numeric linear system f(q, q̇^I, q̇^D) = 0 (same random draws)."""
+    import numpy as np
+
+    pt = {p: float(v) for p, v in model.params.items()}
+    for s in Y.q:
+        pt[s] = float(rng.uniform(-1.2, 1.2))
+    for v in Y.qdot:
+        if v not in dependent:
+            pt[v] = float(rng.uniform(-1.5, 1.5))
+    rows = [f.xreplace(pt) for f in fs]
+    A, b = sp.linear_eq_to_matrix(rows, dependent)
+    sol = np.linalg.solve(np.array(A.evalf(), dtype=float), np.array(b.evalf(), dtype=float).ravel())
+    pt.update({d: float(x) for d, x in zip(dependent, sol)})
+    return pt
+
+
 def _float_matrix(M: sp.Matrix, rep: dict):
     import numpy as np
 
