@@ -6,10 +6,11 @@ except in two places that walk the whole tree: the pivot test ``expr.is_zero`` (
 system, recursively through every ``Add``) and products with a zero entry (``0 * expr`` asks
 ``expr.is_finite``, recursively).  Here both are avoided:
 
-* every entry carries an exact **shadow value** at a deterministic random rational point
-  (sin θ, cos θ on rational points of the unit circle, see :func:`dag_value`), updated by the
-  same arithmetic as the expression; a pivot is an entry whose shadow is non-zero, so it is
-  non-zero as a function (the point proves it) — no zero test on expressions at all;
+* every entry carries an exact **shadow value** at a deterministic random point — its value
+  in the field F_p, p = 2⁶¹ − 1 (sin θ, cos θ on a point of the unit circle over F_p, see
+  :func:`mod_value`) — updated by the same arithmetic as the expression; a pivot is an entry
+  whose shadow is non-zero, so it is non-zero as a function (the point proves it: a rational
+  value that vanishes is 0 mod p) — no zero test on expressions at all;
 * structurally zero entries are never stored, so nothing is multiplied by zero.
 
 An entry whose shadow vanishes may still be a non-zero function; it is kept (never dropped)
@@ -33,73 +34,94 @@ Matrix([
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 import sympy as sp
 
 from ..errors import RankDeficientError
 
-__all__ = ["dag_value", "lu_solve_dag", "NotRationalError"]
+__all__ = ["mod_value", "rank_mod", "lu_solve_dag", "NotRationalError"]
 
 
 class NotRationalError(Exception):
-    """An expression :func:`dag_value` cannot evaluate exactly (callers fall back)."""
+    """An expression :func:`mod_value` cannot evaluate exactly (callers fall back)."""
 
 
-def dag_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> Fraction:
-    """Exact value of ``e`` at a rational point, visiting each shared subexpression once
-    (sympy's xreplace and atoms walk the tree, exponential for the nested results of an LU
-    solve).  Symbols take deterministic random values k/97 (k = 2…997, seeded by name and
-    ``trial``); sin θ, cos θ take the rational values 2u/(1+u²), (1−u²)/(1+u²) of a random
-    u, and sin, cos of integer combinations of angles (2θ, θ₁ − θ₂) the values that follow.
-    Raises :class:`NotRationalError` for other functions and non-integer powers,
-    ``ZeroDivisionError`` if a denominator vanishes there."""
+PRIME = 2**61 - 1  # shadow values live in the field F_p
+
+
+def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
+    """The value of ``e`` in F_p, p = 2⁶¹ − 1, at a random point, visiting each shared
+    subexpression once (sympy's xreplace and atoms walk the tree, exponential for the nested
+    results of an LU solve).  Symbols take deterministic random values (seeded by name and
+    ``trial``); sin θ, cos θ are a random point ((1−u²)/(1+u²), 2u/(1+u²)) of the unit circle
+    over F_p, and sin, cos of integer combinations of angles (2θ, θ₁ − θ₂) the values the
+    addition theorems give.  A non-zero value proves the function non-zero (a rational value
+    that vanishes is 0 mod p).  Raises :class:`NotRationalError` for other functions and
+    non-integer powers, ``ZeroDivisionError`` if a denominator vanishes there."""
     got = memo.get(e)
     if got is not None:
         return got
     if e.is_Rational:
-        v = Fraction(int(e.p), int(e.q))
+        q = int(e.q) % PRIME
+        if q == 0:
+            raise ZeroDivisionError
+        v = int(e.p) * pow(q, -1, PRIME) % PRIME
     elif e.is_Symbol:
         if e not in rep:
-            rep[e] = Fraction(random.Random(f"{e.name}:{trial}").randint(2, 997), 97)
+            rep[e] = random.Random(f"{e.name}:{trial}:mod").randrange(2, PRIME)
         v = rep[e]
     elif e.is_Add:
-        v = sum((dag_value(a, rep, angles, memo, trial) for a in e.args), Fraction(0))
+        v = sum(mod_value(a, rep, angles, memo, trial) for a in e.args) % PRIME
     elif e.is_Mul:
-        v = Fraction(1)
+        v = 1
         for a in e.args:
-            v *= dag_value(a, rep, angles, memo, trial)
+            v = v * mod_value(a, rep, angles, memo, trial) % PRIME
     elif e.is_Pow and e.exp.is_Integer:
-        b = dag_value(e.base, rep, angles, memo, trial)
+        b = mod_value(e.base, rep, angles, memo, trial)
         if b == 0 and e.exp < 0:
             raise ZeroDivisionError
-        v = b ** int(e.exp)
+        v = pow(b, int(e.exp), PRIME)
     elif isinstance(e, (sp.sin, sp.cos)):
-        c, s = _unit(e.args[0], angles, trial)
-        v = s if isinstance(e, sp.sin) else c
+        terms = e.args[0].as_coefficients_dict()
+        c, s_ = 1, 0
+        for th, k in terms.items():
+            if not (th.is_Symbol and k.is_Integer):
+                raise NotRationalError(e)
+            if th not in angles:
+                u = random.Random(f"angle {th.name}:{trial}:mod").randrange(1, PRIME)
+                den = pow((1 + u * u) % PRIME, -1, PRIME)  # 1 + u² ≠ 0: −1 is not a square mod p
+                angles[th] = ((1 - u * u) * den % PRIME, 2 * u * den % PRIME)
+            c1, s1 = angles[th]
+            if k < 0:
+                s1 = -s1 % PRIME
+            for _ in range(abs(int(k))):
+                c, s_ = (c * c1 - s_ * s1) % PRIME, (c * s1 + s_ * c1) % PRIME
+        v = s_ if isinstance(e, sp.sin) else c
     else:
         raise NotRationalError(e)
     memo[e] = v
     return v
 
 
-def _unit(arg, angles: dict, trial: int) -> tuple:
-    """(cos, sin) of an integer combination Σ k_j θ_j of symbols: each e^{iθ} is the rational
-    point ((1−u²) + 2iu)/(1+u²) of the unit circle, and e^{i Σ k θ} their product."""
-    terms = arg.as_coefficients_dict()
-    c, s = Fraction(1), Fraction(0)
-    for th, k in terms.items():
-        if not (th.is_Symbol and k.is_Integer):
-            raise NotRationalError(arg)
-        if th not in angles:
-            angles[th] = Fraction(random.Random(f"angle {th.name}:{trial}").randint(1, 499), 101)
-        u = angles[th]
-        c1, s1 = (1 - u * u) / (1 + u * u), 2 * u / (1 + u * u)
-        if k < 0:
-            s1 = -s1
-        for _ in range(abs(int(k))):
-            c, s = c * c1 - s * s1, c * s1 + s * c1
-    return c, s
+def rank_mod(vals: list) -> int:
+    """Rank over F_p of a matrix of residues (Gaussian elimination): a lower bound for the
+    rank over ℚ of the matrix it reduces, which it equals unless p divides a minor."""
+    a = [list(r) for r in vals]
+    rank = 0
+    cols = len(a[0]) if a else 0
+    rows_left = list(range(len(a)))
+    for c in range(cols):
+        piv = next((i for i in rows_left if a[i][c]), None)
+        if piv is None:
+            continue
+        rows_left.remove(piv)
+        rank += 1
+        inv = pow(a[piv][c], -1, PRIME)
+        for i in rows_left:
+            if a[i][c]:
+                f = a[i][c] * inv % PRIME
+                a[i] = [(x - f * y) % PRIME for x, y in zip(a[i], a[piv])]
+    return rank
 
 
 def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
@@ -111,7 +133,7 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
     memo: dict = {}
 
     def val(e):
-        return dag_value(e, rep, angles, memo, trial)
+        return mod_value(e, rep, angles, memo, trial)
 
     # row i: {column: (expr, shadow)}; columns n … n+nb−1 are the right-hand sides
     rows = []
@@ -142,13 +164,14 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
                 continue
             fe, fv = entry
             factor = fe / pe
-            factor_v = fv / pv
+            factor_v = fv * pow(pv, -1, PRIME) % PRIME
             for j, (ee, ev) in rows[p].items():
                 if j == c:
                     continue
                 old = rows[i].get(j)
                 prod = factor * ee
-                rows[i][j] = (old[0] - prod, old[1] - factor_v * ev) if old else (-prod, -factor_v * ev)
+                rows[i][j] = ((old[0] - prod, (old[1] - factor_v * ev) % PRIME) if old
+                              else (-prod, -factor_v * ev % PRIME))
     x = [[sp.S.Zero] * nb for _ in range(n)]
     for p, c in reversed(order):
         pe = rows[p][c][0]
@@ -167,8 +190,8 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
 def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     """X with A X = B, A square and generically invertible (see the module docstring).
 
-    Pivots are chosen by exact values at a random rational point (never by a symbolic zero
-    test), rows are sparse (zero entries never multiplied).  Entries :func:`dag_value`
+    Pivots are chosen by exact values in F_p at a random point (never by a symbolic zero
+    test), rows are sparse (zero entries never multiplied).  Entries :func:`mod_value`
     cannot evaluate (exp, sqrt, …) fall back to sympy's ``LUsolve``.  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points."""
     A = sp.Matrix(A)

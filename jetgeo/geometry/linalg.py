@@ -24,7 +24,7 @@ from itertools import combinations
 
 import sympy as sp
 
-from .dag import NotRationalError, dag_value
+from .dag import NotRationalError, mod_value, rank_mod
 from .zero import (
     _PREC,
     _TRIG,
@@ -426,19 +426,21 @@ def independent_rows(M) -> list:
 
 def generic_rank_dag(M: sp.Matrix) -> int:
     """Generic rank of a matrix whose entries share large subexpressions (the unsimplified
-    results of an LU solve): exact elimination at two rational points, each shared
-    subexpression evaluated once.  Falls back to :func:`generic_rank` for entries it cannot
-    evaluate exactly (functions other than sin, cos of a symbol; non-integer powers)."""
+    results of an LU solve): elimination over F_p at two random points, each shared
+    subexpression evaluated once (:func:`jetgeo.geometry.dag.mod_value`); the rank at a point
+    never exceeds the generic rank and equals it with overwhelming probability.  Falls back
+    to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
+    integer combinations of symbols; non-integer powers)."""
     best = 0
     for trial in range(2):
         rep: dict = {}
         angles: dict = {}
         memo: dict = {}
         try:
-            vals = [[dag_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
+            vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
         except (NotRationalError, ZeroDivisionError):
             return generic_rank(M).rank
-        best = max(best, _eliminate(vals, True)[0])  # the trials use different points
+        best = max(best, rank_mod(vals))  # the trials use different points
         if best == min(M.shape):
             break
     return best

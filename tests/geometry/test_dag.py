@@ -1,11 +1,9 @@
-"""lu_solve_dag and dag_value: exact solves on expression DAGs (jetgeo.geometry.dag).
+"""lu_solve_dag, mod_value, rank_mod: exact solves on expression DAGs (jetgeo.geometry.dag).
 
 Independent truth: the solution substituted back, A X − B, evaluated exactly at rational points
-of the parameter space and of the unit circle (sympy's own arithmetic, not the module's shadow
-values), and sympy's LUsolve on the same matrices.
+of the parameter space and of the unit circle (sympy's own arithmetic, not the module's F_p
+shadow values), and sympy's LUsolve on the same matrices.
 """
-
-from fractions import Fraction
 
 import pytest
 import sympy as sp
@@ -13,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jetgeo.errors import RankDeficientError
-from jetgeo.geometry.dag import NotRationalError, dag_value, lu_solve_dag
+from jetgeo.geometry.dag import PRIME, NotRationalError, lu_solve_dag, mod_value, rank_mod
 
 TH = sp.symbols("th0:3")
 P = sp.symbols("a b c", positive=True)
@@ -107,19 +105,39 @@ def test_other_functions_fall_back_to_sympy():
     X = lu_solve_dag(A, sp.Matrix([1, 2]))
     assert sp.simplify(A * X - sp.Matrix([1, 2])) == sp.zeros(2, 1)
     with pytest.raises(NotRationalError):
-        dag_value(sp.exp(a), {}, {}, {})
+        mod_value(sp.exp(a), {}, {}, {})
 
 
 @given(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 5))
-def test_dag_value_knows_multiple_angle_identities(k, l, trial):
-    """sin, cos of integer combinations of angles take the values the addition theorems give."""
+def test_mod_value_knows_multiple_angle_identities(k, l, trial):
+    """sin, cos of integer combinations of angles take the values the addition theorems give;
+    the point lies on the unit circle over F_p; rational constants reduce correctly."""
     x, y = TH[:2]
     arg = k * x + l * y
     memo: dict = {}
     rep: dict = {}
     ang: dict = {}
-    exp_cos = sp.expand_trig(sp.cos(arg))
-    exp_sin = sp.expand_trig(sp.sin(arg))
-    assert dag_value(sp.cos(arg), rep, ang, memo, trial) == dag_value(exp_cos, rep, ang, memo, trial)
-    assert dag_value(sp.sin(arg), rep, ang, memo, trial) == dag_value(exp_sin, rep, ang, memo, trial)
-    assert dag_value(sp.sin(x) ** 2 + sp.cos(x) ** 2, rep, ang, memo, trial) == Fraction(1)
+
+    def v(e):
+        return mod_value(e, rep, ang, memo, trial)
+
+    assert v(sp.cos(arg)) == v(sp.expand_trig(sp.cos(arg)))
+    assert v(sp.sin(arg)) == v(sp.expand_trig(sp.sin(arg)))
+    assert v(sp.sin(x) ** 2 + sp.cos(x) ** 2) == 1
+    assert v(sp.Rational(2, 3)) * 3 % PRIME == 2
+    assert v(P[0] / P[1]) * v(P[1]) % PRIME == v(P[0])
+
+
+@given(st.integers(1, 4), st.integers(0, 3), st.integers(0, 30))
+def test_rank_mod_of_a_product_of_random_factors(r, extra, seed):
+    """A = U V with U (r+extra) × r and V r × (r+extra) of rank r: rank_mod gives r (textbook:
+    rank of a generic product), and appending a row that sums two rows does not raise it."""
+    import random
+
+    rnd = random.Random(seed)
+    n = r + extra
+    U = [[rnd.randrange(PRIME) for _ in range(r)] for _ in range(n)]
+    V = [[rnd.randrange(PRIME) for _ in range(n)] for _ in range(r)]
+    A = [[sum(U[i][k] * V[k][j] for k in range(r)) % PRIME for j in range(n)] for i in range(n)]
+    assert rank_mod(A) == r
+    assert rank_mod([*A, [(a + b) % PRIME for a, b in zip(A[0], A[-1])]]) == r
