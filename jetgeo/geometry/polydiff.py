@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-__all__ = ["PolyExpr", "poly_of"]
+__all__ = ["PolyExpr", "poly_of", "polys_of"]
 
 
 class _Ring:
@@ -155,6 +155,37 @@ def poly_of(expr, extra=()) -> PolyExpr | None:
         if R.domain.is_EX or R.domain.is_EXRAW:
             return None
     return PolyExpr(_Ring(R, [a for a in gens], atoms), p)
+
+
+def polys_of(exprs, extra=()) -> list:
+    """[:func:`poly_of` of each expression], sharing **one** ring where possible (building a
+    polynomial ring over dozens of generators costs more than converting a constraint)."""
+    exprs = [sp.sympify(e) for e in exprs]
+    atom_maps = [_acceptable(e) for e in exprs]
+    atoms: dict = {}
+    syms = {s for s in extra if isinstance(s, sp.Symbol)}
+    for e, am in zip(exprs, atom_maps):
+        if am is not None:
+            for a in am:
+                atoms.setdefault(a, sp.Dummy(f"{'s' if a.func is sp.sin else 'c'}_{a.args[0]}"))
+            syms |= e.free_symbols
+    gens = sorted(syms | set(atoms.values()), key=sp.default_sort_key)
+    if not gens:
+        return [poly_of(e, extra) for e in exprs]
+    R = _ring_over_QQ(tuple(gens))
+    index = {g: R.gens[i] for i, g in enumerate(gens)}
+    index.update({atom: index[sym] for atom, sym in atoms.items()})
+    ring = _Ring(R, list(gens), atoms)
+    out = []
+    for e, am in zip(exprs, atom_maps):
+        if am is None:
+            out.append(None)
+            continue
+        try:
+            out.append(PolyExpr(ring, _to_ring(e, R, index, {})))
+        except _NotPolynomial:
+            out.append(poly_of(e, extra))
+    return out
 
 
 class _NotPolynomial(Exception):

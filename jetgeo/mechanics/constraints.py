@@ -28,8 +28,8 @@ import networkx as nx
 import sympy as sp
 
 from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
-from ..geometry import Codistribution, Form, generic_rank, singular_locus
-from ..geometry.polydiff import poly_of
+from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
+from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 
@@ -153,10 +153,10 @@ class ConstraintSubmanifold:
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
         self.z_of_qdot: dict | None = None
-        info = generic_rank(self.jacobian())
-        if info.rank < k:
+        rank = generic_rank_dag(self._jacobian)
+        if rank < k:
             raise RankDeficientError(
-                f"the constraint Jacobian ∂f/∂q̇ has generic rank {info.rank} < k = {k} "
+                f"the constraint Jacobian ∂f/∂q̇ has generic rank {rank} < k = {k} "
                 f"for constraints {list(fs)}; condition (3) of seed 004 fails (are some constraints "
                 "holonomic, or dependent on the others?)"
             )
@@ -226,7 +226,7 @@ class ConstraintSubmanifold:
         """Each f^i as a sparse polynomial in (t, q, q̇, sin, cos of the angles), or None where
         it is not one (:mod:`jetgeo.geometry.polydiff`)."""
         Y = self.Y
-        return tuple(poly_of(f, extra=(Y.t, *Y.q, *Y.qdot)) for f in self.f)
+        return tuple(polys_of(self.f, extra=(Y.t, *Y.q, *Y.qdot)))
 
     @cached_property
     def _jacobian(self) -> sp.Matrix:
