@@ -112,3 +112,40 @@ def test_runner_growth_exponent_and_ratio_table():
     row = ratio_table(cases).splitlines()[2]
     # jetgeo/Kane, jetgeo-TQ/Kane, jetgeo/Lagrange (timed out: an upper bound), ops ratios, rhs ratios
     assert row.startswith("| n_trailer_2 | 0.25 | 0.10 | <0.01 | 1.00 | 1.00 | timeout | 1.00 | timeout |")
+
+
+def test_affine_sample_state_is_the_normal_form_state():
+    """The runner's sample point without a normal form (numeric solve of f = 0 for q̇^D) is the
+    point the normal form gives, from the same random draws."""
+    model = S.build("n_trailer_3")
+    Y, L, fs = S.jetgeo_inputs(model)
+    dep = [Y.qdot[i] for i in model.extra["natural_dependent"]]
+    from jetgeo import ConstraintSubmanifold
+
+    nf = ConstraintSubmanifold(Y, fs, dependent=dep).normal_form()
+    a = S.random_state_affine(model, Y, fs, dep, np.random.default_rng(5))
+    b = S.random_state(model, Y, nf, np.random.default_rng(5))
+    assert set(a) == set(b)
+    assert max(abs(a[k] - b[k]) for k in a) < 1e-12
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_tq_route_matches_kanes_method_on_Q(n):
+    """jetgeo's TQ route (dependent velocities kept as symbols, the benchmark's jetgeo-TQ column)
+    against a numeric solve of KanesMethod's mass matrix and forcing, same dependent speeds."""
+    from jetgeo import ConstraintSubmanifold, LagrangianSystem
+    from jetgeo.mechanics import accelerations_on_TQ
+
+    model = S.build(f"n_trailer_{n}")
+    Y, L, fs = S.jetgeo_inputs(model)
+    hand = model.extra["natural_dependent"]
+    dep = [Y.qdot[i] for i in hand]
+    acc = accelerations_on_TQ(LagrangianSystem(Y, L), ConstraintSubmanifold(Y, fs), dependent=dep)
+    km, _, _, _ = S.kane_derive(model, hand, explicit=False)
+    params = sorted(model.params, key=sp.default_sort_key)
+    f = sp.lambdify([*Y.q, *Y.qdot, *params], [acc[a] for a in Y.qddot], modules="math", cse=True)
+    rng = np.random.default_rng(13)
+    for _ in range(3):
+        pt = S.random_state_affine(model, Y, fs, dep, rng)
+        mine = np.array(f(*[pt[s] for s in [*Y.q, *Y.qdot, *params]]))
+        np.testing.assert_allclose(mine, S.kane_numeric(km, model, Y, pt), rtol=1e-9, atol=1e-9)
