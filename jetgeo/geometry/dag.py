@@ -39,7 +39,7 @@ import sympy as sp
 
 from ..errors import RankDeficientError
 
-__all__ = ["mod_value", "rank_mod", "lu_solve_dag", "NotRationalError"]
+__all__ = ["mod_value", "rank_mod", "lu_solve_dag", "tree_size", "NotRationalError"]
 
 
 class NotRationalError(Exception):
@@ -101,6 +101,18 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
         raise NotRationalError(e)
     memo[e] = v
     return v
+
+
+def tree_size(e, memo: dict | None = None) -> int:
+    """Number of nodes of ``e`` as a tree (what printing, ``count_ops`` and ``evalf`` walk),
+    computed on the DAG in time linear in the number of *distinct* subexpressions — the nested
+    results of an LU solve can be small DAGs and astronomically large trees."""
+    memo = {} if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        got = 1 + sum(tree_size(a, memo) for a in e.args)
+        memo[e] = got
+    return got
 
 
 def rank_mod(vals: list) -> int:

@@ -141,3 +141,24 @@ def test_rank_mod_of_a_product_of_random_factors(r, extra, seed):
     A = [[sum(U[i][k] * V[k][j] for k in range(r)) % PRIME for j in range(n)] for i in range(n)]
     assert rank_mod(A) == r
     assert rank_mod([*A, [(a + b) % PRIME for a, b in zip(A[0], A[-1])]]) == r
+
+
+@given(sparse_systems())
+def test_tree_size_counts_the_tree_not_the_dag(system):
+    """tree_size equals the length of sympy's preorder traversal (which walks the tree)."""
+    from jetgeo.geometry.dag import tree_size
+
+    A, B = system
+    X = lu_solve_dag(A, B)
+    for e in list(X)[:2]:
+        assert tree_size(e) == sum(1 for _ in sp.preorder_traversal(e))
+
+
+def test_tree_size_of_a_chain_grows_exponentially_while_the_dag_does_not():
+    from jetgeo.geometry.dag import tree_size
+
+    x = sp.Symbol("x")
+    e = x
+    for k in range(40):                       # e_{k+1} = e_k·(e_k + k + 1): each level doubles the tree
+        e = sp.Mul(e, e + k + 1, evaluate=True)
+    assert tree_size(e) > 2**40
