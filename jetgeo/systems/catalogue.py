@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SpecError
-from ..geometry import zero_test
+from ..geometry import normalise, zero_test
+from ..geometry.dag import tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
@@ -132,6 +133,8 @@ class _Registered:
 
 
 _REGISTRY: dict[str, _Registered] = {}
+_EXACT_SAMPLE_NODES = 4000  # larger exact sample velocities are given to _SAMPLE_DIGITS digits
+_SAMPLE_DIGITS = 50
 
 
 def register(name: str, summary: str, heavy: bool = False, **options):
@@ -247,17 +250,21 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     parameters += tuple(sorted(extra - set(parameters) - set(Y.J2.coords), key=sp.default_sort_key))
     params = {p: spec.params[p] for p in parameters if p in spec.params}
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
-    initial = _initial_state(Q, spec, subs, params, heavy=_REGISTRY[name].heavy)
+    notes = list(spec.notes)
+    initial = _initial_state(Q, spec, subs, params, heavy=_REGISTRY[name].heavy, notes=notes)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
         reference=spec.reference, description=spec.description, initial=initial, params=params,
-        notes=list(spec.notes),
+        notes=notes,
     )
 
 
-def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict, heavy: bool = False) -> dict:
-    """t, q and the independent velocities from the guess; dependent velocities from q̇^D = g
-    (heavy systems: the guess itself, checked to lie on Q, without forming the normal form)."""
+def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict, heavy: bool = False,
+                   notes: list | None = None) -> dict:
+    """t, q and the independent velocities from the guess; dependent velocities solving f = 0
+    there: for constraints affine in q̇^D one k × k solve at the point (exact; to 50 digits when
+    the exact values are huge trees, with a note), else q̇^D = g of the normal form (heavy
+    systems: the guess itself, checked to lie on Q, without forming the normal form)."""
     Y = Q.Y
     point = {Y.t: sp.sympify(spec.guess.get(Y.t, 0))}
     for c in (*Y.q, *Y.qdot):
@@ -269,8 +276,27 @@ def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dic
         if bad:  # pragma: no cover - entries are checked by their tests
             raise SpecError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
         return point
-    nf = Q.normal_form()
     rep = {**params, **point}
+    dep = list(Q.dependent)
+    rows = [sp.sympify(f).xreplace({k: v for k, v in rep.items() if k not in dep}) for f in Q.f]
+    if all(sp.diff(r, a, b) == 0 for r in rows for a in dep for b in dep):
+        # affine in q̇^D: solve the k × k system at this point (the normal form of a long chain
+        # nests every link's g and costs minutes; its value here needs one small solve)
+        A, b = sp.linear_eq_to_matrix(rows, dep)
+        if not A.det(method="berkowitz").is_zero:
+            sol = A.LUsolve(b)
+            memo: dict = {}
+            if sum(tree_size(v, memo) for v in sol) > _EXACT_SAMPLE_NODES:
+                # exact values of a long chain nest every link (a tree exponential in its length):
+                # the same solve in 50-digit arithmetic, said in the entry's notes
+                sol = A.evalf(_SAMPLE_DIGITS).LUsolve(b.evalf(_SAMPLE_DIGITS))
+                if notes is not None:
+                    notes.append(f"sample state: the dependent velocities are given to {_SAMPLE_DIGITS} digits "
+                                 "(their exact values nest every constraint and would print as huge trees)")
+            for d, v in zip(dep, sol):  # small exact values in the library's normal form
+                point[d] = normalise(v) if not v.is_Float and tree_size(v, memo) <= 400 else v
+            return point
+    nf = Q.normal_form()
     for d, g in nf.g.items():
         point[d] = g.xreplace(rep)
     return point

@@ -396,3 +396,24 @@ def test_ghori_nonlinear_forms_342_are_the_rolling_branch(name):
     assert all(zero_test(g[k] - gl[k]).zero for k in gl)
     other = nl.Q.normal_form(branch=1 - nl.branch).g
     assert not all(zero_test(other[k] - gl[k]).zero for k in gl)
+
+
+def test_long_chain_sample_state_by_one_small_solve():
+    """load("n_trailer", n=8): the dependent velocities of the sample state come from one
+    9 × 9 linear solve at the point (not the nested normal form, which took 35 s); their exact
+    values would be trees exponential in n, so they are given to 50 digits and the entry says
+    so.  The state lies on Q and agrees with a numeric solve of f = 0.  Short chains stay exact."""
+    import numpy as np
+
+    short = systems.load("n_trailer", n=3)
+    assert not any(v.atoms(sp.Float) for v in short.initial.values())
+    e = systems.load("n_trailer", n=8)
+    assert any("50 digits" in note for note in e.notes)
+    point = {**e.params, **e.initial}
+    for f in e.Q.f:
+        assert abs(sp.N(f.xreplace(point), 30)) < 1e-20
+    dep = list(e.Q.dependent)
+    num = {k: float(sp.N(v)) for k, v in point.items() if k not in dep}
+    A, b = sp.linear_eq_to_matrix([f.xreplace(num) for f in e.Q.f], dep)
+    sol = np.linalg.solve(np.array(A.evalf(), dtype=float), np.array(b.evalf(), dtype=float).ravel())
+    assert np.allclose([float(sp.N(e.initial[d])) for d in dep], sol, rtol=1e-12, atol=1e-12)
