@@ -291,8 +291,10 @@ class ConstrainedSystem:
         ind = [Y.qdot[i] for i in self._idx_ind]
         fs = self.Q.f
         k = len(fs)
-        Jd = sp.Matrix(k, k, lambda i, j: sp.diff(fs[i], deps[j])).xreplace(on)
-        rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(sp.diff(fs[i], ind[c]) if c < len(ind)
+        J = self.Q._jacobian  # ∂f/∂q̇, computed once (in the polynomial ring where possible)
+        col = {v: j for j, v in enumerate(Y.qdot)}
+        Jd = sp.Matrix(k, k, lambda i, j: J[i, col[deps[j]]]).xreplace(on)
+        rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(J[i, col[ind[c]]] if c < len(ind)
                                                         else Y.cut_total_derivative(fs[i])))
         rhs = rhs.xreplace(on)
         sol = solve_rational(Jd, rhs)

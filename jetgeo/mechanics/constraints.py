@@ -565,8 +565,7 @@ def _domain_of(exprs) -> tuple:
                 if key not in seen:
                     seen.add(key)
                     nonneg.append(p.base)
-        den = sp.fraction(sp.together(e))[1]
-        for fct in sp.Mul.make_args(den):
+        for fct in sp.Mul.make_args(_denominator(e)):
             if fct.is_number:
                 continue
             base = fct.base if fct.is_Pow else fct
@@ -577,6 +576,15 @@ def _domain_of(exprs) -> tuple:
                 seen.add(key)
                 nonzero.append(base)
     return nonneg, nonzero
+
+
+def _denominator(e) -> sp.Expr:
+    """The denominator of e as one fraction; ``together`` (0.5 s on a 6-trailer's normal form)
+    only when numerator or denominator still hold a negative power."""
+    num, den = sp.fraction(e)
+    if any(p.is_Pow and p.exp.is_negative for part in (num, den) for p in sp.preorder_traversal(part)):
+        num, den = sp.fraction(sp.together(e))
+    return den
 
 
 def _is_sum_of_even_powers(e) -> bool:
