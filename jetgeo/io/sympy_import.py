@@ -4,7 +4,10 @@ An existing model — reference frames, points, rigid bodies and particles, load
 velocity constraints written with ``dynamicsymbols`` — is brought over without
 rewriting its kinematics:
 
-* the kinetic energy T = Σ body.kinetic_energy(N) (König's theorem is sympy's);
+* the kinetic energy T = Σ body.kinetic_energy(N) (König's theorem is sympy's), after a check
+  that each mass centre's velocity is the derivative of its position from a fixed point (a
+  rolling contact embedded in the kinematics — usual in models written for KanesMethod —
+  would put a non-holonomic constraint into L: refused, see :func:`_check_velocities`);
 * the potential V, if given, enters L = T − V; loads are turned into generalised forces
   (Newton's sign, DESIGN §3) by partial velocities with respect to the coordinate
   velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
@@ -88,6 +91,53 @@ def _load_parts(load):
     raise SpecError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
+def _fixed_point_from(P, frame):
+    """A point reachable from P through located positions whose velocity in ``frame`` is set
+    to zero (breadth first), or None."""
+    seen, todo = {P}, [P]
+    while todo:
+        X = todo.pop(0)
+        if X is not P and frame in X._vel_dict and X._vel_dict[frame] == 0:
+            return X
+        for Y in X._pos_dict:
+            if Y not in seen:
+                seen.add(Y)
+                todo.append(Y)
+    return None
+
+
+def _check_velocities(bodies, frame, jet) -> None:
+    """Each mass centre's velocity must be the time derivative of its position from a fixed
+    point: a Lagrangian needs the kinetic energy of the *free* motion.  sympy models written
+    for KanesMethod often embed a rolling contact in the kinematics (the contact point's
+    velocity set to zero, the centre's velocity by ``v2pt_theory`` from it); substituting a
+    non-holonomic constraint into L before the variation gives wrong equations, so such a
+    model is refused with the point named (give velocities as derivatives of positions and
+    the rolling as ``velocity_constraints``).  Points with no fixed point among their located
+    neighbours cannot be checked and are taken as given."""
+    from ..geometry.zero import is_zero
+
+    for b in bodies:
+        P = getattr(b, "masscenter", None) or getattr(b, "point", None)
+        if P is None:
+            continue
+        O = _fixed_point_from(P, frame)
+        if O is None:
+            continue
+        given = P.vel(frame)
+        true = P.pos_from(O).dt(frame)
+        diff = given - true
+        for e in (frame.x, frame.y, frame.z):
+            d = jet(diff.dot(e), f"the velocity of {P}")
+            if not is_zero(d):
+                raise SpecError(
+                    f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
+                    f"(whose velocity is set to zero): they differ by {sp.sympify(d)} along {e}.  A constraint "
+                    "seems embedded in the kinematics (e.g. a rolling contact point given zero velocity); the "
+                    "Lagrangian needs the free motion — give velocities as derivatives of positions and the "
+                    "constraint as velocity_constraints")
+
+
 def _leftover_functions(expr, allowed) -> set:
     return {f for f in sp.sympify(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
 
@@ -133,6 +183,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
         T = sp.Add(*[b.kinetic_energy(frame) for b in bodies])
     except ValueError as exc:
         raise SpecError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
+    _check_velocities(bodies, frame, jet)
     T = jet(T, "the kinetic energy")
     V = jet(potential, "the potential")
     qdot = list(Y.qdot)

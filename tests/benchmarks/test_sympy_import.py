@@ -86,3 +86,25 @@ def test_unknown_time_functions_and_bad_input_are_reported():
     with pytest.raises(SpecError, match="no velocity constraints"):
         from_mechanics([x], [Particle("p", P, 1)], N).constrain()
     assert isinstance(from_mechanics([x], [Particle("p", P, 1)], N).Y, FibredManifold)
+
+
+def test_rolling_embedded_in_the_kinematics_is_refused():
+    """The sympy documentation's rolling disc for KanesMethod sets the contact point's velocity
+    to zero and the centre's by v2pt_theory from it: the rolling constraint is inside the
+    kinematics, and its kinetic energy is not that of the free disc (a Lagrangian built from
+    it gives wrong equations).  The importer refuses it, naming the point; the same disc with
+    its centre located from a fixed origin and the rolling as velocity constraints is accepted
+    (test_rolling_disc_round_trip_matches_kane_and_lagrange)."""
+    q1, q2, q3 = dynamicsymbols("q1 q2 q3")
+    r, m, g = sp.symbols("r m g", positive=True)
+    N = ReferenceFrame("N")
+    Yf = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Yf.orientnew("L", "Axis", [q2, Yf.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    C = Point("C")
+    C.set_vel(N, 0)                      # the contact point "at rest": rolling without slipping
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)             # v = ω_R × r L.z: the rolling constraint, embedded
+    disc = RigidBody("disc", Dmc, R, m, (inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
+    with pytest.raises(SpecError, match="Dmc.*not the time derivative of its position from C"):
+        from_mechanics([q1, q2, q3], [disc], N, loads=[(Dmc, -m * g * Yf.z)])
