@@ -51,7 +51,8 @@ class ImportedModel:
 
     ``Q`` is None when the model has no velocity constraints; ``T``, ``V`` and
     ``forces`` are the translated kinetic energy, potential and generalised forces;
-    ``holonomic`` the configuration constraints h(t, q) (their derivatives ḣ are in ``Q``).
+    ``holonomic`` the configuration constraints h(t, q) (their derivatives ḣ are in ``Q``);
+    ``speeds`` the auxiliary speeds of ``kinematic_equations`` as functions of (t, q, q̇).
     """
 
     Y: FibredManifold
@@ -61,6 +62,7 @@ class ImportedModel:
     V: sp.Expr
     forces: list
     holonomic: list = field(default_factory=list)
+    speeds: dict = field(default_factory=dict)
 
     def __iter__(self):
         return iter((self.system, self.Q))
@@ -144,7 +146,7 @@ def _leftover_functions(expr, allowed) -> set:
 
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
                    velocity_constraints: Sequence = (), time: str = "t",
-                   configuration_constraints: Sequence = ()) -> ImportedModel:
+                   configuration_constraints: Sequence = (), kinematic_equations: Sequence = ()) -> ImportedModel:
     """Build a jetgeo system from a ``sympy.physics.mechanics`` model.
 
     ``coordinates``: the generalised coordinates (dynamicsymbols q(t)), in the order of
@@ -154,7 +156,11 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     in dynamicsymbols (alternatively give conservative forces as loads — not both for the
     same force); ``velocity_constraints``: expressions f(t, q, q̇) = 0;
     ``configuration_constraints``: expressions h(t, q) = 0 (KanesMethod's
-    ``configuration_constraints``), entered as ḣ = 0 after the velocity constraints.
+    ``configuration_constraints``), entered as ḣ = 0 after the velocity constraints;
+    ``kinematic_equations``: KanesMethod's ``kd_eqs`` k(t, q, q̇, u) = 0 for auxiliary speeds
+    u(t) (every time function in them that is not a coordinate), linear in u and solvable for
+    them — u = u(t, q, q̇) is substituted everywhere (velocities, loads, constraints), and the
+    velocity check then makes sure no constraint hides in the kinematics.
     """
     from sympy.physics.mechanics import dynamicsymbols
 
@@ -171,12 +177,18 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
         rep.update({c.diff(tt, 2): s2, c.diff(tt): s1, c: s0})
 
+    speeds = _solve_speeds(kinematic_equations, allowed, tt)
+
     def jet(expr, what):
-        out = sp.sympify(expr).xreplace(rep).xreplace({tt: Y.t})
+        out = sp.sympify(expr)
+        if speeds:
+            out = out.xreplace(speeds)
+        out = out.xreplace(rep).xreplace({tt: Y.t})
         left = _leftover_functions(out, allowed)
         if left:
             raise SpecError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
-                            "express auxiliary speeds through the coordinates' derivatives")
+                            "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
+                            "through the coordinates' derivatives")
         return out
 
     try:
@@ -207,4 +219,33 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
             raise SpecError(f"a configuration constraint must depend on (t, q) only; got {h}")
         fs.append(sp.diff(h, Y.t) + sp.Add(*[sp.diff(h, c) * v for c, v in zip(Y.q, Y.qdot)]))
     Q = ConstraintSubmanifold(Y, fs) if fs else None
-    return ImportedModel(Y, system, Q, T, V, forces, hs)
+    u_of_jets = {u: jet(v, "a kinematic equation") for u, v in speeds.items()
+                 if not isinstance(u, sp.Derivative)}
+    return ImportedModel(Y, system, Q, T, V, forces, hs, u_of_jets)
+
+
+def _solve_speeds(kd_eqs: Sequence, coordinates: set, tt) -> dict:
+    """{u(t): u(t, q, q̇), u̇(t): its time derivative} from kinematic equations linear in u."""
+    kd = [sp.sympify(e) for e in kd_eqs]
+    if not kd:
+        return {}
+    us = sorted({f for e in kd for f in e.atoms(sp.core.function.AppliedUndef)
+                 if f not in coordinates and f.args == (tt,)}, key=str)
+    if len(us) != len(kd):
+        raise SpecError(f"kinematic equations: {len(kd)} equations for the {len(us)} speeds "
+                        f"{[str(u) for u in us]} (time functions other than the coordinates); one each is needed")
+    dummies = [sp.Dummy(f"u{i}") for i in range(len(us))]
+    sub = dict(zip(us, dummies))
+    try:
+        A, b = sp.linear_eq_to_matrix([e.xreplace(sub) for e in kd], dummies)
+    except (sp.PolynomialError, ValueError) as exc:  # NonlinearError is a ValueError
+        raise SpecError(f"kinematic equations must be linear in the speeds {[str(u) for u in us]}: {exc}") from exc
+    if A.det(method="berkowitz").is_zero or sp.cancel(A.det(method="berkowitz")) == 0:
+        raise SpecError(f"kinematic equations cannot be solved for the speeds {[str(u) for u in us]}")
+    sol = A.LUsolve(b)
+    out = {}
+    for u, v in zip(us, sol):
+        v = sp.cancel(v)
+        out[u.diff(tt)] = v.diff(tt)
+        out[u] = v
+    return out

@@ -108,3 +108,54 @@ def test_rolling_embedded_in_the_kinematics_is_refused():
     disc = RigidBody("disc", Dmc, R, m, (inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), Dmc))
     with pytest.raises(SpecError, match="Dmc.*not the time derivative of its position from C"):
         from_mechanics([q1, q2, q3], [disc], N, loads=[(Dmc, -m * g * Yf.z)])
+
+
+def _planar_body_in_body_speeds():
+    """A planar rigid body (skate) written the KanesMethod way: body-frame speeds u1, u2 and
+    spin u3, velocities given in the speeds, kd_eqs linking them to the coordinates."""
+    th, x, y = dynamicsymbols("th x y")
+    u1, u2, u3 = dynamicsymbols("u1 u2 u3")
+    m, Ii, c = sp.symbols("m I c", positive=True)
+    N = ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    B.set_ang_vel(N, u3 * N.z)
+    O = Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, u1 * B.x + u2 * B.y)
+    body = RigidBody("b", P, B, m, (inertia(B, 0, 0, Ii), P))
+    kd = [u1 - (sp.cos(th) * x.diff() + sp.sin(th) * y.diff()),
+          u2 - (-sp.sin(th) * x.diff() + sp.cos(th) * y.diff()), u3 - th.diff()]
+    return (th, x, y), (u1, u2, u3), (m, Ii, c), N, B, P, body, kd
+
+
+def test_auxiliary_speeds_by_kinematic_equations():
+    """kd_eqs solved for the speeds and substituted: the skate written in body-frame speeds,
+    with its knife edge u2 = 0 and a drag −c u1 along the blade, gives the accelerations of the
+    same system typed by hand in (x, y, θ) (compared symbolically)."""
+    (th, x, y), (u1, u2, u3), (m, Ii, c), N, B, P, body, kd = _planar_body_in_body_speeds()
+    imp = from_mechanics([th, x, y], [body], N, loads=[(P, -c * u1 * B.x)], velocity_constraints=[u2],
+                         kinematic_equations=kd)
+    Y = imp.Y
+    t_, x_, y_ = Y.q
+    thd, xd, yd = Y.qdot
+    assert sp.simplify(imp.speeds[u2] - (-sp.sin(t_) * xd + sp.cos(t_) * yd)) == 0
+    u1_ = sp.cos(t_) * xd + sp.sin(t_) * yd
+    hand = LagrangianSystem(Y, m / 2 * (xd**2 + yd**2) + Ii / 2 * thd**2,
+                            forces=[0, -c * u1_ * sp.cos(t_), -c * u1_ * sp.sin(t_)])
+    Qh = ConstraintSubmanifold(Y, [-sp.sin(t_) * xd + sp.cos(t_) * yd])
+    a1, a2 = imp.constrain().accelerations(), hand.constrain(Qh).accelerations()
+    assert all(sp.simplify(a1[k] - a2[k]) == 0 for k in Y.qddot)
+
+
+def test_kinematic_equations_that_cannot_define_the_speeds_are_reported():
+    (th, x, y), (u1, u2, u3), _, N, B, P, body, kd = _planar_body_in_body_speeds()
+    with pytest.raises(SpecError, match="4 equations for the 3 speeds"):
+        from_mechanics([th, x, y], [body], N, kinematic_equations=[*kd, u1 - u2])
+    with pytest.raises(SpecError, match="linear in the speeds"):
+        from_mechanics([th, x, y], [body], N, kinematic_equations=[kd[0], kd[1], u3**2 - th.diff()])
+    with pytest.raises(SpecError, match="cannot be solved"):
+        from_mechanics([th, x, y], [body], N,
+                       kinematic_equations=[u1 + u2 - x.diff(), 2 * u1 + 2 * u2 - y.diff(), u3 - th.diff()])
+    with pytest.raises(SpecError, match=r"not coordinates: \['u3\(t\)'\]"):   # u3 left without its equation
+        from_mechanics([th, x, y], [body], N, kinematic_equations=kd[:2])
