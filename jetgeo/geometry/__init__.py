@@ -8,7 +8,16 @@ from .chart import Chart
 from .dag import lu_solve_dag
 from .distributions import Codistribution, Distribution, InvolutivityReport
 from .forms import Form
-from .linalg import RankInfo, generic_rank, generic_rank_dag, nullspace, singular_locus, solve_linear, solve_rational
+from .linalg import (
+    RankInfo,
+    det_exact,
+    generic_rank,
+    generic_rank_dag,
+    nullspace,
+    singular_locus,
+    solve_linear,
+    solve_rational,
+)
 from .vectorfields import VectorField
 from .zero import ZeroTest, is_zero, normalise, trig_normal_form, zero_test
 
@@ -23,6 +32,7 @@ __all__ = [
     "generic_rank",
     "generic_rank_dag",
     "lu_solve_dag",
+    "det_exact",
     "nullspace",
     "singular_locus",
     "solve_linear",

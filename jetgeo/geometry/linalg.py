@@ -41,6 +41,7 @@ __all__ = [
     "RankInfo",
     "generic_rank",
     "generic_rank_dag",
+    "det_exact",
     "singular_locus",
     "nullspace",
     "solve_linear",
@@ -341,6 +342,34 @@ def _generators_as_symbols(M: sp.Matrix) -> tuple:
         return M, {}
     rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(sorted(atoms, key=sp.default_sort_key))}
     return M.xreplace(rep), {v: k for k, v in rep.items()}
+
+
+def det_exact(M) -> sp.Expr:
+    """det M, exact and unsimplified.  Up to 3 × 3 by Berkowitz *without* sympy's intermediate
+    simplification (``Matrix.det`` cancels every product along the way — minutes on the
+    reduced mass matrix of a 3-trailer, for a 2 × 2 determinant); larger matrices in the field
+    of rational functions of their symbols and function atoms (sin θ, cos θ … frozen as
+    independent generators, sympy's ``DomainMatrix``: the Leibniz polynomial of the entries is
+    an identity there, so the result is exact wherever the entries are defined).  Normalise
+    the result if a canonical form is needed."""
+    from sympy.matrices.utilities import dotprodsimp
+    from sympy.polys.matrices import DomainMatrix
+
+    M = sp.Matrix(M)
+    if M.rows != M.cols:
+        raise ValueError(f"det_exact: the matrix is {M.rows} × {M.cols}")
+    if M.rows == 0:
+        return sp.Integer(1)
+    if M.rows > 3 and not any(a.exp.is_Integer is False for e in M for a in e.atoms(sp.Pow)):
+        Mx, back = _generators_as_symbols(M)
+        try:
+            dM = DomainMatrix.from_Matrix(Mx)
+            if not (dM.domain.is_EX or dM.domain.is_EXRAW):
+                return dM.domain.to_sympy(dM.det()).xreplace(back)
+        except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
+            pass  # not a rational-function matrix after all: Berkowitz below
+    with dotprodsimp(False):
+        return M.det(method="berkowitz")
 
 
 def solve_rational(A, b) -> sp.Matrix | None:
