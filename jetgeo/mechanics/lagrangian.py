@@ -256,12 +256,9 @@ class LagrangianSystem:
     # --- explicit dynamics ------------------------------------------------------------------
     @cached_property
     def _free_rhs(self) -> tuple:
-        Y = self.Y
-        rhs = []
-        for E in self._el:
-            # E = rhs_σ − W_σν q̈^ν : remove the q̈ terms
-            rhs.append(E.xreplace({a: 0 for a in Y.qddot}))
-        return tuple(rhs)
+        # E_σ = L_σ − W_σν q̈^ν: L_σ = e_σ, the Euler–Lagrange expressions without their q̈
+        # terms (computed in the polynomial ring when L is a trigonometric polynomial)
+        return tuple(self.euler_lagrange_without_accelerations())
 
     def free_motion_functions(self) -> list:
         """L_σ with W_σν q̈^ν = L_σ (001 eq. 7.3 for L = T − V, T quadratic)."""

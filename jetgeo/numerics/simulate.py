@@ -104,10 +104,32 @@ def _is_constrained_system(obj) -> bool:
     return all(hasattr(obj, a) for a in ("Q", "system", "nf", "g", "reaction_forces", "regularity_condition"))
 
 
+def _pair_of(obj):
+    """(LagrangianSystem, ConstraintSubmanifold) if ``obj`` is such a pair (a tuple, or an object
+    with ``.system`` and ``.Q`` but no accelerations: a catalogue entry, an imported model), else None."""
+    if isinstance(obj, (tuple, list)) and len(obj) == 2:
+        system, Q = obj
+    elif hasattr(obj, "system") and hasattr(obj, "Q") and not hasattr(obj, "accelerations"):
+        system, Q = obj.system, obj.Q
+    else:
+        return None
+    if hasattr(system, "free_motion_functions") and hasattr(Q, "f") and hasattr(Q, "jacobian"):
+        return system, Q
+    return None
+
+
 def _model_of(obj, formulation: str = "full") -> _Model:
     """Normalise a ConstrainedSystem, a Motion, a LagrangianSystem or any object with
     ``.accelerations()`` into the pieces the integrator needs.  The multiplier formulation of a
-    ConstrainedSystem needs neither its symbolic accelerations nor its normal-form conditions."""
+    ConstrainedSystem needs neither its symbolic accelerations nor its normal-form conditions;
+    a (system, Q) pair is integrated in that formulation without ever forming the normal form."""
+    pair = _pair_of(obj)
+    if pair is not None:
+        system, Q = pair
+        if formulation != "multipliers":
+            raise SpecError("a (system, Q) pair is integrated in formulation='multipliers' (no normal form); "
+                            f"got {formulation!r} — for 'full' or 'reduced' pass system.constrain(Q)")
+        return _Model(Q.Y, [], {}, list(Q.f), system, None, None, [], "constrained system (bordered)")
     if not hasattr(obj, "accelerations"):
         raise SpecError(f"simulate needs a constrained system or an object with .accelerations(); got {type(obj)}")
     if _is_constrained_system(obj) and formulation == "multipliers":
@@ -593,7 +615,10 @@ def simulate(
     Parameters
     ----------
     system : ConstrainedSystem, Motion, LagrangianSystem, any object with ``.accelerations()``,
-        or the result of :func:`prepare`.
+        the result of :func:`prepare`, or a pair (LagrangianSystem, ConstraintSubmanifold) (a
+        catalogue entry or an imported model too): integrated in the multipliers formulation
+        from the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f, solved numerically at every step —
+        no normal form and no symbolic accelerations, the way to simulate long chains of bodies.
     t_span : (t0, t1)
     initial : {symbol or name: value}
         Values of every q^σ and q̇^σ at t0.  With ``complete=True`` the dependent
@@ -617,6 +642,8 @@ def simulate(
         None means "python", or the backend of a prepared system.  With "c" a division by
         zero in the right-hand side gives inf/nan instead of raising.
     """
+    if formulation == "full" and _pair_of(system) is not None:
+        formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
     prep = system if isinstance(system, Prepared) else prepare(system, formulation, first_integrals,
                                                                backend or "python")
     if isinstance(system, Prepared) and first_integrals:

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from jetgeo import systems
+from jetgeo.errors import SpecError
 from jetgeo.numerics import simulate
 
 NAMES = systems.names()
@@ -85,3 +86,23 @@ def test_three_lines_from_catalogue_to_plot():
     assert len(fig.axes) == 4 and res.max_residual < 1e-8
     assert np.allclose(fig.axes[1].lines[0].get_xdata(), res.q[:, 0])
     plt.close("all")
+
+
+def test_long_chain_simulated_from_system_and_Q_without_normal_form():
+    """A (system, Q) pair is integrated in the multipliers formulation (bordered system solved
+    numerically): on the 2-trailer it follows the canonical route's trajectory (full formulation
+    from cs.accelerations(), an independent symbolic derivation); the 8-trailer runs without
+    the normal form ever being formed, stays on Q and conserves energy (homogeneous constraints)."""
+    e = systems.load("n_trailer", n=2)
+    T = np.linspace(0, 2, 5)
+    a = simulate((e.system, e.Q), (0, 2), e.initial, e.params, t_eval=T)
+    b = simulate(e.constrained(), (0, 2), e.initial, e.params, t_eval=T)
+    assert a.formulation == "multipliers"
+    np.testing.assert_allclose(a.q, b.q, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(a.qdot, b.qdot, rtol=1e-7, atol=1e-8)
+    long = systems.load("n_trailer", n=8)
+    r = simulate(long, (0, 2), long.initial, long.params)
+    assert "_branches" not in long.Q.__dict__          # no normal form was computed
+    assert r.max_residual < 1e-9 and r.relative_energy_drift < 1e-9
+    with pytest.raises(SpecError, match="formulation='multipliers'"):
+        simulate((long.system, long.Q), (0, 1), long.initial, long.params, formulation="reduced")
