@@ -189,7 +189,7 @@ def polys_of(exprs, extra=()) -> list:
 
 
 class _NotPolynomial(Exception):
-    pass
+    """An expression :func:`_to_ring` cannot convert (the caller falls back to ``sring``)."""
 
 
 @lru_cache(maxsize=256)
