@@ -17,7 +17,9 @@ __all__ = [
     "IncompatibleError",
     "BranchError",
     "OffManifoldError",
+    "InputError",
     "SpecError",
+    "ResourceLimitError",
     "UndecidedError",
 ]
 
@@ -54,8 +56,27 @@ class OffManifoldError(JetgeoError, ValueError):
     """Data that must lie on a constraint manifold do not."""
 
 
-class SpecError(JetgeoError, ValueError):
-    """A system specification (file or arguments) is malformed."""
+class InputError(JetgeoError, ValueError):
+    """An argument given to a jetgeo function is malformed: wrong type, wrong shape, a name
+    that is not a coordinate, a non-finite number, text where an expression is expected.
+    The message names the argument and what is wrong with it."""
+
+
+class SpecError(InputError):
+    """A system specification file is malformed; the message starts with the file and key."""
+
+
+class ResourceLimitError(JetgeoError):
+    """A computation exceeded a limit the caller set (time, memory, expression size).
+
+    ``stage`` names the part of the computation that ran out (e.g. ``"normal form"``,
+    ``"accelerations"``) and ``limit`` the limit that was reached, so the caller knows
+    which route or option to change."""
+
+    def __init__(self, message: str, stage: str | None = None, limit: object = None) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.limit = limit
 
 
 class UndecidedError(JetgeoError):
