@@ -40,7 +40,7 @@ from ..errors import (
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from .parse import check_name, parse_expression
+from .parse import check_name, evaluate_constant, parse_expression
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -695,10 +695,7 @@ class _Loader:
                 raise self.err("values", k, f"{k!r} is not a declared parameter "
                                f"({', '.join(self.params) or 'none declared'})")
             e = self.expr(v, consts, "values", k)
-            try:
-                fv = float(e)
-            except (TypeError, ValueError):
-                raise self.err("values", k, f"{v!r} is not a number") from None
+            fv = evaluate_constant(e, self.where("values", k))
             if not math.isfinite(fv):
                 raise self.err("values", k, f"{v!r} is not finite")
             sym = self.params[k]
@@ -751,11 +748,10 @@ def _kind(v) -> str:
 
 def _num(spec: Spec, e, vals: dict, key: str) -> float:
     v = sp.sympify(e).xreplace(vals)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        free = ", ".join(sorted(map(str, sp.sympify(v).free_symbols)))
-        raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}") from None
+    if v.free_symbols:
+        free = ", ".join(sorted(map(str, v.free_symbols)))
+        raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}")
+    return evaluate_constant(v, f"{spec.source}: [initial] {key}")
 
 
 def _check_initial_on_Q(spec: Spec) -> None:
@@ -775,11 +771,13 @@ def _check_initial_on_Q(spec: Spec) -> None:
 def _off_Q(spec: Spec, vals: dict) -> None:
     """InitialDataError unless |f^i| ≤ 1e-9 (1 + Σ|terms of f^i|) at ``vals`` for every constraint."""
     for i, f in enumerate(spec.Q.f):
-        try:
-            val = float(f.xreplace(vals))
-            scale = 1.0 + sum(abs(float(term.xreplace(vals))) for term in sp.Add.make_args(sp.expand(f)))
-        except (TypeError, ValueError):
+        at = f.xreplace(vals)
+        if at.free_symbols:
             continue
+        where = f"{spec.source}: [initial]: constraint {i + 1} at the initial data"
+        val = evaluate_constant(at, where)  # bounded: refuses overflow and non-real values
+        scale = 1.0 + sum(abs(evaluate_constant(term.xreplace(vals), where))
+                          for term in sp.Add.make_args(sp.expand(f)))
         if not math.isfinite(val) or abs(val) > _OFF_Q_TOL * scale:
             point = ", ".join(f"{s} = {vals[s]}" for s in (*spec.Y.q, *spec.Y.qdot) if s in vals)
             raise InitialDataError(
