@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -61,7 +62,7 @@ FORMATS = ("text", "latex", "json", "python")
 
 def _resolve(name: str) -> Path:
     p = Path(name)
-    if p.is_file():
+    if p.is_file() or os.path.lexists(name):  # not a regular file: load_spec says what it is
         return p
     from .io.specs import catalogue
 

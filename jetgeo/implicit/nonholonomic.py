@@ -31,7 +31,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import ChartError, IncompatibleError, RankDeficientError, SpecError
+from ..errors import ChartError, IncompatibleError, RankDeficientError, ResourceLimitError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
@@ -234,8 +234,17 @@ class NonholonomicProblem:
         locus = _factors(det) if nondeg else []
         why = []
         if not rank_ok:
-            why.append(f"(4.15) fails: rank F = {rankF} (with {Fm.rows} generators) but corank D = {corank}")
-        if not nondeg:
+            if rankF < Fm.rows:  # e.g. a generator listed twice: say so, not "rank F = 1 but corank D = 1"
+                why.append(f"the {Fm.rows} generators of F are linearly dependent (rank F = {rankF}); give "
+                           "independent generators (a basis of F)"
+                           + ("" if rankF == corank else f", and (4.15) needs rank F = corank D = {corank}"))
+            elif corank < Dfull.rows:
+                why.append(f"the {Dfull.rows} annihilators of D are linearly dependent (corank D = {corank}); give "
+                           "independent ones" + ("" if rankF == corank else f", and (4.15) needs rank F = {rankF} = "
+                                                 "corank D"))
+            else:
+                why.append(f"(4.15) fails: rank F = {rankF} but corank D = {corank}")
+        if not nondeg and M.rows == M.cols:  # (M is not square when (4.15) fails: said above)
             why.append("(4.16) fails: det M^{BC} vanishes identically on C (D° ∩ F^⊥ ≠ 0)")
         return CompatibilityReport(rank_ok and nondeg, rankF, corank, rank_ok, nondeg, M, det, locus,
                                    regular=True, explanation="; ".join(why))
@@ -333,6 +342,8 @@ class NonholonomicProblem:
         Y = self.Y
         try:
             inv = inverse_legendre(self.system)
+        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
+            raise
         except Exception:  # noqa: BLE001 - the Lagrangian picture stands on its own
             return None
         p = momenta_symbols(Y)
@@ -399,6 +410,8 @@ def _solve_fraction_free(A: sp.Matrix, b: sp.Matrix):
     db = big.extract(list(range(A.rows)), list(range(A.cols, A.cols + b.cols)))
     try:
         Xn, den = dA.solve_den(db)
+    except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
+        raise
     except Exception as exc:  # noqa: BLE001 - sympy's DMNonInvertibleMatrixError and friends
         raise RankDeficientError(f"the {A.rows}×{A.cols} system of the non-holonomic problem is singular: {exc}") \
             from exc
