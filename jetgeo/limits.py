@@ -30,6 +30,7 @@ This module imports nothing of jetgeo but :mod:`jetgeo.errors`, so every layer m
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -38,7 +39,7 @@ from contextlib import contextmanager
 
 from .errors import InputError, ResourceLimitError
 
-__all__ = ["time_limit", "memory_limit", "stage", "current_stage", "checkpoint", "check_seconds"]
+__all__ = ["time_limit", "memory_limit", "stage", "staged", "current_stage", "checkpoint", "check_seconds"]
 
 _local = threading.local()
 
@@ -148,7 +149,6 @@ def time_limit(seconds: float | None) -> Iterator[object]:
         _arm(min(d for d, _, _ in dl))
     try:
         yield token
-        checkpoint()
     finally:
         dl.remove((deadline, s, token))
         if use_signal:
@@ -206,3 +206,17 @@ def memory_limit(megabytes: float | None) -> Iterator[None]:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def staged(name: str):
+    """Decorator: the function runs as :func:`stage` ``name`` (one line above a ``def``)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with stage(name):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

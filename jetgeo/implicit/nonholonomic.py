@@ -33,6 +33,7 @@ import sympy as sp
 
 from ..errors import ChartError, IncompatibleError, RankDeficientError, ResourceLimitError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
+from ..limits import staged
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
 from .tulczyjew import alpha_inverse_equations, inverse_legendre, legendre_map, momenta_symbols
@@ -198,6 +199,7 @@ class NonholonomicProblem:
 
     # --- Theorem 2 ---------------------------------------------------------------------------------
     @cached_property
+    @staged("compatibility")
     def _compat(self) -> CompatibilityReport:
         m = self.Y.m
         Dfull = self._on_C_matrix(self.annihilators)
@@ -285,6 +287,7 @@ class NonholonomicProblem:
         return ImplicitDifferentialEquation(x=[*Y.q, *p], xdot=[*qd, *pd], equations=eqs,
                                             unknowns=self.multiplier_symbols, time=Y.t)
 
+    @staged("integrability")
     def integrability(self, picture: str = "lagrangian") -> IntegrabilityReport:
         """The adapted integrability algorithm (002 Fig. 2, eqs. 4.13–4.14) on the Lagrangian
         picture (default) or on α⁻¹(dL + F) ⊂ T(T*Q) (``picture="hamiltonian"``)."""

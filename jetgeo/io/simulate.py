@@ -45,7 +45,7 @@ def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float,
         raise SpecError(f"{spec.source}: --t-end {t_end} must be after the initial time {t0}")
     model = spec.constrained() if spec.Q is not None else spec.system
     res = numerics.simulate(model, (t0, t_end), initial=y0, params=pvals, t_eval=np.linspace(t0, t_end, points),
-                            rtol=rtol, atol=atol, progress=False)
+                            rtol=rtol, atol=atol, progress=None)
     rows = np.hstack([np.asarray(res.q), np.asarray(res.qdot)]).tolist()
     names = [str(s) for s in (*Y.q, *Y.qdot)]
     drift = None

@@ -30,6 +30,7 @@ from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, sin
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
+from ..limits import staged
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification"]
 
@@ -265,6 +266,7 @@ class ConstraintSubmanifold:
 
     # --- dependent velocities ------------------------------------------------------------
     @cached_property
+    @staged("dependent velocities")
     def dependent(self) -> tuple:
         """The dependent velocities q̇^D (user's choice, else a verified structural matching)."""
         Y = self.Y
@@ -291,6 +293,7 @@ class ConstraintSubmanifold:
 
     # --- branches and normal form ------------------------------------------------------
     @cached_property
+    @staged("normal form")
     def _branches(self) -> list:
         dep = list(self.dependent)
         _check_solvable_degree(self.f, dep)
@@ -306,6 +309,7 @@ class ConstraintSubmanifold:
         """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
         return list(self._branches)
 
+    @staged("normal form")
     def normal_form(self, dependent: Sequence | None = None, branch: int | None = None) -> NormalForm:
         """The normal form (004, eq. (4)) for the chosen dependent velocities and branch.
 

@@ -34,6 +34,7 @@ from ..geometry import Form, VectorField, generic_rank, nullspace, singular_locu
 from ..geometry.polydiff import poly_of
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
+from ..limits import staged
 
 __all__ = ["LagrangianSystem"]
 
@@ -238,6 +239,7 @@ class LagrangianSystem:
         return self._hessian.copy()
 
     @cached_property
+    @staged("regularity")
     def _rank_info(self):
         return generic_rank(self._hessian)
 
@@ -291,6 +293,7 @@ class LagrangianSystem:
         return dict(self._accelerations)
 
     @cached_property
+    @staged("accelerations")
     def _accelerations(self) -> dict:
         W = self._hessian
         rhs = sp.Matrix(self._free_rhs)
