@@ -35,6 +35,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from . import __version__
@@ -78,7 +79,11 @@ def _resolve(name: str) -> Path:
     key = name[:-5] if name.endswith(".toml") else name
     if key in cat and not (p.suffix and p.parent != Path(".")):
         return cat[key]
-    raise SpecError(f"{name}: no such file, and no shipped spec of that name (see `jetgeo examples`)")
+    import difflib
+
+    near = difflib.get_close_matches(key, [*cat, *_catalogue_names()], n=1)
+    hint = f"did you mean {near[0]!r}?" if near else "see `jetgeo examples`"
+    raise SpecError(f"{name}: no such file, and no shipped spec of that name ({hint})")
 
 
 def _catalogue_names() -> list:
@@ -437,6 +442,10 @@ def _simulate(args: argparse.Namespace) -> int:
         _write_atomically(writers)
     for path, _ in writers:
         print(f"wrote {path}")
+    if len(res["t"]) < 2 or res["t"][-1] == res["t"][0]:  # e.g. x = 1e308: the first step overflowed
+        print(f"jetgeo: {spec.source}: the integration made no progress from t = {res['t'][0]:g}"
+              + (f": {_one_line(res['message'])}" if res.get("message") else ""), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -637,8 +646,15 @@ def _points(text: str) -> int:
     return v
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (exit 2), like every other message of the command."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="jetgeo",
         description="Geometry and dynamics of non-holonomic mechanical systems.",
         epilog="Exit codes: 0 success, 1 no result (the mathematics says no: not regular, incompatible, the recipe "
@@ -646,13 +662,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"jetgeo {__version__}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show Python tracebacks on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     d = sub.add_parser("demo", parents=[common], help="run a built-in example end to end")
     d.set_defaults(func=_demo)
-    limits = argparse.ArgumentParser(add_help=False)
+    limits = _Parser(add_help=False)
     limits.add_argument("--timeout", type=_seconds, default=0.0, metavar="SECONDS",
                         help="stop (exit 1, naming the stage that ran out) after this many seconds (0: no limit)")
     limits.add_argument("--memory-limit", type=_megabytes, default=0.0, metavar="MB",
@@ -768,13 +784,18 @@ def _address_space_mb() -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (2, message printed), --help or --version (0)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
     debug = getattr(args, "debug", False)
     from .limits import memory_limit, time_limit
 
+    if not debug:  # overflow in a right-hand side is reported by the integrator's own message, on one line
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
     try:
         if getattr(args, "memory_limit", 0):
             _preload_for_memory_limit(args)

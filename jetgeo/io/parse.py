@@ -629,6 +629,11 @@ class _Builder:
                     raise self.fail(node, f"number larger than {lim} inside an exponent")
             if isinstance(a, sp.Rational) and self._digits(a) > self.limits.max_literal_digits:
                 raise self.fail(node, "base too large for a symbolic exponent")
+            if a.free_symbols:
+                # x**y at the random rational points of the exact zero and rank tests is a rational to a
+                # rational power of ~10^5: sympy evaluates it for ever (found by fuzzing)
+                raise self.fail(node, f"the exponent {_snippet(str(b), limit=30)} is not a number: a variable "
+                                "base to a variable power is not supported (a constant base is: exp(y), 2**y)")
         r = a**b
         # sympy combines powers of powers, (x**100)**100 = x**10000: bound the combined exponent too
         if isinstance(r, sp.Pow) and r.exp.is_number and r.exp.is_real:

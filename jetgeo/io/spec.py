@@ -39,6 +39,7 @@ from ..errors import (
     NotRegularError,
     OffManifoldError,
     RankDeficientError,
+    ResourceLimitError,
     SpecError,
     UndecidedError,
 )
@@ -361,9 +362,7 @@ def loads_spec(text: str, source: str = "<string>") -> Spec:
             from None
     try:
         return _Loader(doc, source).load()
-    except SpecError:
-        raise
-    except NotRegularError:
+    except (SpecError, NotRegularError, ResourceLimitError):  # a limit the caller set is no input error
         raise
     except (JetgeoError, ValueError, TypeError) as exc:  # a lower layer refused the data
         raise SpecError(f"{source}: {exc}") from exc
