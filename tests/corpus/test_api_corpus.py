@@ -191,3 +191,13 @@ def test_nonholonomic_problem_names_dependent_generators():
     assert one.compatible and not two.compatible
     assert two.explanation == ("the 2 generators of F are linearly dependent (rank F = 1); give independent "
                                "generators (a basis of F)")
+
+
+def test_variable_exponent_is_undecided_not_a_hang(Y):
+    """Found by fuzzing: x**y at the random rational points of the exact tests is a rational to a rational
+    power of ~10^5, which sympy evaluated for ever; it is now evaluated numerically, and refused when its
+    value leaves the float range (as it does at such points)."""
+    x, y, _ = Y.q
+    xd, yd, zd = Y.qdot
+    with pytest.raises(UndecidedError, match="has a variable exponent"):
+        ConstraintSubmanifold(Y, [zd - xd ** (-(yd**2))])

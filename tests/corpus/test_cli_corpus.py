@@ -121,6 +121,10 @@ CASES = [
     ("--csv onto a directory", ["simulate", "oscillator.toml", "--t-end", "1", "--csv", "adir"], 2,
      r"--csv adir: is a directory"),
     ("mathtext title", ["simulate", "title_mathtext.toml", "--t-end", "1", "--plot", "title.png"], 0, None),
+    # --- found by fuzzing (benchmarks/fuzz_spec.py) -----------------------------------------------------------
+    ("variable exponent", ["check", "fuzz_variable_exponent.toml"], 2,
+     r"\[constraints\] implicit\[0\]: the exponent -ydot\*\*2 is not a number: a variable base to a variable "
+     r"power is not supported"),
     # --- natural inputs ------------------------------------------------------------------------------------------
     ("oscillator derive", ["derive", "oscillator.toml"], 0, None),
     ("oscillator check", ["check", "oscillator.toml"], 0, None),
