@@ -79,6 +79,8 @@ def _resolve(name: str) -> Path:
     key = name[:-5] if name.endswith(".toml") else name
     if key in cat and not (p.suffix and p.parent != Path(".")):
         return cat[key]
+    if p.parent != Path("."):  # a path, not a name
+        raise SpecError(f"{name}: no such file")
     import difflib
 
     near = difflib.get_close_matches(key, [*cat, *_catalogue_names()], n=1)
