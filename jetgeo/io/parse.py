@@ -263,6 +263,17 @@ def parse_expression(
 # --- static size estimate ---------------------------------------------------------------------------
 
 
+def _chain(node: ast.BinOp) -> tuple:
+    """(first operand, [the BinOp nodes of the chain, outermost first]) of a left-associated chain
+    a + b - c * d / e … (without powers)."""
+    spine = []
+    cur: ast.AST = node
+    while isinstance(cur, ast.BinOp) and type(cur.op) in _CHAIN:
+        spine.append(cur)
+        cur = cur.left
+    return cur, spine
+
+
 class _Size:
     """Upper estimates, on the syntax tree, of the expanded size and polynomial degree.
 
@@ -305,12 +316,7 @@ class _Size:
                 self.of(a, d)
             return 1, 1
         if isinstance(node, ast.BinOp):
-            # left-associated chains iteratively, as the builder walks them
-            spine = []
-            cur: ast.AST = node
-            while isinstance(cur, ast.BinOp) and type(cur.op) in _CHAIN:
-                spine.append(cur)
-                cur = cur.left
+            cur, spine = _chain(node)  # left-associated chains iteratively, as the builder walks them
             if spine:
                 t, g = self.of(cur, d)
                 for n in reversed(spine):
@@ -498,11 +504,7 @@ class _Builder:
         if isinstance(node, ast.BinOp):
             # a left-associated chain a + b - c * d / e ... is walked iteratively, so long sums
             # and products do not count as nesting; powers (right-associated) do
-            spine = []
-            cur: ast.AST = node
-            while isinstance(cur, ast.BinOp) and type(cur.op) in _CHAIN:
-                spine.append(cur)
-                cur = cur.left
+            cur, spine = _chain(node)
             if spine:
                 acc = self.build(cur, d)
                 for n in reversed(spine):
