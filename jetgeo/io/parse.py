@@ -331,7 +331,7 @@ class _Size:
                 t, g = self.of(node.left, d)
                 self.of(node.right, d)
                 n = _constant_value(node.right)
-                if n is None or n != int(n):
+                if n is None or not math.isfinite(n) or n != int(n):
                     return 1, 1  # a symbolic or fractional power is an atom
                 n = abs(int(n))
                 if n > self.limits.max_exponent:
@@ -347,7 +347,9 @@ def _constant_value(node: ast.AST) -> float | None:
     """The value of a small constant sub-tree (numbers, + - * / and unary signs), else None."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         v = node.value
-        return float(v) if not isinstance(v, int) or abs(v) < 10**15 else None
+        if isinstance(v, int) and abs(v) >= 10**15:
+            return None
+        return float(v) if math.isfinite(v) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         v = _constant_value(node.operand)
         return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
@@ -356,10 +358,11 @@ def _constant_value(node: ast.AST) -> float | None:
         if a is None or b is None:
             return None
         try:
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
+            v = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
                 node.op, ast.Div) else a / b
         except ZeroDivisionError:
             return None
+        return v if math.isfinite(v) else None
     return None
 
 
