@@ -14,7 +14,7 @@
 # eigenvalues over a grid.  Two classics:
 #
 # * the upright rolling disc (catalogue `rolling_disc`, lean measured from the vertical):
-#   stable for Ω² > A m g a / (C (C + m a²)) [Routh 1905, §244];
+#   stable for Ω² > A m g a / (C (C + m a²)) [Routh 1884];
 # * the Whipple bicycle: weave and capsize speeds against the trail c, through the benchmark
 #   values 4.29238253634111 and 6.02426201538837 m/s at c = 0.08 m [Meijaard et al. 2007, §5].
 

@@ -7,14 +7,14 @@ columns of arrays Y ∈ ℝ^{n×N}, P ∈ ℝ^{n_p×N} and evaluates the right-h
 with ``compile_rhs(..., vectorized=True)`` on all active columns per stage.
 
 Every member keeps its **own** time, step size and accept/reject history: the step-size control
-is scipy's ``DOP853`` applied column by column — the Dormand–Prince 8(5,3) pair [Hairer–Nørsett–
-Wanner 1993, §II.10], error norm
+is scipy's ``DOP853`` applied column by column — the Dormand–Prince 8(5,3) pair [Hairer et al. 1993,
+§II.10], error norm
 
 .. math:: \mathrm{err} = |h|\,\frac{\|e_5\|^2}{\sqrt{n\,(\|e_5\|^2 + 0.01\|e_3\|^2)}},
           \qquad e_j = \frac{\sum_s E_{j,s} k_s}{\mathrm{atol} + \mathrm{rtol}\max(|y|, |y_{new}|)},
 
 step factor min(10, 0.9 err^{-1/8}) after an accepted step (at most 1 after a rejection),
-max(0.2, 0.9 err^{-1/8}) after a rejected one, the same initial step choice [Hairer–Nørsett–Wanner
+max(0.2, 0.9 err^{-1/8}) after a rejected one, the same initial step choice [Hairer et al.
 1993, §II.4] — so each member follows the steps :func:`~jetgeo.numerics.simulate` would take
 with ``method="DOP853"``, up to rounding.  Output times are served by the method's 7th-order
 dense output (three extra stages, evaluated only for members whose step contains an output time
@@ -189,7 +189,7 @@ class BatchModel:
         return K, np.concatenate([L, -b], axis=1)
 
     def _bordered_solve(self, t, y, p):
-        """(q̈, λ) from [[W, −Jᵀ], [J, 0]] (q̈, λ) = (L, −d̄f) for every column [Krupková–Stolařová 2012]:
+        """(q̈, λ) from [[W, −Jᵀ], [J, 0]] (q̈, λ) = (L, −d̄f) for every column [Stolařová 2009]:
         a member whose matrix is singular gets NaN (the others are solved)."""
         K, r = self._bordered_matrices(t, y, p)
         N = K.shape[0]
@@ -349,7 +349,7 @@ def _lincomb(coeffs, K):
 
 
 def _initial_step(model, t0, y0, f0, p, t1, max_step, rtol, atol):
-    """Hairer–Nørsett–Wanner's starting step (scipy's ``select_initial_step``), column by column."""
+    """The starting step of [Hairer et al. 1993, §II.4] (scipy's ``select_initial_step``), column by column."""
     n = y0.shape[0]
     scale = atol + np.abs(y0) * rtol
     d0 = np.sqrt(_rms2(y0 / scale) / n)

@@ -140,11 +140,21 @@ def members_table(members) -> dict:
         raise InputError("ensemble: the member table is empty")
     out = {}
     for n, v in cols.items():
-        try:
-            out[n] = np.asarray(v, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"ensemble: the column {n} must hold numbers") from None
+        arr = np.asarray(v)
+        if arr.dtype.kind not in "biuf":
+            raise InputError(f"ensemble: the column {n} must hold numbers, got dtype {arr.dtype}")
+        out[n] = arr.astype(float)
     return out
+
+
+def _number(value, what: str) -> float:
+    """A float from a number (never from text: jetgeo does not read numbers out of strings here)."""
+    if isinstance(value, (str, bytes, bool)):
+        raise InputError(f"ensemble: {what} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"ensemble: {what} must be a number, got {value!r}") from None
 
 
 def _by_name(values: Mapping, name: str):
@@ -194,7 +204,7 @@ def _columns_to_arrays(model: BatchModel, prep: Prepared, cols: dict, params: Ma
         if n in cols:
             P[r] = cols[n]
         elif _by_name(params, n) is not None:
-            P[r] = float(_by_name(params, n))
+            P[r] = _number(_by_name(params, n), f"the parameter {n}")
         else:
             missing.append(n)
     if missing:
@@ -208,7 +218,7 @@ def _columns_to_arrays(model: BatchModel, prep: Prepared, cols: dict, params: Ma
         elif complete and n in dep:
             continue  # from the normal form, member by member
         elif _by_name(initial, n) is not None:
-            full[r] = float(_by_name(initial, n))
+            full[r] = _number(_by_name(initial, n), f"the initial value of {n}")
         else:
             missing.append(n)
     if missing:
@@ -379,7 +389,7 @@ def ensemble(
     t_span : (t0, t1); ``t_eval`` the common output times (default ``n_times`` equally spaced).
     params, initial : {symbol or name: value} for what the table does not give.
     complete : compute the dependent velocities q̇^D of every member from the normal form
-        q̇^D = g(t, q, q̇^I) [Krupková–Stolařová 2012, eq. (4)] (unless the table gives them) —
+        q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)] (unless the table gives them) —
         needed when a swept parameter changes g.
     formulation : "full", "reduced" or "multipliers" (as in :func:`~jetgeo.numerics.simulate`).
     rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853).

@@ -13,8 +13,8 @@ the stable region along one parameter to machine precision: Brent's method on th
 part where it changes sign (a simple eigenvalue or a pair crossing the imaginary axis
 transversally: the Whipple bicycle's weave and capsize speeds [Meijaard et al. 2007, §5]),
 bisection on "largest real part ≤ tol" where the stable side is neutral (the real part is
-zero there, not negative: Routh's rolling disc, stable for C(C + ma²)Ω² > Amga [Routh 1905,
-§244]).
+zero there, not negative: Routh's rolling disc, stable for C(C + ma²)Ω² > Amga
+[Routh 1884]).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InputError
+from ..geometry.coerce import as_expr, as_symbol
 from .compile import compile_rhs
 from .linearise import linearise
 
@@ -37,7 +38,7 @@ def _symbol_of(name, pool) -> sp.Symbol:
     for s in pool:
         if str(s) == str(name):
             return s
-    return sp.Symbol(str(name))
+    return as_symbol(str(name))  # a new symbol: the name must be an identifier (never parsed)
 
 
 class StabilityMap:
@@ -232,9 +233,9 @@ def stability_map(system, steady: Mapping, axes: Mapping, keep: Sequence, *, par
         independent = getattr(target, "independent", None)
         if independent is None and getattr(Q, "dependent", None):
             independent = [v for v in Y.qdot if v not in Q.dependent]
-    known = set(jets) | set(sysL.L.free_symbols) | set().union(*(sp.sympify(f).free_symbols for f in Q.f))
-    swept = tuple(_symbol_of(n, known | set().union(*(sp.sympify(v).free_symbols for v in steady.values())))
-                  for n in axes)
+    known = set(jets) | set(sysL.L.free_symbols) | set().union(*(as_expr(f).free_symbols for f in Q.f))
+    steady = {k: as_expr(v, f"steady value of {k}") for k, v in steady.items()}
+    swept = tuple(_symbol_of(n, known | set().union(*(v.free_symbols for v in steady.values()))) for n in axes)
     grid_vals = {str(s): np.atleast_1d(np.asarray(v, dtype=float)) for s, v in zip(swept, axes.values())}
     for n, v in grid_vals.items():
         if v.ndim != 1 or not len(v) or not np.all(np.isfinite(v)):

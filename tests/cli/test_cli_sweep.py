@@ -1,6 +1,6 @@
 """``jetgeo sweep``: a parameter sweep of a spec from the command line (subprocess, as a user runs it).
 
-Truth: the vertical rolling disc of seed 001 §9.2 (Benenti 2007, eqs. (9.2)-(9.4)) rolls with
+Truth: the vertical rolling disc [Benenti 2007, §9.2, eqs. (9.2)–(9.4)] rolls with
 constant θ̇ and ψ̇, so θ(t) = θ₀ + θ̇t and its centre moves on a circle of radius Rθ̇/ψ̇ — each
 member of the sweep follows its own; and the dataset equals jetgeo.numerics.ensemble's.
 """

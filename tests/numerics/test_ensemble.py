@@ -1,7 +1,7 @@
 """jetgeo.numerics.ensemble: many members at once, statuses, schedulers (a real Dask LocalCluster), stores.
 
 Independent truths: the free skate's closed-form circles and the time where its normal form
-ẏ = ẋ tan θ breaks, θ(t) = π/2 (seed 001 §9.1); member by member agreement with
+ẏ = ẋ tan θ breaks, θ(t) = π/2 [Benenti 2007, §9.1, eq. (9.1)]; member by member agreement with
 :func:`jetgeo.numerics.simulate` (scipy's DOP853 stepping one trajectory); a second scheduler
 (a two-worker ``distributed.LocalCluster`` of processes) against the local default; an
 uninterrupted study against an interrupted and resumed one.
@@ -26,7 +26,7 @@ T_SPAN = (0.0, 2.0)
 
 @functools.cache
 def disc():
-    """The heavy rolling disc of the catalogue (Ghori 2002 §3.3): its constrained system,
+    """The heavy rolling disc of the catalogue [Ghori 1960, §3.3]: its constrained system,
     sample parameters and initial state (floats, by name)."""
     e = systems.load("rolling_disc")
     num = e.numeric()
@@ -61,7 +61,7 @@ def test_members_agree_with_simulate_one_by_one():
 
 
 def test_skate_members_follow_circles_and_stop_where_the_normal_form_breaks():
-    """Free skate (seed 001 §9.1): θ = θ₀ + ωt and circles of radius u/ω; the normal form
+    """Free skate [Benenti 2007, §9.1, eq. (9.1)]: θ = θ₀ + ωt and circles of radius u/ω; the normal form
     ẏ = ẋ tan θ is singular at θ = π/2, reached at t = (π/2 − θ₀)/ω — each member stops there."""
     cs, (m, I) = skate()
     u, th0 = 1.3, -0.4

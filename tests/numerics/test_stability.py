@@ -1,7 +1,7 @@
 """jetgeo.numerics.stability_map: eigenvalues of a steady motion's linearisation over a parameter grid.
 
 Independent truths: Routh's condition for the upright rolling disc, C(C + ma²)Ω² > Amga, and its
-characteristic polynomial λ²(A(A + ma²)λ² + C(C + ma²)Ω² − Amga) [Routh 1905, §244]; the Whipple
+characteristic polynomial λ²(A(A + ma²)λ² + C(C + ma²)Ω² − Amga) [Routh 1884]; the Whipple
 bicycle's weave and capsize speeds and eigenvalues [Meijaard et al. 2007, §5, Table 2] and
 jetgeo.systems.whipple.eigenvalues (the benchmark matrices M, C₁, K₀, K₂: a second route).
 """
