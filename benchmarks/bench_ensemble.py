@@ -15,6 +15,13 @@ rtol 1e-10, atol 1e-12, 51 output times):
 * **dask**: the same call with ``client=`` a ``distributed.LocalCluster`` of two worker
   processes (one thread each); the cluster's start-up is reported apart.
 
+Observed (not yet acted on): a chunk computes about 3 × slower inside a Dask worker than in
+the local pool.  Part of it is glibc's allocator: Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_``,
+which fixes the mmap threshold at 128 KiB, and a batch of 2500 members allocates ~200 KiB
+temporaries at every stage (``MALLOC_MMAP_THRESHOLD_=33554432`` in
+``distributed.nanny.pre-spawn-environ``: 27 s → 17 s for the 10 000 members); the rest is not
+explained yet.
+
 The three agree member by member: local and dask exactly (same chunks, a member's numbers do
 not depend on its neighbours), the loop to round-off (max |Δ(q, q̇)| printed).  The results
 are appended to ``benchmarks/results/ensemble.txt`` with the commit, sympy version and machine.
