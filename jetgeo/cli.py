@@ -6,6 +6,7 @@
     jetgeo derive SPEC [--method M] [--format text|latex|json|python]
     jetgeo check SPEC                    regularity, classification, singular states, compatibility
     jetgeo simulate SPEC --t-end T [--plot out.png] [--csv out.csv]
+    jetgeo sweep SPEC --t-end T --param NAME=START:STOP:N ... [--scheduler local|ADDRESS] [--out FILE.nc]
     jetgeo examples                      the shipped spec files (and the systems catalogue)
     jetgeo show NAME                     print a shipped spec
 
@@ -518,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("show", parents=[common], help="print a shipped spec file")
     d.add_argument("name")
     d.set_defaults(func=_show)
+    from .cli_sweep import add_parser as add_sweep
+
+    add_sweep(sub, common)
     return p
 
 
