@@ -73,6 +73,21 @@ class ConstrainedSystem:
         self.Y = system.Y
         self.nf: NormalForm = Q.normal_form(dependent=dependent, branch=branch)
 
+    def with_dependent(self, dependent, branch: int | None = None) -> ConstrainedSystem:
+        """The same constrained system in another chart of Q: the normal form solved for the
+        velocities ``dependent`` (on ``branch`` of that solution, for a nonlinear constraint).
+        The charts of one system share a cache, so each is derived once (accelerations included).
+        """
+        dep = tuple(sp.sympify(d) for d in dependent)
+        charts = self.__dict__.setdefault("_charts", {(self.dependent, self.nf.branch.index): self})
+        key = (dep, branch if branch is not None else 0)
+        if key not in charts:
+            other = ConstrainedSystem(self.system, self.Q.with_dependent(dep, branch=branch))
+            other._charts = charts
+            charts[(other.dependent, other.nf.branch.index)] = other
+            charts[key] = other
+        return charts[key]
+
     # --- coordinates on Q ------------------------------------------------------------------
     @property
     def dependent(self) -> tuple:

@@ -33,7 +33,7 @@ from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 
-__all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification"]
+__all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
 
 @dataclass
@@ -82,6 +82,32 @@ class NormalForm:
 
     def __str__(self) -> str:
         return ", ".join(f"{k} = {v}" for k, v in self.g.items())
+
+
+#: how many k-subsets of the velocities :meth:`ConstraintSubmanifold.admissible_choices` examines
+ADMISSIBLE_CHOICES_LIMIT = 120
+
+
+@dataclass(frozen=True)
+class AdmissibleChoices:
+    """The admissible choices of dependent velocities found (the choice in force first);
+    ``complete`` is False when the enumeration was cut at the limit (``examined`` of ``total``
+    k-subsets were looked at)."""
+
+    choices: tuple
+    complete: bool
+    total: int
+
+    def __iter__(self):
+        return iter(self.choices)
+
+    def __len__(self) -> int:
+        return len(self.choices)
+
+    def __str__(self) -> str:
+        text = ", ".join("[" + ", ".join(map(str, c)) + "]" for c in self.choices)
+        return text + ("" if self.complete else f" (enumeration cut: {len(self.choices)} found "
+                                                   f"among the first subsets of {self.total})")
 
 
 @dataclass
@@ -276,6 +302,48 @@ class ConstraintSubmanifold:
     @property
     def independent(self) -> tuple:
         return tuple(v for v in self.Y.qdot if v not in self.dependent)
+
+    def admissible_choices(self, limit: int = ADMISSIBLE_CHOICES_LIMIT) -> AdmissibleChoices:
+        """The choices of dependent velocities q̇^D for which the constraints can be solved:
+        the k-subsets D of the velocities with a generically non-singular block ∂f/∂q̇^D
+        (each one a chart q̇^D = g_D(t, q, q̇^I) of Q, 004 (4)).
+
+        By the Cauchy–Binet formula, det(J Jᵀ) = Σ_D det(J_D)² for J = ∂f/∂q̇: wherever the rank
+        condition (004 (3)) holds, some choice is regular — the charts of the admissible choices
+        cover Q.  At most ``limit`` k-subsets are examined (in lexicographic order of the velocity
+        indices, the choice in force first); ``complete`` says whether every subset was.
+        """
+        key = int(limit)
+        cache = self.__dict__.setdefault("_admissible_cache", {})
+        if key in cache:
+            return cache[key]
+        Y, k, m = self.Y, self.k, self.Y.m
+        J = self._jacobian
+        rows = list(range(k))
+        current = tuple(Y.qdot.index(d) for d in self.dependent)
+        subsets = [current] + [c for c in combinations(range(m), k) if c != tuple(sorted(current))
+                               and c != current]
+        total = len(subsets)
+        found, examined = [], 0
+        for cols in subsets:
+            if examined >= limit:
+                break
+            examined += 1
+            block = J.extract(rows, list(cols))
+            if any(all(block[i, j] == 0 for i in rows) for j in range(k)):
+                continue  # a structurally zero column: singular
+            if cols == current or generic_rank(block).rank == k:
+                found.append(tuple(Y.qdot[c] for c in cols))
+        out = AdmissibleChoices(tuple(found), examined == total, total)
+        cache[key] = out
+        return out
+
+    def with_dependent(self, dependent: Sequence, branch: int | None = None) -> ConstraintSubmanifold:
+        """The same submanifold Q (the same f) with another choice of dependent velocities."""
+        Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent,
+                                  branch=self._branch_hint if branch is None else branch)
+        Q.psi, Q.z, Q.z_of_qdot = self.psi, self.z, self.z_of_qdot
+        return Q
 
     # --- branches and normal form ------------------------------------------------------
     @cached_property

@@ -10,7 +10,8 @@ matplotlib (plots) and tqdm (progress bars) are optional and imported lazily.
 
 from . import plots  # matplotlib itself is imported only when a plot is made
 from .compile import CompiledFunction, compile_rhs
-from .simulate import SimulationResult, SingularEvent, prepare, simulate
+from .simulate import ChartSwitch, SimulationResult, SimulationStoppedWarning, SingularEvent, prepare, simulate
 
-__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "compile_rhs", "CompiledFunction", "plots"]
+__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "ChartSwitch", "SimulationStoppedWarning",
+           "compile_rhs", "CompiledFunction", "plots"]
 

@@ -66,7 +66,17 @@ def _parallel():
     return S, ConstraintSubmanifold(Y, [x1d * y2d - x2d * y1d], dependent=[y2d]), {}
 
 
+def _sleigh():
+    Y = FibredManifold(["x", "y", "theta"])
+    th = Y.q[2]
+    xd, yd, thd = Y.qdot
+    m, I, a = sp.symbols("m I a", positive=True)
+    L = m / 2 * ((xd - a * thd * sp.sin(th)) ** 2 + (yd + a * thd * sp.cos(th)) ** 2) + I / 2 * thd**2
+    return LagrangianSystem(Y, L), ConstraintSubmanifold(Y, [-xd * sp.sin(th) + yd * sp.cos(th)]), {}
+
+
 API = {
+    "chaplygin_sleigh": _sleigh,
     "skate": _skate,
     "skate_parametric": _skate,
     "vertical_rolling_disc": _disc,
