@@ -233,24 +233,6 @@ def magnitude(expr: sp.Expr, rep: dict):
         return out
 
     return walk(expr)[1]
-    if e.is_Add:
-        return sp.Add(*[magnitude(a) for a in e.args])
-    if e.is_Mul:
-        return sp.Mul(*[magnitude(a) for a in e.args])
-    if e.is_Pow:
-        b, x = e.args
-        mb = magnitude(b)
-        if x.is_Integer and x > 0:
-            return mb**x
-        vb = abs(sp.N(b, _PREC))
-        ve = abs(sp.N(e, _PREC))
-        if vb == 0:
-            return ve
-        return ve * (1 + abs(sp.N(x, _PREC)) * mb / vb)
-    if isinstance(e, sp.Function) and len(e.args) == 1:
-        u = e.args[0]
-        return abs(sp.N(e, _PREC)) + abs(sp.N(e.fdiff(1), _PREC)) * magnitude(u)
-    return abs(sp.N(e, _PREC))
 
 
 def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
