@@ -228,7 +228,8 @@ def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
                          + "; in those variables:")
             lines += [f"#   {a} = {e}" for a, e in native.items()]
         if info.get("conditions"):
-            lines.append("# valid where these do not vanish: " + ", ".join(map(str, info["conditions"])))
+            lines.append("# valid where these do not vanish: "
+                         + ", ".join(str(_display(c)) for c in info["conditions"]))
         return "\n".join(lines) + "\n"
     if fmt == "latex":
         rows = [sp.latex(sp.Eq(a, e)) for a, e in acc.items()]
@@ -290,10 +291,18 @@ def _derive(args: argparse.Namespace) -> int:
 
 
 def _tidy(e):
-    """An optional display step (``--simplify``): factor, then trigsimp; never in a computation path."""
-    import sympy as sp
+    """The display step of ``--simplify`` (trigsimp, then factor, whatever the size; never in a
+    computation path)."""
+    from .geometry.display import tidy
 
-    return sp.trigsimp(sp.factor(e))
+    return tidy(e, max_ops=10**6)
+
+
+def _display(e):
+    """Conditions and singular states as printed: tidied when small (display only)."""
+    from .geometry.display import tidy
+
+    return tidy(e)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -303,7 +312,7 @@ def _check(args: argparse.Namespace) -> int:
     ok = True
     out.write(f"{spec.name}: {spec.title or ''}\n".rstrip() + "\n")
     out.write(f"  coordinates: {', '.join(map(str, spec.Y.q))}; time {spec.Y.t}\n")
-    show = _tidy if args.simplify else (lambda e: e)
+    show = _tidy if args.simplify else _display
 
     def where(cond, what: str = "valid") -> str:
         return f"{what} everywhere" if cond.is_number and cond != 0 else f"{what} where {show(cond)} != 0"
@@ -318,7 +327,7 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     out.write(f"Constraints ({spec.constraint_form}): " + "; ".join(f"{f} = 0" for f in Q.f) + "\n")
     sing = Q.singular_states()
-    out.write(f"  singular states (rank of df/dqdot drops where all vanish): {sing or 'none'}\n")
+    out.write(f"  singular states (rank of df/dqdot drops where all vanish): {[show(s) for s in sing] or 'none'}\n")
     cs = spec.constrained()
     out.write(f"  normal form: {cs.nf}   ({where(cs.nf.condition)})\n")
     if len(Q.branches()) > 1:

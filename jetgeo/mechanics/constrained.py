@@ -33,6 +33,7 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
+from ..geometry.display import tidy
 from ..geometry.linalg import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
 from .constraints import ConstraintSubmanifold, NormalForm
@@ -496,6 +497,7 @@ class ConstrainedSystem:
         return f"ConstrainedSystem(L={self.system.L}, Q: {self.nf})"
 
     def _repr_latex_(self) -> str:
-        rows = [sp.latex(sp.Eq(e, 0)) for e in self._reduced]
-        nf = [sp.latex(sp.Eq(k, v)) for k, v in self.g.items()]
+        """Normal form and reduced equations; small expressions tidied for display."""
+        rows = [sp.latex(sp.Eq(tidy(e), 0)) for e in self._reduced]
+        nf = [sp.latex(sp.Eq(k, tidy(v))) for k, v in self.g.items()]
         return r"$\begin{gathered}" + r"\\".join(nf + rows) + r"\end{gathered}$"

@@ -29,6 +29,7 @@ import sympy as sp
 
 from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
+from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
@@ -81,7 +82,7 @@ class NormalForm:
         return self.g
 
     def __str__(self) -> str:
-        return ", ".join(f"{k} = {v}" for k, v in self.g.items())
+        return ", ".join(f"{k} = {tidy(v)}" for k, v in self.g.items())
 
 
 #: how many k-subsets of the velocities :meth:`ConstraintSubmanifold.admissible_choices` examines

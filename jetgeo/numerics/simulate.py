@@ -53,6 +53,7 @@ import sympy as sp
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
 from ..errors import BranchError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
+from ..geometry.display import tidy_latex
 from .compile import CompiledFunction, compile_rhs
 
 
@@ -388,7 +389,7 @@ class SimulationResult:
                         rf"({', '.join(map(sp.latex, c.old))}) \to ({', '.join(map(sp.latex, c.new))})")
         if self.event is not None:
             rows.append(rf"\text{{stopped at }} t = {self.event.t:.6g} & "
-                        rf"{sp.latex(self.event.expr) if isinstance(self.event.expr, sp.Basic) else self.event.expr}"
+                        rf"{tidy_latex(self.event.expr) if isinstance(self.event.expr, sp.Basic) else self.event.expr}"
                         r" \to 0")
         return "$\\begin{array}{ll}" + r" \\ ".join(rows) + r"\end{array}$"
 
