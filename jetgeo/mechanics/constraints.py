@@ -28,7 +28,7 @@ import networkx as nx
 import sympy as sp
 
 from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
-from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
+from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
 from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
@@ -117,7 +117,10 @@ class Classification:
 
     kind ∈ {"semiholonomic", "chaplygin", "affine", "nonlinear"}; ``affine`` is
     004's "simple" (representable by a distribution on Y), ``homogeneous`` means
-    linear (no velocity-free term), ``scleronomic`` time-independent.
+    linear (no velocity-free term), ``scleronomic`` time-independent.  Being affine,
+    homogeneous or integrable does not depend on the choice of dependent velocities; being in
+    Chaplygin's form does, so every admissible choice is examined: ``chaplygin`` (and the kind
+    "chaplygin") means that some choice works, ``chaplygin_choices`` lists them.
     """
 
     kind: str
@@ -127,6 +130,12 @@ class Classification:
     integrable: bool | None
     chaplygin: bool
     explanation: str
+    #: the dependent velocities of the normal form classified first (the choice in force)
+    dependent: tuple = ()
+    #: every admissible choice of dependent velocities that puts Q in Chaplygin's form (004 (5))
+    chaplygin_choices: tuple = ()
+    #: False when the enumeration of choices was cut (see ConstraintSubmanifold.admissible_choices)
+    choices_complete: bool = True
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.explanation}"
@@ -488,6 +497,14 @@ class ConstraintSubmanifold:
         chaplygin = homogeneous and all(
             not (sp.diff(g, a).free_symbols & dep_coords) for g in nf.g.values() for a in ind
         )
+        choices, complete = (), True
+        if homogeneous and not integrable:
+            adm = self.admissible_choices()
+            complete = adm.complete
+            choices = tuple(c for c in adm if (chaplygin if tuple(c) == tuple(nf.dependent)
+                                               else self._chaplygin_form(c)))
+        names = "; ".join("[" + ", ".join(map(str, c)) + "]" for c in choices)
+        cut = "" if complete else " (not every choice was examined: the enumeration was cut)"
         if integrable:
             kind, why = "semiholonomic", (
                 "affine and the distribution on Y it defines is integrable (Frobenius): "
@@ -496,10 +513,37 @@ class ConstraintSubmanifold:
         elif chaplygin:
             kind, why = "chaplygin", (
                 "linear, with coefficients independent of the dependent coordinates (004, eq. (5))"
+                + (f"; Chaplygin choices of dependent velocities: {names}" if len(choices) > 1 else "")
+            )
+        elif choices:
+            kind, why = "chaplygin", (
+                f"linear; in Chaplygin's form (004, eq. (5)) with the dependent velocities {names}, not with the "
+                f"choice in force [{', '.join(map(str, nf.dependent))}] (its coefficients depend on the dependent "
+                "coordinates)" + cut
             )
         else:
-            kind, why = "affine", "affine in the velocities (simple), not integrable"
-        return Classification(kind, True, homogeneous, scleronomic, integrable, chaplygin, why)
+            kind, why = "affine", ("affine in the velocities (simple), not integrable"
+                                   + ("; no choice of dependent velocities gives Chaplygin's form" if homogeneous
+                                      else "") + cut)
+        return Classification(kind, True, homogeneous, scleronomic, integrable, bool(chaplygin or choices), why,
+                              tuple(nf.dependent), choices, complete)
+
+    def _chaplygin_form(self, dependent) -> bool:
+        """Whether q̇^D = b(t, q^I) q̇^I for the dependent velocities ``dependent`` (Q linear): the
+        coefficients b = −(∂f/∂q̇^D)⁻¹ ∂f/∂q̇^I free of the dependent coordinates q^D (004 (5))."""
+        Y = self.Y
+        cols_D = [Y.qdot.index(d) for d in dependent]
+        cols_I = [j for j in range(Y.m) if j not in cols_D]
+        qD = {Y.q[j] for j in cols_D}
+        J = self._jacobian
+        if not any(e.free_symbols & qD for e in J):
+            return True
+        rows = list(range(self.k))
+        JD, JI = J.extract(rows, cols_D), J.extract(rows, cols_I)
+        b = solve_rational(JD, -JI)
+        if b is None:
+            b = JD.LUsolve(-JI)
+        return all(is_zero(sp.diff(e, q)) for e in b for q in qD if e.has(q))
 
     # --- embedding ------------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -214,3 +214,30 @@ def test_heavy_disc_momentum_equations_along_a_simulation():
         p, d = res.integrals[f"p{i}"], res.integrals[f"d{i}"]
         assert np.max(np.abs(p - p[0] - cumulative_trapezoid(d, T, initial=0))) < 1e-5
         assert np.ptp(p) > 1e-3
+
+
+# --- chart-independent classification ---------------------------------------------------------------------
+def test_snakeboard_classification_and_chaplygin_recipe_name_the_working_choice():
+    """The automatic choice [ẏ, θ̇] has coefficients depending on θ (a dependent coordinate); solved for
+    [ẋ, ẏ] the constraints read ẋ, ẏ = b(θ, φ) θ̇ — Chaplygin's form, and L is free of x, y."""
+    from jetgeo import recipes
+
+    Y, cs, (ml, l, J0, J1) = snakeboard()
+    x, y, th, ps, ph = Y.q
+    xd, yd, thd, psd, phd = Y.qdot
+    c = cs.Q.classify()
+    assert c.dependent == (yd, thd)
+    assert c.kind == "chaplygin" and c.chaplygin and c.choices_complete
+    assert (xd, yd) in c.chaplygin_choices and (yd, thd) not in c.chaplygin_choices
+    assert "with the dependent velocities [xdot, ydot]" in c.explanation and "[ydot, thetadot]" in c.explanation
+    # admissible choices: the 2-subsets of velocities with a generically invertible block (ψ̇, φ̇ do not occur)
+    adm = cs.Q.admissible_choices()
+    assert set(adm) == {(xd, yd), (xd, thd), (yd, thd)} and adm.complete and adm.total == 10
+    with pytest.raises(NotApplicableError, match=r"apply with the dependent velocities \[ydot, thetadot\].*"
+                       r"they apply with dependent=\[xdot, ydot\]"):
+        recipes.chaplygin(cs.system, cs.Q)
+    assert recipes.chaplygin_choices(cs.system, cs.Q) == [(xd, yd)]
+    mo = recipes.chaplygin(cs.system, cs.Q, dependent=[xd, yd])
+    acc_core = cs.with_dependent([xd, yd]).accelerations()
+    for a, e in mo.accelerations().items():
+        assert is_zero(cs.with_dependent([xd, yd]).on_Q(e - acc_core[a])), a
