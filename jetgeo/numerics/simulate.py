@@ -255,7 +255,7 @@ class SimulationResult:
     E_L = q̇·∂L/∂q̇ − L (None without a Lagrangian), ``multipliers[i, j]`` λ_j and
     ``reactions[i, σ]`` R_σ = λ_j ∂f^j/∂q̇^σ (None when the method does not give them).
     ``reaction_power`` R·q̇, ``force_power`` A·q̇ and ``explicit_power`` −∂L/∂t make up
-    dE_L/dt (see the module docstring).  ``event`` tells why the integration stopped early.
+    dE_L/dt (theory/numerics.md, "The energy balance").  ``event`` tells why the integration stopped early.
     """
 
     t: np.ndarray

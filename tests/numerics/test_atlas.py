@@ -168,3 +168,19 @@ def test_given_dependent_velocity_error_names_the_choice():
     with pytest.raises(OffManifoldError, match=r"omit 1 of them \(e.g. the dependent velocities of the choice in "
                        r"force, \[thdot\]\)"):
         simulate(cs, (0, 1), {**ini, xd: 1.0})
+
+
+def test_help_of_the_simulate_function_is_self_contained():
+    """jetgeo.numerics.simulate is the function (it shadows its module): its own docstring explains the
+    formulations, the atlas and the singular states, and says how to reach the module's docstring."""
+    import importlib
+
+    import jetgeo.numerics
+
+    doc = jetgeo.numerics.simulate.__doc__
+    for word in ("formulation", "multipliers", "atlas", "ρ_D", "SimulationStoppedWarning", "complete=True",
+                 "rank of ∂f/∂q̇"):
+        assert word in doc, word
+    assert "see the module docstring" not in doc
+    module = importlib.import_module("jetgeo.numerics.simulate")
+    assert module.__doc__.startswith("Simulation with constraint monitoring") and callable(module.simulate)
