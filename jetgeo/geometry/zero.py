@@ -36,6 +36,8 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .coerce import as_expr
+
 __all__ = [
     "ZeroTest",
     "zero_test",
@@ -71,7 +73,7 @@ class ZeroTest:
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Cheap exact normaliser: ``cancel`` of ``together`` for rational expressions,
     ``expand`` otherwise.  Never ``simplify``."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if expr.is_Number or expr.is_Symbol:
         return expr
     try:
@@ -84,7 +86,7 @@ def normalise_if_small(expr, max_nodes: int = 400) -> sp.Expr:
     """:func:`normalise` for expressions of at most ``max_nodes`` tree nodes; larger ones are
     returned unchanged (still exact).  ``cancel`` of large trigonometric results costs seconds
     and rarely shrinks them; zero tests evaluate them exactly at random points instead."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if _size(expr, max_nodes) > max_nodes:
         return expr
     return normalise(expr)
@@ -242,7 +244,7 @@ def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
     expressions polynomial in sin/cos of bare symbols over rational functions of
     the remaining atoms), or ``None`` when the expression is not of that kind.
     """
-    expr = _prepare_trig(sp.sympify(expr))
+    expr = _prepare_trig(as_expr(expr))
     if expr.atoms(sp.tan):
         expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
     if not _trig_args_are_symbols(expr):
@@ -423,7 +425,7 @@ def zero_test(expr, trials: int = 3, prove: bool = False) -> ZeroTest:
     >>> zero_test(sp.sin(th)**2 + sp.cos(th)**2 - 1, prove=True).method
     'trig normal form'
     """
-    return _zero_test_cached(sp.sympify(expr), int(trials), bool(prove))
+    return _zero_test_cached(as_expr(expr), int(trials), bool(prove))
 
 
 def is_zero(expr, trials: int = 3, prove: bool = False) -> bool:

@@ -33,6 +33,7 @@ import sympy as sp
 
 from ..errors import ChartError, IncompatibleError, RankDeficientError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
+from ..geometry.coerce import as_expr
 from ..geometry.display import tidy
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
@@ -98,7 +99,7 @@ class HamiltonianPicture:
     multipliers: list
 
     def on(self, expr, values: dict) -> sp.Expr:
-        return normalise(sp.sympify(expr).xreplace(values))
+        return normalise(as_expr(expr).xreplace(values))
 
 
 @dataclass
@@ -131,7 +132,7 @@ def _as_covector_rows(Y, beta, what: str) -> list:
         if extra:
             raise ChartError(f"{what}: the form has components along {extra}, not coordinates of J¹Y")
         return out
-    comps = [sp.sympify(c) for c in beta]
+    comps = [as_expr(c) for c in beta]
     if len(comps) == 2 * m:
         comps = [sp.Integer(0)] + comps
     if len(comps) != 2 * m + 1:
@@ -180,7 +181,7 @@ class NonholonomicProblem:
         else:
             self.forces = []
             for f in forces:
-                f = [sp.sympify(c) for c in f]
+                f = [as_expr(c) for c in f]
                 if len(f) != m:
                     raise SpecError(f"forces: each covector needs {m} components on dq^1..dq^{m}, got {f}")
                 if any(Y.jet_order(c) > 1 for c in f):
@@ -192,7 +193,7 @@ class NonholonomicProblem:
     # --- restriction to C ---------------------------------------------------------------------
     def on_C(self, expr) -> sp.Expr:
         """Restriction to C: the normal form q̇^D = g substituted, normalised."""
-        return tnormal(sp.sympify(expr).xreplace(self.g))
+        return tnormal(as_expr(expr).xreplace(self.g))
 
     def _on_C_matrix(self, M) -> sp.Matrix:
         return sp.Matrix(M).applyfunc(self.on_C)
@@ -321,7 +322,7 @@ class NonholonomicProblem:
         coords = (Y.t, *Y.q, *self.nf.independent)
         gamma = VectorField(Y.J1, [1, *qd_on_C, *acc])
         conds = [e for e in (rep.determinant, self.system.regularity_condition(), self.nf.condition)
-                 if not sp.sympify(e).is_number]
+                 if not as_expr(e).is_number]
         lam_l = list(lam)
         ham = (lambda: self._hamiltonian_picture(lam_l, accd)) if self.system.is_regular() else None
         return NonholonomicMotion(
@@ -342,7 +343,7 @@ class NonholonomicProblem:
         indep = {v: inv[v] for v in self.nf.independent}
 
         def to_p(e):
-            return tnormal(sp.sympify(e).xreplace(self.g).xreplace(indep))
+            return tnormal(as_expr(e).xreplace(self.g).xreplace(indep))
 
         field_ = {}
         for q, v in zip(Y.q, Y.qdot):

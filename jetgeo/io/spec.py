@@ -38,6 +38,7 @@ from ..errors import (
     SpecError,
     UndecidedError,
 )
+from ..geometry.coerce import as_expr
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -208,7 +209,7 @@ class Spec:
                 syms |= f.free_symbols
         if psi is not None:
             for p in psi:
-                syms |= sp.sympify(p).free_symbols
+                syms |= as_expr(p).free_symbols
         zset = set(z or ())
         pars = sorted((s for s in syms - jets - zset), key=lambda s: s.name)
         parameters = {s.name: s for s in pars}
@@ -221,7 +222,7 @@ class Spec:
             initial={s: sp.nsimplify(v) for s, v in (initial or {}).items() if s in (Y.t, *Y.q, *Y.qdot)},
             forces_bundle=forces_bundle, directions=directions, branch=branch,
             dependent=tuple(dependent) if dependent is not None else None,
-            psi=tuple(sp.sympify(p) for p in psi) if psi is not None else None,
+            psi=tuple(as_expr(p) for p in psi) if psi is not None else None,
             z=tuple(z) if z is not None else None, title=title, description=description, reference=reference,
             assumptions=assumptions, constraint_form=form,
         )
@@ -401,11 +402,11 @@ class _Loader:
         used: set = set(self.system.L.free_symbols)
         for e in (*self.system.forces, *(self.Q.f if self.Q is not None else ()), *(self.psi or ()),
                   *initial.values()):
-            used |= sp.sympify(e).free_symbols
+            used |= as_expr(e).free_symbols
         for extra in (self.forces_bundle, self.directions):
             for row in extra or ():
                 for e in row:
-                    used |= sp.sympify(e).free_symbols
+                    used |= as_expr(e).free_symbols
         for name, sym in self.params.items():
             if sym not in used:
                 names = sorted({str(s) for s in used if str(s) not in self.jet_names})
@@ -425,7 +426,7 @@ class _Loader:
             items += [("constraints", self.cform, f) for f in self.Q.f]
         items += [("constraints.parametric", "psi", p) for p in (self.psi or ())]
         for table, key, e in items:
-            if sp.sympify(e).has(t):
+            if as_expr(e).has(t):
                 raise self.err(table, key, f"depends on the time {t}, but [coordinates] autonomous = true")
 
     def load_coordinates(self) -> None:
@@ -771,11 +772,11 @@ def _kind(v) -> str:
 
 
 def _num(spec: Spec, e, vals: dict, key: str) -> float:
-    v = sp.sympify(e).xreplace(vals)
+    v = as_expr(e).xreplace(vals)
     try:
         return float(v)
     except (TypeError, ValueError):
-        free = ", ".join(sorted(map(str, sp.sympify(v).free_symbols)))
+        free = ", ".join(sorted(map(str, as_expr(v).free_symbols)))
         raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}") from None
 
 
@@ -820,7 +821,7 @@ def _initial_state(spec: Spec) -> dict:
     vals: dict = {Y.t: spec.initial.get(Y.t, sp.Integer(0))}
     vals.update(pvals)
     for s, e in spec.initial.items():
-        vals[s] = sp.sympify(e).xreplace(pvals)
+        vals[s] = as_expr(e).xreplace(pvals)
     given_v = [v for v in Y.qdot if v in spec.initial]
     if spec.Q is None:
         miss = [str(v) for v in Y.qdot if v not in spec.initial]
@@ -855,7 +856,7 @@ class _SpecPrinter(sp.printing.str.StrPrinter):
 
 def expr_text(e) -> str:
     """A spec-file string for ``e`` that parses back to the same expression."""
-    return _SpecPrinter({"order": None}).doprint(sp.sympify(e))
+    return _SpecPrinter({"order": None}).doprint(as_expr(e))
 
 
 def _q(s: str) -> str:

@@ -33,6 +33,7 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
+from ..geometry.coerce import as_expr
 from ..geometry.display import tidy
 from ..geometry.linalg import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
@@ -50,7 +51,7 @@ _TIDY_MAX_TRIG_OPS = 300
 def _tidy(expr) -> sp.Expr:
     """Cheap exact normalisation of a result: ``normalise``, except for large trigonometric
     expressions (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if expr.has(sp.sin, sp.cos, sp.tan):
         return normalise_if_small(expr, _TIDY_MAX_TRIG_OPS)
     return normalise(expr)
@@ -79,7 +80,7 @@ class ConstrainedSystem:
         velocities ``dependent`` (on ``branch`` of that solution, for a nonlinear constraint).
         The charts of one system share a cache, so each is derived once (accelerations included).
         """
-        dep = tuple(sp.sympify(d) for d in dependent)
+        dep = tuple(as_symbol(d, self.Y.qdot, "with_dependent") for d in dependent)
         charts = self.__dict__.setdefault("_charts", {(self.dependent, self.nf.branch.index): self})
         key = (dep, branch if branch is not None else 0)
         if key not in charts:
@@ -132,7 +133,7 @@ class ConstrainedSystem:
 
     def on_Q(self, expr) -> sp.Expr:
         """Restriction to Q (and its prolongation): q̇^D → g, q̈^D → dg/dt."""
-        expr = sp.sympify(expr)
+        expr = as_expr(expr)
         return expr.xreplace(self.gdot).xreplace(self.g)
 
     # --- canonical forms and distribution ----------------------------------------------------

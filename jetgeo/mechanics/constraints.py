@@ -29,6 +29,7 @@ import sympy as sp
 
 from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
+from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
@@ -166,7 +167,7 @@ class ConstraintSubmanifold:
         if isinstance(constraints, (sp.Basic, str)):
             constraints = [constraints]
         try:
-            fs = tuple(sp.sympify(f) for f in constraints)
+            fs = tuple(as_expr(f) for f in constraints)
         except (sp.SympifyError, TypeError) as exc:
             raise SpecError(f"constraints must be symbolic expressions: {exc}") from exc
         if not fs:
@@ -201,7 +202,7 @@ class ConstraintSubmanifold:
     @classmethod
     def from_normal_form(cls, Y: FibredManifold, g: Mapping) -> ConstraintSubmanifold:
         """Q given as q̇^{D_i} = g^i (004, eq. (4))."""
-        g = {sp.sympify(k): sp.sympify(v) for k, v in g.items()}
+        g = {as_symbol(k, Y.qdot, "dependent velocity"): as_expr(v, f"normal form of {k}") for k, v in g.items()}
         for dv in g:
             if dv not in Y.qdot:
                 raise SpecError(f"normal form: {dv} is not a velocity of {Y!r}")
@@ -215,8 +216,8 @@ class ConstraintSubmanifold:
         The implicit equations are obtained by choosing m − k velocities q̇^I with
         ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
         """
-        psi = [sp.sympify(p) for p in psi]
-        z = tuple(sp.sympify(s) for s in z)
+        psi = [as_expr(p) for p in psi]
+        z = tuple(as_symbol(s, what="parameter z") for s in z)
         if len(psi) != Y.m:
             raise SpecError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
         if not z or len(z) >= Y.m:
@@ -294,7 +295,7 @@ class ConstraintSubmanifold:
         Y = self.Y
         J = self.jacobian()
         if self._dependent_hint is not None:
-            dep = tuple(sp.sympify(d) for d in self._dependent_hint)
+            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self._dependent_hint)
             if len(dep) != self.k or any(d not in Y.qdot for d in dep) or len(set(dep)) != self.k:
                 raise SpecError(
                     f"dependent velocities must be {self.k} distinct velocities of {Y!r}; got {list(dep)}"
@@ -405,7 +406,7 @@ class ConstraintSubmanifold:
         f = 0 and q̇^D = g^D of exactly one branch (numerically, relative tolerance
         ``tol``); otherwise :class:`OffManifoldError` or :class:`BranchError`.
         """
-        pt = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
+        pt = {as_symbol(k, what="point coordinate"): as_expr(v, f"value of {k}") for k, v in point.items()}
         missing = set().union(*(f.free_symbols for f in self.f)) | set(self.dependent)
         missing |= set().union(*(g.free_symbols for br in self._branches for g in br.solution.values()))
         missing = missing - set(pt)
@@ -643,7 +644,7 @@ def _solve_for(eqs, unknowns, what: str) -> list:
         raise UndecidedError(f"{what}: no explicit solution for {list(unknowns)} was found")
     sols.sort(key=lambda s: tuple(sp.default_sort_key(s[u]) for u in unknowns))
     # put the branch whose first dependent velocity is "positive" first (e.g. +sqrt)
-    sols.sort(key=lambda s: 0 if not sp.sympify(s[unknowns[0]]).could_extract_minus_sign() else 1)
+    sols.sort(key=lambda s: 0 if not as_expr(s[unknowns[0]]).could_extract_minus_sign() else 1)
     return sols
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..errors import NotApplicableError, SpecError
+from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.linalg import nullspace
 from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise_if_small
@@ -108,7 +109,7 @@ def momentum_equation(cs, action: Sequence, section: Sequence | None = None) -> 
     else:
         sections = []
         for c in section:
-            c = tuple(sp.sympify(x) for x in c)
+            c = tuple(as_expr(x, "momentum_equation: section coefficient") for x in c)
             if len(c) != len(X):
                 raise SpecError(f"momentum_equation: a section needs {len(X)} coefficients (one per generator), "
                                 f"got {len(c)}")
@@ -153,17 +154,17 @@ def _reduce(e, max_ops: int = 2000) -> sp.Expr:
 
 def _generator(Y, x) -> list:
     if isinstance(x, Mapping):
-        names = {str(q): q for q in Y.q}
         comps = {}
         for k, v in x.items():
-            k = names.get(k, k) if isinstance(k, str) else sp.sympify(k)
+            k = as_symbol(k, Y.q, "momentum_equation: generator component") if isinstance(k, str) \
+                else as_expr(k, "momentum_equation: generator component")
             if k not in Y.q:
                 raise SpecError(f"momentum_equation: a generator component is given for {k}, which is not a "
                                 f"coordinate of {Y!r}")
-            comps[k] = sp.sympify(v)
+            comps[k] = as_expr(v, f"momentum_equation: generator component for {k}")
         X = [comps.get(q, sp.Integer(0)) for q in Y.q]
     else:
-        X = [sp.sympify(v) for v in x]
+        X = [as_expr(v, "momentum_equation: generator component") for v in x]
         if len(X) != Y.m:
             raise SpecError(f"momentum_equation: a generator needs {Y.m} components, got {len(X)}")
     if any(e.has(Y.t, *Y.qdot, *Y.qddot) for e in X):

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import NotApplicableError, SpecError, UndecidedError
+from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise_if_small
 
@@ -55,8 +56,8 @@ class SteadyMotion:
 
     def at(self, values: Mapping) -> dict:
         """The point with the remaining symbols (parameters, ansatz constants) given values."""
-        vals = {sp.sympify(k): sp.sympify(v) for k, v in values.items()}
-        return {k: sp.sympify(v).xreplace(vals) for k, v in self.point.items()}
+        vals = {as_expr(k, "at: key"): as_expr(v, f"at: value of {k}") for k, v in values.items()}
+        return {k: as_expr(v).xreplace(vals) for k, v in self.point.items()}
 
     def __str__(self) -> str:
         sol = ", ".join(f"{k} = {v}" for k, v in self.values.items()) or "no unknowns"
@@ -81,8 +82,9 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
     a = {}
     for k, v in ansatz.items():
         k = _jet_symbol(Y, k)
-        a[k] = sp.sympify(v)
-    unknowns = tuple(sp.sympify(u) for u in unknowns)
+        a[k] = as_expr(v, f"steady_motions: the ansatz value of {k}")
+    unknowns = tuple(as_symbol(u, what="steady_motions: unknown") if isinstance(u, str)
+                     else as_expr(u, "steady_motions: unknown") for u in unknowns)
     bad = [u for u in unknowns if not isinstance(u, sp.Symbol) or u in (Y.t, *Y.q, *Y.qdot)]
     if bad:
         raise SpecError(f"steady_motions: unknowns must be symbols of the ansatz, not jet coordinates: {bad}")
@@ -143,7 +145,7 @@ def _jet_symbol(Y, k) -> sp.Symbol:
         if k not in names:
             raise SpecError(f"steady_motions: {k!r} is not a coordinate or velocity of {Y!r}")
         return names[k]
-    k = sp.sympify(k)
+    k = as_expr(k, "steady_motions: ansatz key")
     if k not in Y.q and k not in Y.qdot:
         raise SpecError(f"steady_motions: {k} is not a coordinate or velocity of {Y!r}")
     return k
@@ -157,7 +159,7 @@ def _motion(cs, a: dict, g: dict, sol: dict, kept: tuple, cyclic: list, conds: l
     at_q = {q: point[q] for q in cyclic}
     for v in Y.qdot:
         val = g[v].xreplace(at_q) if v in g else a[v]
-        point[v] = normalise_if_small(sp.sympify(val).xreplace(sol))
+        point[v] = normalise_if_small(as_expr(val).xreplace(sol))
     rates = {q: point[Y.qdot[Y.q.index(q)]] for q in cyclic}
     conds = [trig_reduce(normalise_if_small(c.xreplace(at_q).xreplace(sol))) for c in conds]
     return SteadyMotion({k: v for k, v in sol.items()}, point, kept, rates, [c for c in conds if not c.is_number])

@@ -53,6 +53,7 @@ import sympy as sp
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
 from ..errors import BranchError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
+from ..geometry.coerce import as_expr
 from ..geometry.display import tidy_latex
 from .compile import CompiledFunction, compile_rhs
 
@@ -174,7 +175,7 @@ def _model_of(obj, formulation: str = "full") -> _Model:
     missing = [a for a in Y.qddot if a not in acc]
     if missing:
         raise SpecError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
-    acc_l = [sp.sympify(acc[a]).xreplace(to_jet) for a in Y.qddot]
+    acc_l = [as_expr(acc[a]).xreplace(to_jet) for a in Y.qddot]
     foreign = set(getattr(obj, "coordinates", None) or ()) - {Y.t, *Y.q, *Y.qdot}
     left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
     if left:
@@ -194,17 +195,17 @@ def _model_of(obj, formulation: str = "full") -> _Model:
         except Exception:  # noqa: BLE001 - the normal form is optional here
             g = {}
     for c in getattr(obj, "conditions", None) or []:
-        c = sp.sympify(c).xreplace(to_jet)
+        c = as_expr(c).xreplace(to_jet)
         if not _is_const(c):
             conds.append(_Condition(c, "threshold", f"a condition of the result ({getattr(obj, 'method', '?')}), "
                                     f"{c}, vanishes"))
     lam = R = None
     if callable(getattr(obj, "multipliers", None)):
         lam = obj.multipliers()
-        lam = None if lam is None else [sp.sympify(x).xreplace(to_jet) for x in lam]
+        lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
     if callable(getattr(obj, "reactions", None)):
         R = obj.reactions()
-        R = None if R is None else [sp.sympify(x).xreplace(to_jet) for x in R]
+        R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
     return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(obj, "method", type(obj).__name__), Q=Q)
 
 
@@ -215,7 +216,7 @@ def _latex_float(v: float) -> str:
 
 
 def _is_const(e) -> bool:
-    return not sp.sympify(e).free_symbols
+    return not as_expr(e).free_symbols
 
 
 def _branch_conditions(br) -> list:
@@ -437,7 +438,7 @@ class Prepared:
         self.independent = tuple(v for v in qd if v not in M.g)
         sysL = M.system
         self.energy_expr = sysL.energy() if sysL is not None and hasattr(sysL, "energy") else None
-        self.integrals = {str(k): sp.sympify(v) for k, v in (first_integrals or {}).items()}
+        self.integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
         if formulation == "full":
             self.state = self.full_state
             rhs = list(qd) + list(M.acc)
@@ -458,7 +459,7 @@ class Prepared:
         pool += list(self.integrals.values())
         params = set()
         for e in pool:
-            params |= sp.sympify(e).free_symbols - jets
+            params |= as_expr(e).free_symbols - jets
         self.params = tuple(sorted(params, key=str))
         P = self.params
         self._J = (sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None)
