@@ -33,7 +33,7 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
-from ..geometry.coerce import as_expr
+from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.linalg import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
