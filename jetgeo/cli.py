@@ -5,14 +5,16 @@
     jetgeo demo                          a built-in system end to end
     jetgeo derive SPEC [--method M] [--format text|latex|json|python]
     jetgeo check SPEC                    regularity, classification, singular states, compatibility
-    jetgeo simulate SPEC --t-end T [--plot out.png] [--csv out.csv]
+    jetgeo simulate SPEC --t-end T [--formulation F] [--rtol R] [--atol A] [--max-step H]
+                         [--plot out.png] [--csv out.csv]
     jetgeo sweep SPEC --t-end T --param NAME=START:STOP:N ... [--scheduler local|ADDRESS] [--out FILE.nc]
     jetgeo examples                      the shipped spec files (and the systems catalogue)
     jetgeo show NAME                     print a shipped spec
 
 SPEC is a path to a TOML spec file or the name of a shipped one (``jetgeo examples``).
-Exit codes: 0 success, 1 the mathematics says no (not regular, incompatible, or the
-chosen recipe's hypotheses fail, e.g. ``--method chaplygin`` on a nonlinear constraint),
+Exit codes: 0 success, 1 the mathematics says no (not regular, incompatible, the
+chosen recipe's hypotheses fail, e.g. ``--method chaplygin`` on a nonlinear constraint, or
+``simulate`` ended before ``--t-end`` at a singular state — the reason on stderr, one line),
 2 bad input (malformed spec, unknown method, initial data off Q, ...), 3 an internal error (a bug).
 Messages go to stderr, without a Python traceback unless ``--debug`` is given.
 
@@ -228,7 +230,8 @@ def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
                          + "; in those variables:")
             lines += [f"#   {a} = {e}" for a, e in native.items()]
         if info.get("conditions"):
-            lines.append("# valid where these do not vanish: " + ", ".join(map(str, info["conditions"])))
+            lines.append("# valid where these do not vanish: "
+                         + ", ".join(str(_display(c)) for c in info["conditions"]))
         return "\n".join(lines) + "\n"
     if fmt == "latex":
         rows = [sp.latex(sp.Eq(a, e)) for a, e in acc.items()]
@@ -276,10 +279,18 @@ def _derive(args: argparse.Namespace) -> int:
 
 
 def _tidy(e):
-    """An optional display step (``--simplify``): factor, then trigsimp; never in a computation path."""
-    import sympy as sp
+    """The display step of ``--simplify`` (trigsimp, then factor, whatever the size; never in a
+    computation path)."""
+    from .geometry.display import tidy
 
-    return sp.trigsimp(sp.factor(e))
+    return tidy(e, max_ops=10**6)
+
+
+def _display(e):
+    """Conditions and singular states as printed: tidied when small (display only)."""
+    from .geometry.display import tidy
+
+    return tidy(e)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -289,7 +300,7 @@ def _check(args: argparse.Namespace) -> int:
     ok = True
     out.write(f"{spec.name}: {spec.title or ''}\n".rstrip() + "\n")
     out.write(f"  coordinates: {', '.join(map(str, spec.Y.q))}; time {spec.Y.t}\n")
-    show = _tidy if args.simplify else (lambda e: e)
+    show = _tidy if args.simplify else _display
 
     def where(cond, what: str = "valid") -> str:
         return f"{what} everywhere" if cond.is_number and cond != 0 else f"{what} where {show(cond)} != 0"
@@ -304,7 +315,7 @@ def _check(args: argparse.Namespace) -> int:
         return 0
     out.write(f"Constraints ({spec.constraint_form}): " + "; ".join(f"{f} = 0" for f in Q.f) + "\n")
     sing = Q.singular_states()
-    out.write(f"  singular states (rank of df/dqdot drops where all vanish): {sing or 'none'}\n")
+    out.write(f"  singular states (rank of df/dqdot drops where all vanish): {[show(s) for s in sing] or 'none'}\n")
     cs = spec.constrained()
     out.write(f"  normal form: {cs.nf}   ({where(cs.nf.condition)})\n")
     if len(Q.branches()) > 1:
@@ -389,15 +400,22 @@ def _simulate(args: argparse.Namespace) -> int:
     spec = _load(args.spec)
     from .io.simulate import simulate_spec
 
-    res = simulate_spec(spec, args.t_end, points=args.points)
+    res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
+                        formulation=args.formulation, max_step=args.max_step)
     names = res["names"]
     final = {n: res["y"][-1][i] for i, n in enumerate(names)}
-    print(f"{spec.name}: integrated to t = {res['t'][-1]:g} with {res['engine']} ({len(res['t'])} samples)")
+    print(f"{spec.name}: integrated to t = {res['t'][-1]:g} with {res['engine']} ({args.formulation} formulation, "
+          f"{len(res['t'])} samples, {res.get('nfev', 0)} right-hand-side evaluations)")
     print("final state: " + ", ".join(f"{k} = {v:.6g}" for k, v in final.items()))
     if res.get("drift") is not None:
         print(f"max constraint drift |f|: {res['drift']:.3g}")
-    if res.get("message"):
-        print(f"note: the integration stopped early: {res['message']}")
+    charts = res.get("charts") or []
+    for c in charts[:5]:
+        print(f"chart switch at {c}")
+    if len(charts) > 5:
+        print(f"... {len(charts) - 5} more chart switches ({len(charts)} in all)")
+    if res.get("stopped"):
+        print(f"note: {res.get('message') or res['stopped']}")
     if args.csv:
         with open(args.csv, "w", encoding="utf-8") as fh:
             fh.write(",".join(["t", *names]) + "\n")
@@ -423,6 +441,9 @@ def _simulate(args: argparse.Namespace) -> int:
         fig.savefig(args.plot)
         plt.close(fig)
         print(f"wrote {args.plot}")
+    if res.get("stopped"):
+        print(f"jetgeo: {spec.source}: {res['stopped']}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -482,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="jetgeo",
         description="Geometry and dynamics of non-holonomic mechanical systems.",
         epilog="Exit codes: 0 success, 1 the mathematics says no (not regular, incompatible, the recipe does "
-        "not apply), 2 bad input, 3 internal error.",
+        "not apply, a simulation ended before --t-end at a singular state), 2 bad input, 3 internal error.",
     )
     p.add_argument("--version", action="version", version=f"jetgeo {__version__}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
@@ -506,12 +527,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds allowed for the compatibility and integrability analysis (0: no limit)")
     d.add_argument("--simplify", action="store_true", help="tidy the printed conditions (factor + trigsimp)")
     d.set_defaults(func=_check)
-    d = sub.add_parser("simulate", parents=[common], help="integrate the equations of motion numerically")
+    d = sub.add_parser("simulate", parents=[common], help="integrate the equations of motion numerically",
+                       epilog="Exit codes: 0 the run reached --t-end; 1 it ended earlier, at a singular state of the "
+                       "problem (the reason on stderr, one line; the CSV and plot hold the part computed); "
+                       "2 bad input; 3 internal error.")
     d.add_argument("spec")
     d.add_argument("--t-end", type=float, required=True, help="final time")
     d.add_argument("--points", type=int, default=201, help="number of output samples (default 201)")
     d.add_argument("--plot", help="write a plot of the coordinates (PNG, needs matplotlib)")
     d.add_argument("--csv", help="write the trajectory as CSV")
+    d.add_argument("--formulation", default="full", choices=("full", "reduced", "multipliers"),
+                   help="full: (q, q̇) with the reduced equations' accelerations; reduced: (q, q̇^I) on Q with the "
+                   "normal form; multipliers: (q, q̇) with the bordered multiplier system, no normal form "
+                   "(default full; full and reduced switch charts of Q where the normal form fails)")
+    d.add_argument("--rtol", type=float, default=1e-9, help="relative tolerance of the integrator (default 1e-9)")
+    d.add_argument("--atol", type=float, default=1e-11, help="absolute tolerance of the integrator (default 1e-11)")
+    d.add_argument("--max-step", type=float, default=None, help="largest step of the integrator (default: none)")
     d.set_defaults(func=_simulate)
     d = sub.add_parser("examples", parents=[common], help="list the shipped spec files")
     d.add_argument("--titles", action="store_true", help="load each spec to show its title")

@@ -176,10 +176,65 @@ def evaluate(expr: sp.Expr, rep: dict):
     if any(n.has(sp.zoo, sp.nan) or not n.is_number for n in nums):
         return None
     total = sp.N(sp.Add(*nums), _PREC)
-    scale = max([abs(n) for n in nums] + [sp.Integer(1)])
     if total.has(sp.zoo, sp.nan):
         return None
-    return total, False, scale
+    try:
+        scale = magnitude(expr, rep)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):  # pragma: no cover - defensive
+        scale = max(abs(n) for n in nums)
+    if not scale.is_finite or scale.has(sp.zoo, sp.nan):
+        return None
+    return total, False, max(scale, sp.Integer(1))
+
+
+def magnitude(expr: sp.Expr, rep: dict):
+    """The size of what cancels when ``expr`` is evaluated at the substitution ``rep``, at every level of
+    the tree: the sum of the magnitudes of the terms of a sum, the product of those of the factors of a
+    product, mag(b)ⁿ for a positive integer power, |bˣ|(1 + |x| mag(b)/|b|) for any other power,
+    |f(u)| + |f′(u)| mag(u) for a function, |value| at a leaf.  The rounding error of evaluating ``expr``
+    in p digits is about 10⁻ᵖ · magnitude (to first order), so a value below 10⁻⁴⁰ · magnitude in 60
+    digits is zero to 40 digits relative to the size of the terms — wherever the cancelling sum sits
+    (an identically zero factor of a product: value 10⁻²⁷ against terms of size 10³⁶).  One bottom-up
+    pass over the expression DAG in 60-digit arithmetic."""
+    memo: dict = {}
+
+    def walk(e):
+        """(value, magnitude) of a subexpression."""
+        if e in memo:
+            return memo[e]
+        if e in rep:
+            v = sp.N(rep[e], _PREC)
+            out = (v, abs(v))
+        elif e.is_Number or not e.args:
+            v = sp.N(e.xreplace(rep), _PREC)
+            out = (v, abs(v))
+        elif e.is_Add:
+            parts = [walk(a) for a in e.args]
+            out = (sp.N(sp.Add(*[p[0] for p in parts]), _PREC), sp.Add(*[p[1] for p in parts]))
+        elif e.is_Mul:
+            parts = [walk(a) for a in e.args]
+            out = (sp.N(sp.Mul(*[p[0] for p in parts]), _PREC), sp.Mul(*[p[1] for p in parts]))
+        elif e.is_Pow:
+            (vb, mb), x = walk(e.args[0]), e.args[1]
+            if x.is_Integer and x > 0:
+                out = (vb**x, mb**x)
+            else:
+                vx = sp.N(x.xreplace(rep), _PREC)
+                v = sp.N(vb**vx, _PREC)
+                out = (v, abs(v) * (1 + abs(vx) * mb / abs(vb)) if vb != 0 else abs(v))
+        elif isinstance(e, sp.Function) and len(e.args) == 1:
+            vu, mu = walk(e.args[0])
+            d = sp.Dummy("u")
+            v = sp.N(e.func(vu), _PREC)
+            dv = sp.N(sp.diff(e.func(d), d).xreplace({d: vu}), _PREC)
+            out = (v, abs(v) + abs(dv) * mu)
+        else:
+            v = sp.N(e.xreplace(rep), _PREC)
+            out = (v, abs(v))
+        memo[e] = out
+        return out
+
+    return walk(expr)[1]
 
 
 def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:

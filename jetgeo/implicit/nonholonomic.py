@@ -34,6 +34,7 @@ import sympy as sp
 from ..errors import ChartError, IncompatibleError, RankDeficientError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
 from ..geometry.coerce import as_expr
+from ..geometry.display import tidy
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
 from .tulczyjew import alpha_inverse_equations, inverse_legendre, legendre_map, momenta_symbols
@@ -67,16 +68,16 @@ class CompatibilityReport:
 
     def __str__(self) -> str:
         return (f"Theorem 2 (seed 002): {'compatible' if self.compatible else 'NOT established'}; "
-                f"rank F = {self.rank_F}, corank D = {self.corank_D}, det M = {self.determinant}"
-                + (f"; singular where {self.singular_locus} vanish" if self.singular_locus else "")
+                f"rank F = {self.rank_F}, corank D = {self.corank_D}, det M = {tidy(self.determinant)}"
+                + (f"; singular where {[tidy(e) for e in self.singular_locus]} vanish" if self.singular_locus else "")
                 + (f"\n  {self.explanation}" if self.explanation else ""))
 
     def _repr_latex_(self) -> str:
         verdict = r"\text{compatible}" if self.compatible else r"\text{NOT established}"
-        locus = ", ".join(sp.latex(e) for e in self.singular_locus)
+        locus = ", ".join(sp.latex(tidy(e)) for e in self.singular_locus)
         return (rf"$\text{{Theorem 2 (002)}}: {verdict};\ \operatorname{{rank}}F = {self.rank_F},\ "
                 rf"\operatorname{{corank}}D = {self.corank_D};\ M = {sp.latex(self.matrix)},\ "
-                rf"\det M = {sp.latex(self.determinant)}"
+                rf"\det M = {sp.latex(tidy(self.determinant))}"
                 + (rf";\ \text{{singular where }} {locus} = 0" if locus else "") + "$")
 
 

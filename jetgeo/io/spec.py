@@ -18,6 +18,7 @@ in ``theory/specfiles.md``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import sys
@@ -367,6 +368,7 @@ class _Loader:
         self.check_autonomous()
         params = self.load_values()
         initial = self.load_initial()
+        self.check_parameters_used(initial)
         spec = Spec(
             source=self.src,
             name=meta["name"] or Path(self.src).stem,
@@ -392,6 +394,25 @@ class _Loader:
         if spec.Q is not None and spec.initial:
             _check_initial_on_Q(spec)
         return spec
+
+    def check_parameters_used(self, initial: dict) -> None:
+        """A declared parameter that no expression uses is an error: most likely a misspelling (the
+        expressions would fail on the undeclared spelling, but a second, unused declaration — or a
+        value for it — would otherwise pass silently)."""
+        used: set = set(self.system.L.free_symbols)
+        for e in (*self.system.forces, *(self.Q.f if self.Q is not None else ()), *(self.psi or ()),
+                  *initial.values()):
+            used |= as_expr(e).free_symbols
+        for extra in (self.forces_bundle, self.directions):
+            for row in extra or ():
+                for e in row:
+                    used |= as_expr(e).free_symbols
+        for name, sym in self.params.items():
+            if sym not in used:
+                names = sorted({str(s) for s in used if str(s) not in self.jet_names})
+                near = difflib.get_close_matches(name, names, n=1)
+                raise self.err("parameters", name, "declared but used in no expression of the spec (L, T, V, forces, "
+                               "constraints, initial data)" + (f" — a misspelling of {near[0]!r}?" if near else ""))
 
     def check_autonomous(self) -> None:
         """With ``autonomous = true`` nothing may depend on the time (002: the system lives on TQ)."""

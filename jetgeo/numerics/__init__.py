@@ -12,9 +12,9 @@ matplotlib (plots) and tqdm (progress bars) are optional and imported lazily.
 from . import plots  # matplotlib itself is imported only when a plot is made
 from .compile import CompiledFunction, compile_rhs
 from .ensembles import ensemble, grid, sample
-from .simulate import SimulationResult, SingularEvent, prepare, simulate
+from .simulate import ChartSwitch, SimulationResult, SimulationStoppedWarning, SingularEvent, prepare, simulate
 from .stability import StabilityMap, stability_map
 
-__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "compile_rhs", "CompiledFunction", "plots",
-           "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
+__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "ChartSwitch", "SimulationStoppedWarning",
+           "compile_rhs", "CompiledFunction", "plots", "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
 

@@ -187,6 +187,9 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     multiplier route never needs the normal form.  ``point`` gives t (if the system
     depends on it), every q^σ and the independent velocities q̇^l; dependent velocities
     may be given (they are checked against f = 0) or are solved for at the point.
+    ``point`` may also be a :class:`~jetgeo.mechanics.SteadyMotion` (from
+    :func:`~jetgeo.mechanics.steady_motions`): the result is then restricted to the states that
+    stay constant along it (:meth:`Linearisation.restrict`), the linear system of its perturbations.
     ``params`` gives values of the remaining symbols (parameters), or leaves them symbolic.
     With ``exact=True`` floats are converted to rationals first.
 
@@ -222,6 +225,10 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
     the point (the bordered matrix K₀, equivalently det B′ = 0, seed 004 (12)).
     """
+    steady = point if hasattr(point, "kept_states") and hasattr(point, "point") else None
+    if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
+        lin = linearise(cs, steady.point, params, exact, method, independent)
+        return lin.restrict(steady.kept_states)
     if method == "reduced":
         if not hasattr(cs, "reduced_coefficients"):
             raise SpecError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
