@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 THEORY = Path(__file__).resolve().parent.parent / "theory"
-PAGES = sorted(THEORY.glob("*.md"))
+#: the bibliography is the one page without mathematics to execute (tests/test_references.py checks it)
+PAGES = sorted(p for p in THEORY.glob("*.md") if p.name != "references.md")
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 

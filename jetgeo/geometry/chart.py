@@ -8,6 +8,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import ChartError
+from .coerce import as_expr
 
 __all__ = ["Chart", "as_symbols"]
 
@@ -121,6 +122,6 @@ class Chart:
     def check_function(self, f, what: str = "function") -> sp.Expr:
         """Sympify ``f``; symbols not in the chart are treated as parameters."""
         try:
-            return sp.sympify(f)
+            return as_expr(f)
         except (sp.SympifyError, TypeError) as exc:
             raise ChartError(f"{what} {f!r} is not a symbolic expression") from exc

@@ -38,6 +38,7 @@ import random
 import sympy as sp
 
 from ..errors import RankDeficientError
+from .coerce import as_matrix
 
 __all__ = ["mod_value", "rank_mod", "lu_solve_dag", "tree_size", "NotRationalError"]
 
@@ -206,8 +207,8 @@ def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     test), rows are sparse (zero entries never multiplied).  Entries :func:`mod_value`
     cannot evaluate (exp, sqrt, …) fall back to sympy's ``LUsolve``.  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points."""
-    A = sp.Matrix(A)
-    B = sp.Matrix(B)
+    A = as_matrix(A, "A")
+    B = as_matrix(B, "B")
     if A.rows != A.cols or B.rows != A.rows:
         raise ValueError(f"lu_solve_dag: shapes {A.shape}, {B.shape}")
     for trial in range(2):

@@ -22,6 +22,7 @@ import sympy as sp
 
 from ..errors import ChartError
 from .chart import Chart
+from .coerce import as_expr
 from .forms import Form
 from .linalg import generic_rank, nullspace, singular_locus
 from .vectorfields import VectorField
@@ -68,7 +69,7 @@ class Distribution:
                 raise ChartError(f"vector field on {X.chart!r} given for a distribution on {chart!r}")
         self.chart = chart
         self.generators = fields
-        self.conditions = [sp.sympify(c) for c in conditions]
+        self.conditions = [as_expr(c) for c in conditions]
         self._rank_info = None
 
     @property
@@ -239,7 +240,7 @@ class Codistribution:
                 raise ChartError(f"1-form on {a.chart!r} given for a codistribution on {chart!r}")
         self.chart = chart
         self.generators = forms
-        self.conditions = [sp.sympify(c) for c in conditions]
+        self.conditions = [as_expr(c) for c in conditions]
         self._rank_info = None
 
     @property

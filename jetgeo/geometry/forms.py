@@ -28,6 +28,7 @@ import sympy as sp
 
 from ..errors import ChartError, DegreeError
 from .chart import Chart
+from .coerce import as_expr, as_substitution
 from .vectorfields import VectorField
 from .zero import is_zero, normalise
 
@@ -92,7 +93,7 @@ class Form:
                 idx = tuple(sorted(idx))
             if len(set(idx)) != len(idx):
                 continue
-            c = sp.sympify(c)
+            c = as_expr(c)
             if c == 0:
                 continue
             comps[idx] = comps.get(idx, 0) + sign * c
@@ -106,7 +107,7 @@ class Form:
     @classmethod
     def function(cls, chart: Chart, f) -> Form:
         """A function as a 0-form."""
-        return cls(chart, {(): sp.sympify(f)}, 0)
+        return cls(chart, {(): as_expr(f)}, 0)
 
     @classmethod
     def zero(cls, chart: Chart, degree: int) -> Form:
@@ -186,7 +187,7 @@ class Form:
             return other
         if self.degree == 0:
             return Form.function(self.chart, other)
-        if sp.sympify(other) == 0:
+        if as_expr(other) == 0:
             return Form.zero(self.chart, self.degree)
         raise DegreeError(f"cannot add a function to a {self.degree}-form")
 
@@ -215,14 +216,14 @@ class Form:
             return self.wedge(f)
         if isinstance(f, VectorField):
             return NotImplemented
-        f = sp.sympify(f)
+        f = as_expr(f)
         return Form(self.chart, {k: f * v for k, v in self.components.items()}, self.degree)
 
     def __rmul__(self, f) -> Form:
         return self.__mul__(f)
 
     def __truediv__(self, f) -> Form:
-        return self * (1 / sp.sympify(f))
+        return self * (1 / as_expr(f))
 
     def wedge(self, other: Form) -> Form:
         """Exterior product η ∧ ζ (also written ``η ^ ζ``)."""
@@ -308,9 +309,9 @@ class Form:
         if isinstance(phi, Mapping):
             for k in phi:
                 tgt.index(k)
-            images = [sp.sympify(phi.get(x, x)) for x in tgt.coords]
+            images = [as_expr(phi.get(x, x)) for x in tgt.coords]
         else:
-            images = [sp.sympify(e) for e in phi]
+            images = [as_expr(e) for e in phi]
             if len(images) != tgt.dim:
                 raise ChartError(f"the map must give {tgt.dim} coordinate functions, got {len(images)}")
         rep = dict(zip(tgt.coords, images))
@@ -334,7 +335,9 @@ class Form:
         return self.applyfunc(normalise)
 
     def subs(self, *args, **kwargs) -> Form:
-        return self.applyfunc(lambda e: e.subs(*args, **kwargs))
+        """Components with ``subs`` applied; text values are refused (never evaluated)."""
+        pairs = as_substitution(*args)
+        return self.applyfunc(lambda e: e.subs(pairs, **kwargs))
 
     def is_zero(self) -> bool:
         """True iff every component vanishes identically (zero test of ``geometry.zero``)."""
@@ -345,7 +348,7 @@ class Form:
             if other.chart != self.chart or other.degree != self.degree:
                 return False
             return (self - other).is_zero()
-        if self.degree == 0 or sp.sympify(other) == 0:
+        if self.degree == 0 or as_expr(other) == 0:
             try:
                 return (self - other).is_zero()
             except (DegreeError, sp.SympifyError):

@@ -24,6 +24,7 @@ from itertools import combinations
 
 import sympy as sp
 
+from .coerce import as_matrix
 from .dag import NotRationalError, mod_value, rank_mod
 from .zero import (
     _PREC,
@@ -188,7 +189,7 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
     >>> generic_rank(sp.Matrix([[x, 1], [x**2, x]])).rank
     1
     """
-    M = sp.Matrix(M)
+    M = as_matrix(M, "M")
     if M.rows == 0 or M.cols == 0:
         return RankInfo(0, (), (), "exact", M)
     sampler = PointSampler()
@@ -223,7 +224,7 @@ def singular_locus(M, max_minors: int = 60) -> list:
     alone, whose zero set contains the locus.  Identically vanishing minors and
     non-zero constants are dropped; an empty list means the rank never drops.
     """
-    M = sp.Matrix(M)
+    M = as_matrix(M, "M")
     info = generic_rank(M)
     r = info.rank
     if r == 0:
@@ -270,7 +271,7 @@ def nullspace(M, normaliser=normalise):
     not by inversion).  Returns ``(basis, condition)``: a list of column matrices,
     valid where ``condition`` (= det B) does not vanish.
     """
-    M = sp.Matrix(M)
+    M = as_matrix(M, "M")
     info = generic_rank(M)
     n = M.cols
     free = [j for j in range(n) if j not in info.cols]
@@ -297,8 +298,8 @@ def solve_linear(A, b, normaliser=normalise):
     """
     from ..errors import RankDeficientError
 
-    A = sp.Matrix(A)
-    b = sp.Matrix(b)
+    A = as_matrix(A, "A")
+    b = as_matrix(b, "b")
     info = generic_rank(A)
     if A.rows != A.cols or info.rank < A.rows:
         raise RankDeficientError(
@@ -356,7 +357,7 @@ def det_exact(M) -> sp.Expr:
     from sympy.matrices.utilities import dotprodsimp
     from sympy.polys.matrices import DomainMatrix
 
-    M = sp.Matrix(M)
+    M = as_matrix(M, "M")
     if M.rows != M.cols:
         raise ValueError(f"det_exact: the matrix is {M.rows} × {M.cols}")
     if M.rows == 0:
@@ -390,8 +391,8 @@ def solve_rational(A, b) -> sp.Matrix | None:
     """
     from sympy.polys.matrices import DomainMatrix
 
-    A = sp.Matrix(A)
-    b = sp.Matrix(b)
+    A = as_matrix(A, "A")
+    b = as_matrix(b, "b")
     if not _fits_polynomial_domain(A.row_join(b)):
         return None
     Mx, back = _generators_as_symbols(A.row_join(b))

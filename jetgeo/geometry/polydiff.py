@@ -30,6 +30,8 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .coerce import as_expr
+
 __all__ = ["PolyExpr", "poly_of", "polys_of"]
 
 
@@ -93,7 +95,7 @@ class PolyExpr:
     def lift(self, expr) -> PolyExpr:
         """Another expression in the same ring (it must use the same generators)."""
         rg = self._ring
-        x = sp.sympify(expr).xreplace({a: s for s, a in rg.back.items()})
+        x = as_expr(expr).xreplace({a: s for s, a in rg.back.items()})
         return PolyExpr(rg, rg.R(x))
 
     @property
@@ -133,7 +135,7 @@ def poly_of(expr, extra=()) -> PolyExpr | None:
     """``expr`` as a :class:`PolyExpr`, or None if it is not a polynomial in its symbols and in
     sin/cos of symbols.  ``extra`` are symbols to include as generators even if absent (so
     that derivatives of related expressions share one ring)."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     atoms = _acceptable(expr)
     if atoms is None:
         return None
@@ -160,7 +162,7 @@ def poly_of(expr, extra=()) -> PolyExpr | None:
 def polys_of(exprs, extra=()) -> list:
     """[:func:`poly_of` of each expression], sharing **one** ring where possible (building a
     polynomial ring over dozens of generators costs more than converting a constraint)."""
-    exprs = [sp.sympify(e) for e in exprs]
+    exprs = [as_expr(e) for e in exprs]
     atom_maps = [_acceptable(e) for e in exprs]
     atoms: dict = {}
     syms = {s for s in extra if isinstance(s, sp.Symbol)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .coerce import as_expr
 from .zero import normalise
 
 __all__ = ["trig_reduce"]
@@ -21,7 +22,7 @@ def trig_reduce(expr) -> sp.Expr:
     survive into every acceleration.  Expressions of another kind are returned as
     ``normalise`` leaves them.
     """
-    expr = normalise(sp.sympify(expr))
+    expr = normalise(as_expr(expr))
     if not expr.atoms(sp.cos):
         return expr
     num, den = sp.fraction(sp.together(expr))

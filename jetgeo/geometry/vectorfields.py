@@ -8,6 +8,7 @@ import sympy as sp
 
 from ..errors import ChartError
 from .chart import Chart
+from .coerce import as_expr, as_substitution
 from .zero import is_zero, normalise
 
 __all__ = ["VectorField"]
@@ -32,7 +33,7 @@ class VectorField:
     def __init__(self, chart: Chart, components: Sequence) -> None:
         if not isinstance(chart, Chart):
             raise ChartError(f"VectorField needs a Chart, got {chart!r}")
-        comps = tuple(sp.sympify(c) for c in components)
+        comps = tuple(as_expr(c) for c in components)
         if len(comps) != chart.dim:
             raise ChartError(
                 f"VectorField on a chart of dimension {chart.dim} needs {chart.dim} components, "
@@ -62,7 +63,7 @@ class VectorField:
     def __mul__(self, f) -> VectorField:
         if isinstance(f, VectorField):
             return NotImplemented
-        f = sp.sympify(f)
+        f = as_expr(f)
         return VectorField(self.chart, [f * a for a in self.components])
 
     __rmul__ = __mul__
@@ -90,7 +91,7 @@ class VectorField:
     # --- action and bracket ------------------------------------------------
     def __call__(self, f) -> sp.Expr:
         """X(f) = X^i ∂f/∂x^i."""
-        f = sp.sympify(f)
+        f = as_expr(f)
         return sp.Add(*[c * sp.diff(f, x) for c, x in zip(self.components, self.chart.coords) if c != 0])
 
     def bracket(self, other: VectorField) -> VectorField:
@@ -116,7 +117,9 @@ class VectorField:
     __hash__ = None  # mutable-free but equality is mathematical, not structural
 
     def subs(self, *args, **kwargs) -> VectorField:
-        return VectorField(self.chart, [c.subs(*args, **kwargs) for c in self.components])
+        """Components with ``subs`` applied; text values are refused (never evaluated)."""
+        pairs = as_substitution(*args)
+        return VectorField(self.chart, [c.subs(pairs, **kwargs) for c in self.components])
 
     def as_matrix(self) -> sp.Matrix:
         return sp.Matrix(self.components)

@@ -37,6 +37,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ..errors import UndecidedError
+from .coerce import as_expr
 
 __all__ = [
     "ZeroTest",
@@ -73,7 +74,7 @@ class ZeroTest:
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Cheap exact normaliser: ``cancel`` of ``together`` for rational expressions,
     ``expand`` otherwise.  Never ``simplify``."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if expr.is_Number or expr.is_Symbol:
         return expr
     try:
@@ -86,7 +87,7 @@ def normalise_if_small(expr, max_nodes: int = 400) -> sp.Expr:
     """:func:`normalise` for expressions of at most ``max_nodes`` tree nodes; larger ones are
     returned unchanged (still exact).  ``cancel`` of large trigonometric results costs seconds
     and rarely shrinks them; zero tests evaluate them exactly at random points instead."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if _size(expr, max_nodes) > max_nodes:
         return expr
     return normalise(expr)
@@ -208,10 +209,65 @@ def evaluate(expr: sp.Expr, rep: dict):
     if any(n.has(sp.zoo, sp.nan) or not n.is_number for n in nums):
         return None
     total = sp.N(sp.Add(*nums), _PREC)
-    scale = max([abs(n) for n in nums] + [sp.Integer(1)])
     if total.has(sp.zoo, sp.nan):
         return None
-    return total, False, scale
+    try:
+        scale = magnitude(expr, rep)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):  # pragma: no cover - defensive
+        scale = max(abs(n) for n in nums)
+    if not scale.is_finite or scale.has(sp.zoo, sp.nan):
+        return None
+    return total, False, max(scale, sp.Integer(1))
+
+
+def magnitude(expr: sp.Expr, rep: dict):
+    """The size of what cancels when ``expr`` is evaluated at the substitution ``rep``, at every level of
+    the tree: the sum of the magnitudes of the terms of a sum, the product of those of the factors of a
+    product, mag(b)ⁿ for a positive integer power, |bˣ|(1 + |x| mag(b)/|b|) for any other power,
+    |f(u)| + |f′(u)| mag(u) for a function, |value| at a leaf.  The rounding error of evaluating ``expr``
+    in p digits is about 10⁻ᵖ · magnitude (to first order), so a value below 10⁻⁴⁰ · magnitude in 60
+    digits is zero to 40 digits relative to the size of the terms — wherever the cancelling sum sits
+    (an identically zero factor of a product: value 10⁻²⁷ against terms of size 10³⁶).  One bottom-up
+    pass over the expression DAG in 60-digit arithmetic."""
+    memo: dict = {}
+
+    def walk(e):
+        """(value, magnitude) of a subexpression."""
+        if e in memo:
+            return memo[e]
+        if e in rep:
+            v = sp.N(rep[e], _PREC)
+            out = (v, abs(v))
+        elif e.is_Number or not e.args:
+            v = sp.N(e.xreplace(rep), _PREC)
+            out = (v, abs(v))
+        elif e.is_Add:
+            parts = [walk(a) for a in e.args]
+            out = (sp.N(sp.Add(*[p[0] for p in parts]), _PREC), sp.Add(*[p[1] for p in parts]))
+        elif e.is_Mul:
+            parts = [walk(a) for a in e.args]
+            out = (sp.N(sp.Mul(*[p[0] for p in parts]), _PREC), sp.Mul(*[p[1] for p in parts]))
+        elif e.is_Pow:
+            (vb, mb), x = walk(e.args[0]), e.args[1]
+            if x.is_Integer and x > 0:
+                out = (vb**x, mb**x)
+            else:
+                vx = sp.N(x.xreplace(rep), _PREC)
+                v = sp.N(vb**vx, _PREC)
+                out = (v, abs(v) * (1 + abs(vx) * mb / abs(vb)) if vb != 0 else abs(v))
+        elif isinstance(e, sp.Function) and len(e.args) == 1:
+            vu, mu = walk(e.args[0])
+            d = sp.Dummy("u")
+            v = sp.N(e.func(vu), _PREC)
+            dv = sp.N(sp.diff(e.func(d), d).xreplace({d: vu}), _PREC)
+            out = (v, abs(v) + abs(dv) * mu)
+        else:
+            v = sp.N(e.xreplace(rep), _PREC)
+            out = (v, abs(v))
+        memo[e] = out
+        return out
+
+    return walk(expr)[1]
 
 
 def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
@@ -221,7 +277,7 @@ def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
     expressions polynomial in sin/cos of bare symbols over rational functions of
     the remaining atoms), or ``None`` when the expression is not of that kind.
     """
-    expr = _prepare_trig(sp.sympify(expr))
+    expr = _prepare_trig(as_expr(expr))
     if expr.atoms(sp.tan):
         expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
     if not _trig_args_are_symbols(expr):
@@ -402,7 +458,7 @@ def zero_test(expr, trials: int = 3, prove: bool = False) -> ZeroTest:
     >>> zero_test(sp.sin(th)**2 + sp.cos(th)**2 - 1, prove=True).method
     'trig normal form'
     """
-    return _zero_test_cached(sp.sympify(expr), int(trials), bool(prove))
+    return _zero_test_cached(as_expr(expr), int(trials), bool(prove))
 
 
 def is_zero(expr, trials: int = 3, prove: bool = False) -> bool:

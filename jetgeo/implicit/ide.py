@@ -43,6 +43,7 @@ import sympy as sp
 
 from ..errors import ResourceLimitError, SpecError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise, trig_normal_form
+from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.linalg import nullspace
 
 __all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport", "tnormal"]
@@ -54,7 +55,7 @@ def tnormal(expr) -> sp.Expr:
 
     (``trig_normal_form`` returns the reduced *numerator* of its argument only: its denominator is
     kept here — dropping it once doubled entries such as 2ρ² sin² + 2ρ² cos² + 1/2 ↦ 4ρ² + 1.)"""
-    expr = normalise(sp.sympify(expr))
+    expr = normalise(as_expr(expr))
     if not expr.has(sp.sin, sp.cos) or expr.has(sp.tan, sp.cot):
         return expr
     num, den = sp.fraction(sp.together(expr))
@@ -114,7 +115,7 @@ class _Variety:
         self.notes: list = []
 
     def reduce(self, e) -> sp.Expr:
-        e = sp.sympify(e)
+        e = as_expr(e)
         if not self.sol:
             return e
         return e.xreplace(self.sol)
@@ -124,7 +125,7 @@ class _Variety:
             val = self.reduce(val)
             self._insert(var, val)
             self.exprs.append(var - val)
-        if cond is not None and not (sp.sympify(cond).is_number and cond != 0):
+        if cond is not None and not (as_expr(cond).is_number and cond != 0):
             self.conditions.append(cond)
 
     def _insert(self, var, val) -> None:
@@ -274,7 +275,7 @@ class IntegrabilityReport:
 
     def on_C(self, expr) -> sp.Expr:
         """``expr`` restricted to C_∞ (the solved form substituted)."""
-        return normalise(sp.sympify(expr).xreplace(self.solved_form))
+        return normalise(as_expr(expr).xreplace(self.solved_form))
 
     def solution(self) -> dict:
         """{unknown: expression on C_∞} solving the fibre equations of E_∞ (affine case).
@@ -387,17 +388,17 @@ class ImplicitDifferentialEquation:
     def __init__(self, x: Sequence, xdot: Sequence, equations: Sequence, unknowns: Sequence = (),
                  time: sp.Symbol | None = None, permitted: Sequence | None = None,
                  solved_form: dict | None = None, solved_condition=None) -> None:
-        self.x = tuple(sp.sympify(s) for s in x)
-        self.xdot = tuple(sp.sympify(s) for s in xdot)
+        self.x = tuple(as_symbol(s, what="coordinate") for s in x)
+        self.xdot = tuple(as_symbol(s, what="velocity") for s in xdot)
         if len(self.x) != len(self.xdot):
             raise SpecError(f"{len(self.x)} coordinates but {len(self.xdot)} velocities")
         if not all(s.is_Symbol for s in self.x):
             raise SpecError(f"coordinates must be symbols, got {list(self.x)}")
         if len(set(self.x)) != len(self.x):
             raise SpecError(f"repeated coordinates in {list(self.x)}")
-        self.unknowns = tuple(sp.sympify(s) for s in unknowns)
-        self.time = sp.sympify(time) if time is not None else None
-        self.equations = [sp.sympify(e) for e in equations]
+        self.unknowns = tuple(as_symbol(s, what="unknown") for s in unknowns)
+        self.time = as_expr(time) if time is not None else None
+        self.equations = [as_expr(e) for e in equations]
         for e in self.equations:
             if isinstance(e, sp.Equality):
                 raise SpecError(f"give equations as expressions F (meaning F = 0), not {e}")
@@ -414,7 +415,7 @@ class ImplicitDifferentialEquation:
         n = len(self.x)
         self.permitted = []
         for beta in permitted or []:
-            beta = [sp.sympify(c) for c in beta]
+            beta = [as_expr(c) for c in beta]
             if len(beta) == n:
                 beta = [sp.Integer(0)] + beta
             if len(beta) != n + 1:
@@ -431,7 +432,7 @@ class ImplicitDifferentialEquation:
     # --- calculus -------------------------------------------------------------------------
     def total_derivative(self, f) -> sp.Expr:
         """D f = ∂_t f + ẋ^i ∂f/∂x^i (linear in the unknown velocities)."""
-        f = sp.sympify(f)
+        f = as_expr(f)
         out = sp.diff(f, self.time) if self.time is not None else sp.Integer(0)
         for s, v in zip(self.x, self.xdot):
             if f.has(s):
@@ -556,7 +557,7 @@ class ImplicitDifferentialEquation:
             if info.rank == A.rows:
                 return [], "ok"
             left, cond = nullspace(A.T)
-            if not sp.sympify(cond).is_number:
+            if not as_expr(cond).is_number:
                 V.minors.append(cond)
                 if sp.count_ops(cond) <= 40:
                     V.conditions.append(cond)
@@ -594,7 +595,7 @@ class ImplicitDifferentialEquation:
             x = B.LUsolve(rhs)
             sub = {w[c]: tnormal(x[k]) for k, c in enumerate(cols)}
             cond = info.condition
-            if not sp.sympify(cond).is_number:
+            if not as_expr(cond).is_number:
                 V.minors.append(cond)
             changed = [tnormal(red[i].xreplace(sub)) for i in range(len(red)) if i not in aff_idx]
             red = [red[i] for i in aff_idx] + [sp.fraction(sp.together(e))[0] for e in changed]
@@ -673,7 +674,7 @@ class ImplicitDifferentialEquation:
 def _dedupe(exprs) -> list:
     out, seen = [], set()
     for e in exprs:
-        e = sp.factor_terms(sp.sympify(e))
+        e = sp.factor_terms(as_expr(e))
         if e.is_number:
             continue
         key = sp.srepr(e)

@@ -33,6 +33,8 @@ import sympy as sp
 
 from ..errors import ChartError, IncompatibleError, RankDeficientError, ResourceLimitError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
+from ..geometry.coerce import as_expr
+from ..geometry.display import tidy
 from ..limits import staged
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
@@ -67,16 +69,16 @@ class CompatibilityReport:
 
     def __str__(self) -> str:
         return (f"Theorem 2 (seed 002): {'compatible' if self.compatible else 'NOT established'}; "
-                f"rank F = {self.rank_F}, corank D = {self.corank_D}, det M = {self.determinant}"
-                + (f"; singular where {self.singular_locus} vanish" if self.singular_locus else "")
+                f"rank F = {self.rank_F}, corank D = {self.corank_D}, det M = {tidy(self.determinant)}"
+                + (f"; singular where {[tidy(e) for e in self.singular_locus]} vanish" if self.singular_locus else "")
                 + (f"\n  {self.explanation}" if self.explanation else ""))
 
     def _repr_latex_(self) -> str:
         verdict = r"\text{compatible}" if self.compatible else r"\text{NOT established}"
-        locus = ", ".join(sp.latex(e) for e in self.singular_locus)
+        locus = ", ".join(sp.latex(tidy(e)) for e in self.singular_locus)
         return (rf"$\text{{Theorem 2 (002)}}: {verdict};\ \operatorname{{rank}}F = {self.rank_F},\ "
                 rf"\operatorname{{corank}}D = {self.corank_D};\ M = {sp.latex(self.matrix)},\ "
-                rf"\det M = {sp.latex(self.determinant)}"
+                rf"\det M = {sp.latex(tidy(self.determinant))}"
                 + (rf";\ \text{{singular where }} {locus} = 0" if locus else "") + "$")
 
 
@@ -98,7 +100,7 @@ class HamiltonianPicture:
     multipliers: list
 
     def on(self, expr, values: dict) -> sp.Expr:
-        return normalise(sp.sympify(expr).xreplace(values))
+        return normalise(as_expr(expr).xreplace(values))
 
 
 @dataclass
@@ -131,7 +133,7 @@ def _as_covector_rows(Y, beta, what: str) -> list:
         if extra:
             raise ChartError(f"{what}: the form has components along {extra}, not coordinates of J¹Y")
         return out
-    comps = [sp.sympify(c) for c in beta]
+    comps = [as_expr(c) for c in beta]
     if len(comps) == 2 * m:
         comps = [sp.Integer(0)] + comps
     if len(comps) != 2 * m + 1:
@@ -180,7 +182,7 @@ class NonholonomicProblem:
         else:
             self.forces = []
             for f in forces:
-                f = [sp.sympify(c) for c in f]
+                f = [as_expr(c) for c in f]
                 if len(f) != m:
                     raise SpecError(f"forces: each covector needs {m} components on dq^1..dq^{m}, got {f}")
                 if any(Y.jet_order(c) > 1 for c in f):
@@ -192,7 +194,7 @@ class NonholonomicProblem:
     # --- restriction to C ---------------------------------------------------------------------
     def on_C(self, expr) -> sp.Expr:
         """Restriction to C: the normal form q̇^D = g substituted, normalised."""
-        return tnormal(sp.sympify(expr).xreplace(self.g))
+        return tnormal(as_expr(expr).xreplace(self.g))
 
     def _on_C_matrix(self, M) -> sp.Matrix:
         return sp.Matrix(M).applyfunc(self.on_C)
@@ -332,7 +334,7 @@ class NonholonomicProblem:
         coords = (Y.t, *Y.q, *self.nf.independent)
         gamma = VectorField(Y.J1, [1, *qd_on_C, *acc])
         conds = [e for e in (rep.determinant, self.system.regularity_condition(), self.nf.condition)
-                 if not sp.sympify(e).is_number]
+                 if not as_expr(e).is_number]
         lam_l = list(lam)
         ham = (lambda: self._hamiltonian_picture(lam_l, accd)) if self.system.is_regular() else None
         return NonholonomicMotion(
@@ -355,7 +357,7 @@ class NonholonomicProblem:
         indep = {v: inv[v] for v in self.nf.independent}
 
         def to_p(e):
-            return tnormal(sp.sympify(e).xreplace(self.g).xreplace(indep))
+            return tnormal(as_expr(e).xreplace(self.g).xreplace(indep))
 
         field_ = {}
         for q, v in zip(Y.q, Y.qdot):

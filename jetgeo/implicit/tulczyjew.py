@@ -19,6 +19,7 @@ import sympy as sp
 
 from ..errors import NotRegularError, UndecidedError
 from ..geometry import generic_rank, normalise
+from ..geometry.coerce import as_expr
 
 __all__ = ["alpha", "beta", "momenta_symbols", "legendre_map", "inverse_legendre", "hamiltonian",
            "alpha_inverse_equations", "beta_inverse_equations"]
@@ -31,7 +32,7 @@ def alpha(q: Sequence, p: Sequence, qdot: Sequence, pdot: Sequence) -> tuple:
 
 def beta(q: Sequence, p: Sequence, qdot: Sequence, pdot: Sequence) -> tuple:
     """β: T(T*Q) → T*(T*Q), (q, p, q̇, ṗ) ↦ (q, p, a, b) = (q, p, −ṗ, q̇)."""
-    return tuple(q), tuple(p), tuple(-sp.sympify(x) for x in pdot), tuple(qdot)
+    return tuple(q), tuple(p), tuple(-as_expr(x) for x in pdot), tuple(qdot)
 
 
 def momenta_symbols(Y) -> tuple:

@@ -17,10 +17,15 @@ from .spec import Spec
 __all__ = ["simulate_spec"]
 
 
-def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-9, atol: float = 1e-11) -> dict:
+def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-9, atol: float = 1e-11,
+                  formulation: str = "full", max_step: float | None = None) -> dict:
     """Integrate from the spec's initial data to ``t_end``.
 
-    Returns {"t": [...], "y": [[q..., q̇...], ...], "names": [...], "engine": str, "drift": float|None}.
+    Returns {"t": [...], "y": [[q..., q̇...], ...], "names": [...], "engine": str, "drift": float|None,
+    "charts": [str, ...] (the chart switches of the atlas), "stopped": str|None (why the run ended before
+    ``t_end``, one line; None when it reached it), "nfev": right-hand-side evaluations}.
+    ``formulation`` is "full", "reduced" or "multipliers" (:func:`jetgeo.numerics.simulate`);
+    ``max_step`` bounds the step size.
     """
     try:
         numerics = importlib.import_module("jetgeo.numerics")
@@ -28,24 +33,39 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
         numerics = None
     if numerics is None or not hasattr(numerics, "simulate"):
         raise SpecError("simulation is not available (jetgeo.numerics is not part of this installation)")
-    return _with_numerics(numerics, spec, t_end, points, rtol, atol)
+    return _with_numerics(numerics, spec, t_end, points, rtol, atol, formulation, max_step)
 
 
-def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float, atol: float) -> dict:
-    """Through :func:`jetgeo.numerics.simulate` (constraint monitoring, singular-state events)."""
+def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float, atol: float,
+                   formulation: str = "full", max_step: float | None = None) -> dict:
+    """Through :func:`jetgeo.numerics.simulate` (constraint monitoring, singular-state events, the atlas)."""
+    import warnings
+
     import numpy as np
 
     if points < 2:
         raise SpecError(f"need at least 2 output points, got {points}")
+    if formulation not in ("full", "reduced", "multipliers"):
+        raise SpecError(f"--formulation must be full, reduced or multipliers, got {formulation!r}")
+    for name, v in (("--rtol", rtol), ("--atol", atol)):
+        if not (np.isfinite(v) and v > 0):
+            raise SpecError(f"{name} must be a positive number, got {v}")
+    if max_step is not None and not max_step > 0:
+        raise SpecError(f"--max-step must be positive, got {max_step}")
     Y = spec.Y
     pvals = spec.numeric_params() if spec.parameters else {}
     y0 = spec.initial_state()
     t0 = y0.pop(Y.t)
     if not t_end > t0:
         raise SpecError(f"{spec.source}: --t-end {t_end} must be after the initial time {t0}")
+    if spec.Q is None and formulation != "full":
+        raise SpecError(f"{spec.source}: --formulation {formulation} needs constraints; the spec has none")
     model = spec.constrained() if spec.Q is not None else spec.system
-    res = numerics.simulate(model, (t0, t_end), initial=y0, params=pvals, t_eval=np.linspace(t0, t_end, points),
-                            rtol=rtol, atol=atol, progress=None)
+    with warnings.catch_warnings():  # the command reports an early end itself, in one line
+        warnings.filterwarnings("ignore", category=_stopped_warning(numerics))
+        res = numerics.simulate(model, (t0, t_end), initial=y0, params=pvals,
+                                t_eval=np.linspace(t0, t_end, points), rtol=rtol, atol=atol, progress=None,
+                                formulation=formulation, max_step=np.inf if max_step is None else max_step)
     rows = np.hstack([np.asarray(res.q), np.asarray(res.qdot)]).tolist()
     names = [str(s) for s in (*Y.q, *Y.qdot)]
     drift = None
@@ -53,9 +73,17 @@ def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float,
         mr = res.max_residual
         drift = float(mr() if callable(mr) else mr)
     out = {"t": np.asarray(res.t).tolist(), "y": rows, "names": names, "engine": "jetgeo.numerics.simulate",
-           "drift": drift}
+           "drift": drift, "charts": [str(c) for c in getattr(res, "charts", [])], "stopped": None,
+           "nfev": int(getattr(res, "nfev", 0))}
     if getattr(res, "event", None) is not None:
         out["message"] = str(res.event)
     elif not getattr(res, "success", True):
         out["message"] = str(getattr(res, "message", ""))
+    if getattr(res, "status", "finished") != "finished":
+        out["stopped"] = f"the run stopped at t = {res.t[-1]:.6g} before --t-end {t_end:g}: " + (
+            str(res.event.explanation) if res.event is not None else str(res.message))
     return out
+
+
+def _stopped_warning(numerics) -> type:
+    return getattr(numerics, "SimulationStoppedWarning", UserWarning)

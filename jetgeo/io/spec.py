@@ -43,6 +43,7 @@ from ..errors import (
     SpecError,
     UndecidedError,
 )
+from ..geometry.coerce import as_expr
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -213,7 +214,7 @@ class Spec:
                 syms |= f.free_symbols
         if psi is not None:
             for p in psi:
-                syms |= sp.sympify(p).free_symbols
+                syms |= as_expr(p).free_symbols
         zset = set(z or ())
         pars = sorted((s for s in syms - jets - zset), key=lambda s: s.name)
         parameters = {s.name: s for s in pars}
@@ -226,7 +227,7 @@ class Spec:
             initial={s: sp.nsimplify(v) for s, v in (initial or {}).items() if s in (Y.t, *Y.q, *Y.qdot)},
             forces_bundle=forces_bundle, directions=directions, branch=branch,
             dependent=tuple(dependent) if dependent is not None else None,
-            psi=tuple(sp.sympify(p) for p in psi) if psi is not None else None,
+            psi=tuple(as_expr(p) for p in psi) if psi is not None else None,
             z=tuple(z) if z is not None else None, title=title, description=description, reference=reference,
             assumptions=assumptions, constraint_form=form,
         )
@@ -434,6 +435,7 @@ class _Loader:
         self.check_autonomous()
         params = self.load_values()
         initial = self.load_initial()
+        self.check_parameters_used(initial)
         spec = Spec(
             source=self.src,
             name=meta["name"] or Path(self.src).stem,
@@ -460,6 +462,25 @@ class _Loader:
             _check_initial_on_Q(spec)
         return spec
 
+    def check_parameters_used(self, initial: dict) -> None:
+        """A declared parameter that no expression uses is an error: most likely a misspelling (the
+        expressions would fail on the undeclared spelling, but a second, unused declaration — or a
+        value for it — would otherwise pass silently)."""
+        used: set = set(self.system.L.free_symbols)
+        for e in (*self.system.forces, *(self.Q.f if self.Q is not None else ()), *(self.psi or ()),
+                  *initial.values()):
+            used |= as_expr(e).free_symbols
+        for extra in (self.forces_bundle, self.directions):
+            for row in extra or ():
+                for e in row:
+                    used |= as_expr(e).free_symbols
+        for name, sym in self.params.items():
+            if sym not in used:
+                names = sorted({str(s) for s in used if str(s) not in self.jet_names})
+                near = difflib.get_close_matches(name, names, n=1)
+                raise self.err("parameters", name, "declared but used in no expression of the spec (L, T, V, forces, "
+                               "constraints, initial data)" + (f" — a misspelling of {near[0]!r}?" if near else ""))
+
     def check_autonomous(self) -> None:
         """With ``autonomous = true`` nothing may depend on the time (002: the system lives on TQ)."""
         if not self.Y.autonomous:
@@ -472,7 +493,7 @@ class _Loader:
             items += [("constraints", self.cform, f) for f in self.Q.f]
         items += [("constraints.parametric", "psi", p) for p in (self.psi or ())]
         for table, key, e in items:
-            if sp.sympify(e).has(t):
+            if as_expr(e).has(t):
                 raise self.err(table, key, f"depends on the time {t}, but [coordinates] autonomous = true")
 
     def load_coordinates(self) -> None:
@@ -840,7 +861,7 @@ def _kind(v) -> str:
 
 
 def _num(spec: Spec, e, vals: dict, key: str) -> float:
-    v = sp.sympify(e).xreplace(vals)
+    v = as_expr(e).xreplace(vals)
     if v.free_symbols:
         free = ", ".join(sorted(map(str, v.free_symbols)))
         raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}")
@@ -890,7 +911,7 @@ def _initial_state(spec: Spec) -> dict:
     vals: dict = {Y.t: spec.initial.get(Y.t, sp.Integer(0))}
     vals.update(pvals)
     for s, e in spec.initial.items():
-        vals[s] = sp.sympify(e).xreplace(pvals)
+        vals[s] = as_expr(e).xreplace(pvals)
     given_v = [v for v in Y.qdot if v in spec.initial]
     if spec.Q is None:
         miss = [str(v) for v in Y.qdot if v not in spec.initial]
@@ -925,7 +946,7 @@ class _SpecPrinter(sp.printing.str.StrPrinter):
 
 def expr_text(e) -> str:
     """A spec-file string for ``e`` that parses back to the same expression."""
-    return _SpecPrinter({"order": None}).doprint(sp.sympify(e))
+    return _SpecPrinter({"order": None}).doprint(as_expr(e))
 
 
 def _q(s: str) -> str:

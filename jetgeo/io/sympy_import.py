@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SpecError
+from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -134,14 +135,14 @@ def _check_velocities(bodies, frame, jet) -> None:
             if not is_zero(d):
                 raise SpecError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
-                    f"(whose velocity is set to zero): they differ by {sp.sympify(d)} along {e}.  A constraint "
+                    f"(whose velocity is set to zero): they differ by {as_expr(d)} along {e}.  A constraint "
                     "seems embedded in the kinematics (e.g. a rolling contact point given zero velocity); the "
                     "Lagrangian needs the free motion — give velocities as derivatives of positions and the "
                     "constraint as velocity_constraints")
 
 
 def _leftover_functions(expr, allowed) -> set:
-    return {f for f in sp.sympify(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
+    return {f for f in as_expr(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
 
 
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
@@ -164,7 +165,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     """
     from sympy.physics.mechanics import dynamicsymbols
 
-    q = [sp.sympify(c) for c in coordinates]
+    q = [as_expr(c, "coordinate") for c in coordinates]
     tt = dynamicsymbols._t
     if not q or any(not isinstance(c, sp.core.function.AppliedUndef) or c.args != (tt,) for c in q):
         raise SpecError(f"coordinates must be dynamicsymbols q(t); got {coordinates!r}")
@@ -180,7 +181,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     speeds = _solve_speeds(kinematic_equations, allowed, tt)
 
     def jet(expr, what):
-        out = sp.sympify(expr)
+        out = as_expr(expr)
         if speeds:
             out = out.xreplace(speeds)
         out = out.xreplace(rep).xreplace({tt: Y.t})
@@ -226,7 +227,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
 
 def _solve_speeds(kd_eqs: Sequence, coordinates: set, tt) -> dict:
     """{u(t): u(t, q, q̇), u̇(t): its time derivative} from kinematic equations linear in u."""
-    kd = [sp.sympify(e) for e in kd_eqs]
+    kd = [as_expr(e) for e in kd_eqs]
     if not kd:
         return {}
     us = sorted({f for e in kd for f in e.atoms(sp.core.function.AppliedUndef)

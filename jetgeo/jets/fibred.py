@@ -21,6 +21,7 @@ import sympy as sp
 from ..errors import ChartError, InputError, SpecError
 from ..geometry import Chart, Form, VectorField
 from ..geometry.chart import as_symbols
+from ..geometry.coerce import as_expr
 
 __all__ = ["FibredManifold"]
 
@@ -113,7 +114,7 @@ class FibredManifold:
 
     def jet_order(self, f) -> int:
         """Highest jet order of the coordinates occurring in ``f`` (0 for functions on Y)."""
-        f = sp.sympify(f)
+        f = as_expr(f)
         order = 0
         syms = f.free_symbols
         for k in range(1, max(max(self._jets), 2) + 1):
@@ -158,7 +159,7 @@ class FibredManifold:
     # --- total derivative ---------------------------------------------------------
     def total_derivative(self, f, n: int = 1) -> sp.Expr:
         r"""d/dt applied ``n`` times: ∂_t f + Σ_k q^σ_(k+1) ∂f/∂q^σ_(k)."""
-        f = sp.sympify(f)
+        f = as_expr(f)
         for _ in range(n):
             r = self.jet_order(f)
             out = sp.diff(f, self.t)
@@ -172,7 +173,7 @@ class FibredManifold:
 
     def cut_total_derivative(self, f) -> sp.Expr:
         """d̄f = ∂_t f + q̇^σ ∂_{q^σ} f (004, §2): the total derivative without the q̈ term."""
-        f = sp.sympify(f)
+        f = as_expr(f)
         return sp.diff(f, self.t) + sp.Add(*[v * sp.diff(f, s) for s, v in zip(self.q, self.qdot)])
 
     @cached_property
@@ -243,7 +244,7 @@ class FibredManifold:
 
     def is_autonomous(self, *exprs) -> bool:
         """True iff none of ``exprs`` depends explicitly on t (they live on the autonomous view TQ)."""
-        return all(self.t not in sp.sympify(e).free_symbols for e in exprs)
+        return all(self.t not in as_expr(e).free_symbols for e in exprs)
 
     def horizontal(self, eta: Form) -> Form:
         """Horizontalisation h: dt ↦ dt, dq^σ_(k) ↦ q^σ_(k+1) dt (see :mod:`.contact`)."""

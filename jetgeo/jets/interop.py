@@ -7,7 +7,7 @@ expressions both ways (orders 0–4).
 
 from __future__ import annotations
 
-import sympy as sp
+from ..geometry.coerce import as_expr
 
 __all__ = ["to_dynamicsymbols", "from_dynamicsymbols", "dynamic_map"]
 
@@ -31,14 +31,14 @@ def to_dynamicsymbols(Y, expr):
 
     rep = dynamic_map(Y)
     rep[Y.t] = dynamicsymbols._t
-    return sp.sympify(expr).xreplace(rep)
+    return as_expr(expr).xreplace(rep)
 
 
 def from_dynamicsymbols(Y, expr):
     """Replace dynamicsymbols and their derivatives by jet symbols (highest order first)."""
     from sympy.physics.mechanics import dynamicsymbols
 
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     rep = dynamic_map(Y)
     by_order = sorted(rep.items(), key=lambda kv: -Y.order_of(kv[0])[0])
     for s, dyn in by_order:

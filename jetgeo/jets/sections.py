@@ -13,6 +13,7 @@ import sympy as sp
 
 from ..errors import ChartError
 from ..geometry import Chart, Form
+from ..geometry.coerce import as_expr
 
 __all__ = ["Section"]
 
@@ -21,7 +22,7 @@ class Section:
     """A section of π: Y → R given by expressions q^σ(t) in the time symbol."""
 
     def __init__(self, Y, curve: Sequence) -> None:
-        curve = [sp.sympify(c) for c in curve]
+        curve = [as_expr(c) for c in curve]
         if len(curve) != Y.m:
             raise ChartError(f"a section of {Y!r} needs {Y.m} components, got {len(curve)}")
         jet = set(Y.J2.coords) - {Y.t}
@@ -56,7 +57,7 @@ class Section:
     def __call__(self, f) -> sp.Expr:
         """f ∘ J^rγ for a function f on a jet chart."""
         r = self.Y.jet_order(f)
-        return sp.sympify(f).xreplace(self.prolongation(r))
+        return as_expr(f).xreplace(self.prolongation(r))
 
     def __repr__(self) -> str:
         return f"Section({list(self.curve)})"

@@ -5,8 +5,10 @@
 from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
+from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
+from .steady import SteadyMotion, steady_motions
 from .tq import accelerations_on_TQ
 
 __all__ = [
@@ -19,4 +21,8 @@ __all__ = [
     "Branch",
     "Classification",
     "accelerations_on_TQ",
+    "SteadyMotion",
+    "steady_motions",
+    "MomentumEquation",
+    "momentum_equation",
 ]

@@ -33,6 +33,8 @@ import sympy as sp
 from ..errors import NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
 from ..geometry import singular_locus as _singular_locus
+from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.display import tidy
 from ..geometry.linalg import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
 from ..limits import staged
@@ -50,7 +52,7 @@ _TIDY_MAX_TRIG_OPS = 300
 def _tidy(expr) -> sp.Expr:
     """Cheap exact normalisation of a result: ``normalise``, except for large trigonometric
     expressions (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if expr.has(sp.sin, sp.cos, sp.tan):
         return normalise_if_small(expr, _TIDY_MAX_TRIG_OPS)
     return normalise(expr)
@@ -73,6 +75,21 @@ class ConstrainedSystem:
         self.Q = Q
         self.Y = system.Y
         self.nf: NormalForm = Q.normal_form(dependent=dependent, branch=branch)
+
+    def with_dependent(self, dependent, branch: int | None = None) -> ConstrainedSystem:
+        """The same constrained system in another chart of Q: the normal form solved for the
+        velocities ``dependent`` (on ``branch`` of that solution, for a nonlinear constraint).
+        The charts of one system share a cache, so each is derived once (accelerations included).
+        """
+        dep = tuple(as_symbol(d, self.Y.qdot, "with_dependent") for d in dependent)
+        charts = self.__dict__.setdefault("_charts", {(self.dependent, self.nf.branch.index): self})
+        key = (dep, branch if branch is not None else 0)
+        if key not in charts:
+            other = ConstrainedSystem(self.system, self.Q.with_dependent(dep, branch=branch))
+            other._charts = charts
+            charts[(other.dependent, other.nf.branch.index)] = other
+            charts[key] = other
+        return charts[key]
 
     # --- coordinates on Q ------------------------------------------------------------------
     @property
@@ -117,7 +134,7 @@ class ConstrainedSystem:
 
     def on_Q(self, expr) -> sp.Expr:
         """Restriction to Q (and its prolongation): q̇^D → g, q̈^D → dg/dt."""
-        expr = sp.sympify(expr)
+        expr = as_expr(expr)
         return expr.xreplace(self.gdot).xreplace(self.g)
 
     # --- canonical forms and distribution ----------------------------------------------------
@@ -488,6 +505,7 @@ class ConstrainedSystem:
         return f"ConstrainedSystem(L={self.system.L}, Q: {self.nf})"
 
     def _repr_latex_(self) -> str:
-        rows = [sp.latex(sp.Eq(e, 0)) for e in self._reduced]
-        nf = [sp.latex(sp.Eq(k, v)) for k, v in self.g.items()]
+        """Normal form and reduced equations; small expressions tidied for display."""
+        rows = [sp.latex(sp.Eq(tidy(e), 0)) for e in self._reduced]
+        nf = [sp.latex(sp.Eq(k, tidy(v))) for k, v in self.g.items()]
         return r"$\begin{gathered}" + r"\\".join(nf + rows) + r"\end{gathered}$"

@@ -19,20 +19,24 @@ genuinely *nonlinear*.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, combinations
 
 import sympy as sp
 
 from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
-from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
+from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
+from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..limits import staged
 
-__all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification"]
+__all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
 
 @dataclass
@@ -80,7 +84,33 @@ class NormalForm:
         return self.g
 
     def __str__(self) -> str:
-        return ", ".join(f"{k} = {v}" for k, v in self.g.items())
+        return ", ".join(f"{k} = {tidy(v)}" for k, v in self.g.items())
+
+
+#: how many k-subsets of the velocities :meth:`ConstraintSubmanifold.admissible_choices` examines
+ADMISSIBLE_CHOICES_LIMIT = 120
+
+
+@dataclass(frozen=True)
+class AdmissibleChoices:
+    """The admissible choices of dependent velocities found (the choice in force first);
+    ``complete`` is False when the enumeration was cut at the limit (``examined`` of ``total``
+    k-subsets were looked at)."""
+
+    choices: tuple
+    complete: bool
+    total: int
+
+    def __iter__(self):
+        return iter(self.choices)
+
+    def __len__(self) -> int:
+        return len(self.choices)
+
+    def __str__(self) -> str:
+        text = ", ".join("[" + ", ".join(map(str, c)) + "]" for c in self.choices)
+        return text + ("" if self.complete else f" (enumeration cut: {len(self.choices)} found "
+                                                   f"among the first subsets of {self.total})")
 
 
 @dataclass
@@ -89,7 +119,10 @@ class Classification:
 
     kind ∈ {"semiholonomic", "chaplygin", "affine", "nonlinear"}; ``affine`` is
     004's "simple" (representable by a distribution on Y), ``homogeneous`` means
-    linear (no velocity-free term), ``scleronomic`` time-independent.
+    linear (no velocity-free term), ``scleronomic`` time-independent.  Being affine,
+    homogeneous or integrable does not depend on the choice of dependent velocities; being in
+    Chaplygin's form does, so every admissible choice is examined: ``chaplygin`` (and the kind
+    "chaplygin") means that some choice works, ``chaplygin_choices`` lists them.
     """
 
     kind: str
@@ -99,6 +132,12 @@ class Classification:
     integrable: bool | None
     chaplygin: bool
     explanation: str
+    #: the dependent velocities of the normal form classified first (the choice in force)
+    dependent: tuple = ()
+    #: every admissible choice of dependent velocities that puts Q in Chaplygin's form (004 (5))
+    chaplygin_choices: tuple = ()
+    #: False when the enumeration of choices was cut (see ConstraintSubmanifold.admissible_choices)
+    choices_complete: bool = True
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.explanation}"
@@ -129,7 +168,7 @@ class ConstraintSubmanifold:
         if isinstance(constraints, (sp.Basic, str)):
             constraints = [constraints]
         try:
-            fs = tuple(sp.sympify(f) for f in constraints)
+            fs = tuple(as_expr(f) for f in constraints)
         except (sp.SympifyError, TypeError) as exc:
             raise SpecError(f"constraints must be symbolic expressions: {exc}") from exc
         if not fs:
@@ -178,7 +217,7 @@ class ConstraintSubmanifold:
     @classmethod
     def from_normal_form(cls, Y: FibredManifold, g: Mapping) -> ConstraintSubmanifold:
         """Q given as q̇^{D_i} = g^i (004, eq. (4))."""
-        g = {sp.sympify(k): sp.sympify(v) for k, v in g.items()}
+        g = {as_symbol(k, Y.qdot, "dependent velocity"): as_expr(v, f"normal form of {k}") for k, v in g.items()}
         for dv in g:
             if dv not in Y.qdot:
                 raise SpecError(f"normal form: {dv} is not a velocity of {Y!r}")
@@ -192,8 +231,8 @@ class ConstraintSubmanifold:
         The implicit equations are obtained by choosing m − k velocities q̇^I with
         ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
         """
-        psi = [sp.sympify(p) for p in psi]
-        z = tuple(sp.sympify(s) for s in z)
+        psi = [as_expr(p) for p in psi]
+        z = tuple(as_symbol(s, what="parameter z") for s in z)
         if len(psi) != Y.m:
             raise SpecError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
         if not z or len(z) >= Y.m:
@@ -272,7 +311,7 @@ class ConstraintSubmanifold:
         Y = self.Y
         J = self.jacobian()
         if self._dependent_hint is not None:
-            dep = tuple(sp.sympify(d) for d in self._dependent_hint)
+            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self._dependent_hint)
             if len(dep) != self.k or any(d not in Y.qdot for d in dep) or len(set(dep)) != self.k:
                 raise SpecError(
                     f"dependent velocities must be {self.k} distinct velocities of {Y!r}; got {list(dep)}"
@@ -290,6 +329,49 @@ class ConstraintSubmanifold:
     @property
     def independent(self) -> tuple:
         return tuple(v for v in self.Y.qdot if v not in self.dependent)
+
+    def admissible_choices(self, limit: int = ADMISSIBLE_CHOICES_LIMIT) -> AdmissibleChoices:
+        """The choices of dependent velocities q̇^D for which the constraints can be solved:
+        the k-subsets D of the velocities with a generically non-singular block ∂f/∂q̇^D
+        (each one a chart q̇^D = g_D(t, q, q̇^I) of Q, 004 (4)).
+
+        By the Cauchy–Binet formula, det(J Jᵀ) = Σ_D det(J_D)² for J = ∂f/∂q̇: wherever the rank
+        condition (004 (3)) holds, some choice is regular — the charts of the admissible choices
+        cover Q.  At most ``limit`` k-subsets are examined (in lexicographic order of the velocity
+        indices, the choice in force first); ``complete`` says whether every subset was.
+        """
+        key = int(limit)
+        cache = self.__dict__.setdefault("_admissible_cache", {})
+        if key in cache:
+            return cache[key]
+        Y, k, m = self.Y, self.k, self.Y.m
+        J = self._jacobian
+        rows = list(range(k))
+        current = tuple(Y.qdot.index(d) for d in self.dependent)
+        # lazily: C(40, 20) = 1.4·10¹¹ subsets must never be listed, only the first ``limit`` examined
+        others = (c for c in combinations(range(m), k) if c != tuple(sorted(current)) and c != current)
+        subsets = chain([current], others)
+        total = math.comb(m, k)
+        found, examined = [], 0
+        for cols in subsets:
+            if examined >= limit:
+                break
+            examined += 1
+            block = J.extract(rows, list(cols))
+            if any(all(block[i, j] == 0 for i in rows) for j in range(k)):
+                continue  # a structurally zero column: singular
+            if cols == current or generic_rank(block).rank == k:
+                found.append(tuple(Y.qdot[c] for c in cols))
+        out = AdmissibleChoices(tuple(found), examined == total, total)
+        cache[key] = out
+        return out
+
+    def with_dependent(self, dependent: Sequence, branch: int | None = None) -> ConstraintSubmanifold:
+        """The same submanifold Q (the same f) with another choice of dependent velocities."""
+        Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent,
+                                  branch=self._branch_hint if branch is None else branch)
+        Q.psi, Q.z, Q.z_of_qdot = self.psi, self.z, self.z_of_qdot
+        return Q
 
     # --- branches and normal form ------------------------------------------------------
     @cached_property
@@ -344,7 +426,7 @@ class ConstraintSubmanifold:
         f = 0 and q̇^D = g^D of exactly one branch (numerically, relative tolerance
         ``tol``); otherwise :class:`OffManifoldError` or :class:`BranchError`.
         """
-        pt = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
+        pt = {as_symbol(k, what="point coordinate"): as_expr(v, f"value of {k}") for k, v in point.items()}
         missing = set().union(*(f.free_symbols for f in self.f)) | set(self.dependent)
         missing |= set().union(*(g.free_symbols for br in self._branches for g in br.solution.values()))
         missing = missing - set(pt)
@@ -436,6 +518,14 @@ class ConstraintSubmanifold:
         chaplygin = homogeneous and all(
             not (sp.diff(g, a).free_symbols & dep_coords) for g in nf.g.values() for a in ind
         )
+        choices, complete = (), True
+        if homogeneous and not integrable:
+            adm = self.admissible_choices()
+            complete = adm.complete
+            choices = tuple(c for c in adm if (chaplygin if tuple(c) == tuple(nf.dependent)
+                                               else self._chaplygin_form(c)))
+        names = "; ".join("[" + ", ".join(map(str, c)) + "]" for c in choices)
+        cut = "" if complete else " (not every choice was examined: the enumeration was cut)"
         if integrable:
             kind, why = "semiholonomic", (
                 "affine and the distribution on Y it defines is integrable (Frobenius): "
@@ -444,10 +534,37 @@ class ConstraintSubmanifold:
         elif chaplygin:
             kind, why = "chaplygin", (
                 "linear, with coefficients independent of the dependent coordinates (004, eq. (5))"
+                + (f"; Chaplygin choices of dependent velocities: {names}" if len(choices) > 1 else "")
+            )
+        elif choices:
+            kind, why = "chaplygin", (
+                f"linear; in Chaplygin's form (004, eq. (5)) with the dependent velocities {names}, not with the "
+                f"choice in force [{', '.join(map(str, nf.dependent))}] (its coefficients depend on the dependent "
+                "coordinates)" + cut
             )
         else:
-            kind, why = "affine", "affine in the velocities (simple), not integrable"
-        return Classification(kind, True, homogeneous, scleronomic, integrable, chaplygin, why)
+            kind, why = "affine", ("affine in the velocities (simple), not integrable"
+                                   + ("; no choice of dependent velocities gives Chaplygin's form" if homogeneous
+                                      else "") + cut)
+        return Classification(kind, True, homogeneous, scleronomic, integrable, bool(chaplygin or choices), why,
+                              tuple(nf.dependent), choices, complete)
+
+    def _chaplygin_form(self, dependent) -> bool:
+        """Whether q̇^D = b(t, q^I) q̇^I for the dependent velocities ``dependent`` (Q linear): the
+        coefficients b = −(∂f/∂q̇^D)⁻¹ ∂f/∂q̇^I free of the dependent coordinates q^D (004 (5))."""
+        Y = self.Y
+        cols_D = [Y.qdot.index(d) for d in dependent]
+        cols_I = [j for j in range(Y.m) if j not in cols_D]
+        qD = {Y.q[j] for j in cols_D}
+        J = self._jacobian
+        if not any(e.free_symbols & qD for e in J):
+            return True
+        rows = list(range(self.k))
+        JD, JI = J.extract(rows, cols_D), J.extract(rows, cols_I)
+        b = solve_rational(JD, -JI)
+        if b is None:
+            b = JD.LUsolve(-JI)
+        return all(is_zero(sp.diff(e, q)) for e in b for q in qD if e.has(q))
 
     # --- embedding ------------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -661,7 +778,7 @@ def _solve_for(eqs, unknowns, what: str) -> list:
         raise UndecidedError(f"{what}: no explicit solution for {list(unknowns)} was found")
     sols.sort(key=lambda s: tuple(sp.default_sort_key(s[u]) for u in unknowns))
     # put the branch whose first dependent velocity is "positive" first (e.g. +sqrt)
-    sols.sort(key=lambda s: 0 if not sp.sympify(s[unknowns[0]]).could_extract_minus_sign() else 1)
+    sols.sort(key=lambda s: 0 if not as_expr(s[unknowns[0]]).could_extract_minus_sign() else 1)
     return sols
 
 

@@ -31,6 +31,7 @@ import sympy as sp
 
 from ..errors import NotRegularError, SpecError
 from ..geometry import Form, VectorField, generic_rank, nullspace, singular_locus
+from ..geometry.coerce import as_expr
 from ..geometry.polydiff import poly_of
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
@@ -46,11 +47,11 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
         unknown = [k for k in forces if k not in Y.q]
         if unknown:
             raise SpecError(f"forces given for {unknown}, which are not coordinates of {Y!r}")
-        return tuple(sp.sympify(forces.get(s, 0)) for s in Y.q)
+        return tuple(as_expr(forces.get(s, 0)) for s in Y.q)
     forces = list(forces)
     if len(forces) != Y.m:
         raise SpecError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
-    return tuple(sp.sympify(f) for f in forces)
+    return tuple(as_expr(f) for f in forces)
 
 
 class LagrangianSystem:
@@ -71,7 +72,7 @@ class LagrangianSystem:
         if not isinstance(Y, FibredManifold):
             raise SpecError(f"LagrangianSystem needs a FibredManifold, got {type(Y).__name__}")
         try:
-            L = sp.sympify(L)
+            L = as_expr(L)
         except (sp.SympifyError, TypeError) as exc:
             raise SpecError(f"the Lagrangian {L!r} is not a symbolic expression") from exc
         if Y.jet_order(L) > 1:
@@ -90,11 +91,11 @@ class LagrangianSystem:
     @classmethod
     def mechanical(cls, Y: FibredManifold, T, V=0, forces=None) -> LagrangianSystem:
         """L = T − V with generalised forces A_σ (kinetic energy T, potential V)."""
-        V = sp.sympify(V)
+        V = as_expr(V)
         if Y.jet_order(V) > 0:
             raise SpecError(f"the potential must depend on (t, q) only; got {V}")
-        S = cls(Y, sp.sympify(T) - V, forces)
-        S.kinetic_energy = sp.sympify(T)
+        S = cls(Y, as_expr(T) - V, forces)
+        S.kinetic_energy = as_expr(T)
         S.potential_energy = V
         return S
 

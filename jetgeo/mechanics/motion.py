@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..geometry.display import tidy
+
 __all__ = ["Motion"]
 
 
@@ -77,18 +79,22 @@ class Motion:
         return None if self.reactions_ is None else list(self.reactions_)
 
     def __str__(self) -> str:
+        """The equations as printed: small expressions tidied (display only, :mod:`jetgeo.geometry.display`)."""
         lines = [f"Motion by {self.method}:"]
         for a, e in self.acc.items():
-            lines.append(f"  {a} = {e}")
+            lines.append(f"  {a} = {tidy(e)}")
         if self.lam is not None:
-            lines.append("  multipliers: " + ", ".join(map(str, self.lam)))
+            lines.append("  multipliers: " + ", ".join(str(tidy(v)) for v in self.lam))
         if self.conditions:
-            lines.append("  valid where these do not vanish: " + ", ".join(map(str, self.conditions)))
+            lines.append("  valid where these do not vanish: " + ", ".join(str(tidy(c)) for c in self.conditions))
         return "\n".join(lines)
 
     def _repr_latex_(self) -> str:
-        rows = [sp.latex(sp.Eq(a, e)) for a, e in self.acc.items()]
+        rows = [sp.latex(sp.Eq(a, tidy(e), evaluate=False)) for a, e in self.acc.items()]
         if self.lam is not None:
-            rows += [rf"\lambda_{{{i + 1}}} = " + sp.latex(v) for i, v in enumerate(self.lam)]
+            rows += [rf"\lambda_{{{i + 1}}} = " + sp.latex(tidy(v)) for i, v in enumerate(self.lam)]
+        if self.conditions:
+            rows.append(r"\text{valid where } " + r",\ ".join(sp.latex(tidy(c)) for c in self.conditions)
+                        + r" \neq 0")
         head = r"\text{" + self.method.replace("_", " ") + r"}"
         return r"$\begin{gathered}" + head + r"\\" + r"\\".join(rows) + r"\end{gathered}$"

@@ -35,6 +35,7 @@ import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError, SpecError
 from ..geometry import Chart, VectorField, generic_rank
+from ..geometry.coerce import as_expr
 from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise
 from .lagrangian import LagrangianSystem
@@ -59,7 +60,7 @@ class ParametricConstrainedSystem:
 
     def __init__(self, system: LagrangianSystem, psi: Sequence, z: Sequence) -> None:
         Y = system.Y
-        psi = [sp.sympify(p) for p in psi]
+        psi = [as_expr(p) for p in psi]
         z = tuple(sp.Symbol(s) if isinstance(s, str) else s for s in z)
         if len(psi) != Y.m:
             raise SpecError(f"ψ needs {Y.m} components (one per velocity), got {len(psi)}")
@@ -189,7 +190,7 @@ class ParametricConstrainedSystem:
     # --- qualitative analysis (001 Remarks 7.4, 7.5) ------------------------------------------------
     def first_integral_condition(self, F) -> sp.Expr:
         """Z(F) = ∂_tF + ψ^i ∂F/∂q^i + Z^α ∂F/∂z^α; F is a first integral iff it vanishes (7.7)."""
-        return self.vector_field()(sp.sympify(F))
+        return self.vector_field()(as_expr(F))
 
     def is_first_integral(self, F) -> bool:
         return is_zero(self.first_integral_condition(F))

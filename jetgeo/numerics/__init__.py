@@ -6,11 +6,15 @@ matplotlib (plots) and tqdm (progress bars) are optional and imported lazily.
 >>> from jetgeo.numerics import simulate          # doctest: +SKIP
 >>> res = simulate(cs, (0, 10), initial={...})    # doctest: +SKIP
 >>> res.plot()                                    # doctest: +SKIP
+>>> ds = ensemble(cs, grid(a=[1, 2]), (0, 10))      # doctest: +SKIP
 """
 
 from . import plots  # matplotlib itself is imported only when a plot is made
 from .compile import CompiledFunction, compile_rhs
-from .simulate import SimulationResult, SingularEvent, prepare, simulate
+from .ensembles import ensemble, grid, sample
+from .simulate import ChartSwitch, SimulationResult, SimulationStoppedWarning, SingularEvent, prepare, simulate
+from .stability import StabilityMap, stability_map
 
-__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "compile_rhs", "CompiledFunction", "plots"]
+__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "ChartSwitch", "SimulationStoppedWarning",
+           "compile_rhs", "CompiledFunction", "plots", "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
 

@@ -56,6 +56,7 @@ from sympy.printing.c import C99CodePrinter
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..errors import CompilerUnavailableError, SpecError
+from ..geometry.coerce import as_expr
 
 __all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "compiler_command", "stats",
            "clear_memory_cache"]
@@ -153,7 +154,7 @@ def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: st
     for s, r in repl:
         body.append(f"    const double {_print(pr, s)} = {_print(pr, _EXPAND_POW(r))};")
     for i, r in enumerate(reduced):
-        body.append(f"    out[{i}] = {_print(pr, _EXPAND_POW(sp.sympify(r)))};")
+        body.append(f"    out[{i}] = {_print(pr, _EXPAND_POW(as_expr(r)))};")
     used_t = any(sp.Symbol("_t") in e.free_symbols for e in exprs)
     ndim = len(shape)
     dims = ", ".join(str(int(d)) for d in shape) or "0"
@@ -319,7 +320,7 @@ def _expression_key(exprs: list, context: str) -> str | None:
         return v
 
     try:
-        return hashlib.sha256((context + "|" + "|".join(node(sp.sympify(e)) for e in exprs)).encode()).hexdigest()[:32]
+        return hashlib.sha256((context + "|" + "|".join(node(as_expr(e)) for e in exprs)).encode()).hexdigest()[:32]
     except RecursionError:  # pragma: no cover - absurdly deep expressions: skip the index
         return None
 

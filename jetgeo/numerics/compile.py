@@ -26,7 +26,11 @@ available (or the expressions contain something the C printer cannot print).
 
 from __future__ import annotations
 
+import ast
+import functools
+import keyword
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,7 +38,8 @@ import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..errors import JetgeoError, SpecError
+from ..errors import InputError, JetgeoError, SpecError
+from ..geometry.coerce import as_expr
 
 __all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
 
@@ -157,6 +162,8 @@ def compile_rhs(
     """
     if backend not in BACKENDS:
         raise SpecError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
+    if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
+        raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
     if backend == "c" and vectorized:
         raise SpecError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
                         "backend='python' (or 'auto')")
@@ -164,7 +171,7 @@ def compile_rhs(
         shape = exprs.shape
         flat = list(exprs)
     else:
-        flat = [sp.sympify(e) for e in exprs]
+        flat = [as_expr(e) for e in exprs]
         shape = (len(flat),)
     state = tuple(state)
     params = tuple(params)
@@ -235,7 +242,8 @@ def compile_rhs(
         else:
             lines.append(f"    return _np.array([{body}], dtype=float)")
     source = "\n".join(lines) + "\n"
-    namespace = {"math": math, "numpy": np, "_np": np}
+    _check_generated(source, name)
+    namespace = {"math": math, "numpy": np, "_np": np, "functools": functools}
     try:
         exec(compile(source, f"<jetgeo.numerics {name}>", "exec"), namespace)  # noqa: S102 - generated code
     except SyntaxError as exc:  # pragma: no cover - a printer problem, not a user error
@@ -243,6 +251,36 @@ def compile_rhs(
     jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, "python")
     return CompiledFunction(namespace[name], source, state, params, tuple(shape), flat_r, (repl, reduced), vectorized,
                             jac)
+
+
+#: names the generated code may use: renamed symbols, its own locals, and the numeric modules
+_GENERATED_NAME = re.compile(r"_(?:y|p|c)\d+|_t|_y|_p|_out|_n|_np|math|numpy|functools|abs|min|max|len|float")
+_GENERATED_MODULES = {"math", "numpy", "_np", "functools"}
+
+
+def _check_generated(source: str, name: str) -> None:
+    """Whitelist check of generated code before ``exec``: one function definition whose body
+    uses only the renamed state/parameter symbols, its own locals, a few builtins and attributes
+    of math/numpy — never an import, a dunder attribute or a name taken from the expressions.
+    The printer should guarantee this; the check makes sure no symbol or function name of a
+    user's expression can become code."""
+    tree = ast.parse(source)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != name:
+        raise SpecError(f"compile_rhs: generated code is not a single function {name!r}")
+    for node in ast.walk(tree.body[0]):
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.Global, ast.Nonlocal, ast.ClassDef,
+                             ast.AsyncFunctionDef)) or (isinstance(node, ast.FunctionDef) and node is not tree.body[0]):
+            raise SpecError(f"compile_rhs: generated code contains a forbidden construct: {ast.dump(node)[:80]}")
+        if isinstance(node, ast.Name) and not _GENERATED_NAME.fullmatch(node.id):
+            raise SpecError(f"compile_rhs: generated code uses the name {node.id!r}")
+        if isinstance(node, ast.Attribute) and node.attr != "reshape":  # ndarray.reshape of a result
+            root = node
+            while isinstance(root, ast.Attribute):
+                if root.attr.startswith("_"):
+                    raise SpecError(f"compile_rhs: generated code uses the attribute {root.attr!r}")
+                root = root.value
+            if not (isinstance(root, ast.Name) and root.id in _GENERATED_MODULES):
+                raise SpecError("compile_rhs: generated code uses an attribute of something other than math/numpy")
 
 
 def _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend):

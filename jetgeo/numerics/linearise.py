@@ -36,13 +36,14 @@ from collections.abc import Mapping, Sequence
 import sympy as sp
 
 from ..errors import NotRegularError, OffManifoldError, SpecError
+from ..geometry.coerce import as_expr, as_symbol
 
 __all__ = ["Linearisation", "linearise"]
 
 
 def _exact(v):
     """Floats become exact rationals (so that the linear algebra below stays exact)."""
-    v = sp.sympify(v)
+    v = as_expr(v)
     if isinstance(v, sp.Float):
         return sp.nsimplify(v, rational=True)
     return v
@@ -106,7 +107,7 @@ class Linearisation:
 
     def index(self, s) -> int:
         try:
-            return self.state.index(sp.sympify(s))
+            return self.state.index(as_symbol(s, self.state, "state variable"))
         except ValueError:
             raise SpecError(f"{s} is not a state of this linearisation; states are {list(self.state)}") from None
 
@@ -156,7 +157,10 @@ class Linearisation:
         """The matrix as a numpy float array (after substituting ``params`` if given)."""
         import numpy as np
 
-        A = self.A if not params else self.A.xreplace({sp.sympify(k): _exact(v) for k, v in params.items()})
+        if params:
+            A = self.A.xreplace({as_symbol(k, what="parameter"): _exact(v) for k, v in params.items()})
+        else:
+            A = self.A
         return np.array(A.evalf(), dtype=float)
 
     def eigenvalues(self, params: Mapping | None = None):
@@ -183,6 +187,9 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     multiplier route never needs the normal form.  ``point`` gives t (if the system
     depends on it), every q^σ and the independent velocities q̇^l; dependent velocities
     may be given (they are checked against f = 0) or are solved for at the point.
+    ``point`` may also be a :class:`~jetgeo.mechanics.SteadyMotion` (from
+    :func:`~jetgeo.mechanics.steady_motions`): the result is then restricted to the states that
+    stay constant along it (:meth:`Linearisation.restrict`), the linear system of its perturbations.
     ``params`` gives values of the remaining symbols (parameters), or leaves them symbolic.
     With ``exact=True`` floats are converted to rationals first.
 
@@ -218,6 +225,10 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
     the point (the bordered matrix K₀, equivalently det B′ = 0, seed 004 (12)).
     """
+    steady = point if hasattr(point, "kept_states") and hasattr(point, "point") else None
+    if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
+        lin = linearise(cs, steady.point, params, exact, method, independent)
+        return lin.restrict(steady.kept_states)
     if method == "reduced":
         if not hasattr(cs, "reduced_coefficients"):
             raise SpecError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
@@ -244,7 +255,7 @@ def _choose_dependent(Af0: sp.Matrix, qdot: Sequence, independent) -> list:
     first — the ones a user cares about, such as lean and steer — stay independent)."""
     k, n = Af0.shape
     if independent is not None:
-        ind = [sp.sympify(v) for v in independent]
+        ind = [as_symbol(v, what="independent velocity") for v in independent]
         bad = [v for v in ind if v not in qdot]
         if bad or len(ind) != n - k:
             raise SpecError(f"linearise: independent velocities must be {n - k} of {list(qdot)}; got {ind}")
@@ -289,12 +300,12 @@ def _tidy(e):
 
 def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, independent) -> Linearisation:
     Y = system.Y
-    conv = _exact if exact else sp.sympify
-    pt = {sp.sympify(k): conv(v) for k, v in point.items()}
-    pv = {sp.sympify(k): conv(v) for k, v in (params or {}).items()}
+    conv = _exact if exact else as_expr
+    pt = {as_symbol(k, what="point coordinate"): conv(v) for k, v in point.items()}
+    pv = {as_symbol(k, what="parameter"): conv(v) for k, v in (params or {}).items()}
     q, qd, qdd = list(Y.q), list(Y.qdot), list(Y.qddot)
     n = len(q)
-    fs = [sp.sympify(f) for f in Q.f]
+    fs = [as_expr(f) for f in Q.f]
     k = len(fs)
     missing = [s for s in q if s not in pt]
     if missing:
@@ -305,7 +316,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         base[Y.t] = pt[Y.t]
 
     def at(e, values):
-        return _tidy(_numify(sp.sympify(e).xreplace(values)))
+        return _tidy(_numify(as_expr(e).xreplace(values)))
 
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
@@ -546,9 +557,9 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0)."""
     n, k = len(q), len(fs)
     tay = _Taylor2(tz, vals)
-    TL = tay(sp.sympify(L))
-    TA = [tay(sp.sympify(a)) for a in forces]
-    Tf = [tay(sp.sympify(f)) for f in fs]
+    TL = tay(as_expr(L))
+    TA = [tay(as_expr(a)) for a in forces]
+    Tf = [tay(as_expr(f)) for f in fs]
     t = tz[-1] if len(tz) > 2 * n else None
     d1, d2 = tay.d1, tay.d2
     W0 = sp.Matrix(n, n, lambda i, j: d2(TL, qd[i], qd[j]))
@@ -633,7 +644,7 @@ def _numify(e):
     relations among them (sin²(1/5) + cos²(1/5) = 1) would go unseen: a pivot that vanishes
     would be taken as non-zero.  Rational points and parameters stay exact; symbolic
     parameters stay symbolic."""
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Rational or e.is_Symbol:
         return e
     if not e.free_symbols:
@@ -650,7 +661,7 @@ def _is_zero(e, tol: float = 1e-25) -> bool:
     size of the terms when floats are present; symbolic parameters: jetgeo's zero test)."""
     from ..geometry.zero import is_zero
 
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Number:
         return e == 0 if not e.is_Float else abs(e) <= tol
     if e.has(sp.Float):
@@ -677,9 +688,9 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     are singular at the point (det B′ = 0, seed 004 (12)).
     """
     Y = cs.Y
-    conv = _exact if exact else sp.sympify
-    pt = {sp.sympify(k): conv(v) for k, v in point.items()}
-    pv = {sp.sympify(k): conv(v) for k, v in (params or {}).items()}
+    conv = _exact if exact else as_expr
+    pt = {as_symbol(k, what="point coordinate"): conv(v) for k, v in point.items()}
+    pv = {as_symbol(k, what="parameter"): conv(v) for k, v in (params or {}).items()}
     ind = list(cs.independent)
     state = [*Y.q, *ind]
     missing = [s for s in state if s not in pt]
@@ -725,6 +736,6 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
         R[:, j] = dA + dB * a0
     rows_a = B0.LUsolve(-R)
     J = rows_q.col_join(rows_a)
-    f0 = sp.Matrix([sp.sympify(e).xreplace(subs) for e in gbar]).col_join(a0)
+    f0 = sp.Matrix([as_expr(e).xreplace(subs) for e in gbar]).col_join(a0)
     return Linearisation(tuple(state), J, f0, full, dict(zip(acc_sym, a0)), M=-B0, F=-R, method="reduced",
                          n_coordinates=len(Y.q))

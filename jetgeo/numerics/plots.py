@@ -81,22 +81,38 @@ def plot_trajectory(res, coords=None, projections: bool = True, title: str | Non
     return fig
 
 
+def _log_series(ax, t, values, label=None) -> bool:
+    """Plot |values| on a log axis, leaving out the exact zeros (a gap, not a point at 10⁻³⁰⁸ that would
+    stretch the axis over 300 decades and flatten everything else).  False if every value is zero."""
+    y = np.abs(np.asarray(values, dtype=float))
+    pos = y > 0
+    ax.semilogy(t, np.where(pos, y, np.nan), label=label)
+    return bool(np.any(pos))
+
+
+def _zero_note(ax) -> None:
+    ax.text(0.5, 0.5, "exactly 0 throughout", transform=ax.transAxes, ha="center", va="center")
+    ax.set_ylim(1e-17, 1.0)
+
+
 def plot_monitor(res, fig=None):
-    """|f^i| of every constraint and |E − E₀| (if there is an energy) against time, log scale."""
+    """|f^i| of every constraint and |E − E₀| (if there is an energy) against time, log scale; exact
+    zeros (the initial point, a reduced formulation's residuals) are left out of the log axis."""
     plt = require_matplotlib()
     n = 1 + (res.energy is not None)
     fig = fig or plt.figure(figsize=(5.0 * n, 3.6))
     ax = fig.add_subplot(1, n, 1)
-    tiny = np.finfo(float).tiny
     if res.residuals.size:
-        for j in range(len(res.constraints)):
-            ax.semilogy(res.t, np.abs(res.residuals[:, j]) + tiny, label=f"|f{j + 1}|")
+        seen = [_log_series(ax, res.t, res.residuals[:, j], f"|f{j + 1}|") for j in range(len(res.constraints))]
         ax.legend(fontsize=8)
+        if not any(seen):
+            _zero_note(ax)
     ax.set_xlabel("t")
     ax.set_title("constraint residuals" + (" (projected)" if res.projected else ""))
     if res.energy is not None:
         a = fig.add_subplot(1, n, 2)
-        a.semilogy(res.t, np.abs(res.energy - res.energy[0]) + tiny)
+        if not _log_series(a, res.t, res.energy - res.energy[0]):
+            _zero_note(a)
         a.set_xlabel("t")
         a.set_title("energy drift |E - E0|")
     _layout(fig)

@@ -53,7 +53,9 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
-from ..errors import InputError, NotRegularError, OffManifoldError, SpecError
+from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
+from ..geometry.coerce import as_expr
+from ..geometry.display import tidy_latex
 from .compile import CompiledFunction, compile_rhs
 
 
@@ -61,7 +63,7 @@ def _ev(*args, **kw) -> CompiledFunction:
     """compile_rhs for the monitors evaluated along a solution (plain cse, no extra passes)."""
     return compile_rhs(*args, optimizations=None, **kw)
 
-__all__ = ["simulate", "SimulationResult", "SingularEvent", "prepare"]
+__all__ = ["simulate", "SimulationResult", "SingularEvent", "ChartSwitch", "SimulationStoppedWarning", "prepare"]
 
 _RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
@@ -72,7 +74,9 @@ _RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 @dataclass
 class _Condition:
     expr: sp.Expr
-    kind: str  # "threshold" (|c| must not fall to 0) or "sign" (c must stay ≥ 0) or "rank"
+    # "threshold" (|c| must not fall to 0), "sign" (c must stay ≥ 0), "rank", or "chart" (a threshold
+    # that only bounds the chart of Q in use: the atlas switches charts there instead of stopping)
+    kind: str
     explanation: str
 
 
@@ -87,6 +91,8 @@ class _Model:
     reactions: list | None
     conditions: list
     method: str
+    cs: object | None = None  # the ConstrainedSystem (its other charts are reached from it)
+    Q: object | None = None   # the constraint submanifold, when known
 
     @property
     def t(self):
@@ -130,11 +136,12 @@ def _model_of(obj, formulation: str = "full") -> _Model:
         if formulation != "multipliers":
             raise SpecError("a (system, Q) pair is integrated in formulation='multipliers' (no normal form); "
                             f"got {formulation!r} — for 'full' or 'reduced' pass system.constrain(Q)")
-        return _Model(Q.Y, [], {}, list(Q.f), system, None, None, [], "constrained system (bordered)")
+        return _Model(Q.Y, [], {}, list(Q.f), system, None, None, [], "constrained system (bordered)", Q=Q)
     if not hasattr(obj, "accelerations"):
         raise SpecError(f"simulate needs a constrained system or an object with .accelerations(); got {type(obj)}")
     if _is_constrained_system(obj) and formulation == "multipliers":
-        return _Model(obj.Y, [], dict(obj.g), list(obj.Q.f), obj.system, None, None, [], "constrained system")
+        return _Model(obj.Y, [], dict(obj.g), list(obj.Q.f), obj.system, None, None, [], "constrained system",
+                      cs=obj, Q=obj.Q)
     if _is_constrained_system(obj):
         cs = obj
         Y = cs.Y
@@ -146,7 +153,7 @@ def _model_of(obj, formulation: str = "full") -> _Model:
                                     f"of seed 004 (12), {reg}, vanishes"))
         nfc = cs.nf.condition
         if not _is_const(nfc):
-            conds.append(_Condition(nfc, "threshold", f"the normal form q̇^D = g for {list(cs.dependent)} is singular: "
+            conds.append(_Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is singular: "
                                     f"det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent velocities, or "
                                     "formulation='multipliers', which needs no normal form)"))
         conds += _branch_conditions(cs.nf.branch)
@@ -154,7 +161,7 @@ def _model_of(obj, formulation: str = "full") -> _Model:
         # W q̈ = L + Jᵀλ, J q̈ = −d̄f (cheaper than the symbolic cs.multipliers(), same values on Q)
         lam, R = None, None
         return _Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, lam, R, conds,
-                      "constrained system")
+                      "constrained system", cs=cs, Q=cs.Q)
     system = getattr(obj, "system", None)
     if system is None and hasattr(obj, "L") and hasattr(obj, "Y"):
         system = obj
@@ -169,7 +176,7 @@ def _model_of(obj, formulation: str = "full") -> _Model:
     missing = [a for a in Y.qddot if a not in acc]
     if missing:
         raise SpecError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
-    acc_l = [sp.sympify(acc[a]).xreplace(to_jet) for a in Y.qddot]
+    acc_l = [as_expr(acc[a]).xreplace(to_jet) for a in Y.qddot]
     foreign = set(getattr(obj, "coordinates", None) or ()) - {Y.t, *Y.q, *Y.qdot}
     left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
     if left:
@@ -189,18 +196,18 @@ def _model_of(obj, formulation: str = "full") -> _Model:
         except Exception:  # noqa: BLE001 - the normal form is optional here
             g = {}
     for c in getattr(obj, "conditions", None) or []:
-        c = sp.sympify(c).xreplace(to_jet)
+        c = as_expr(c).xreplace(to_jet)
         if not _is_const(c):
             conds.append(_Condition(c, "threshold", f"a condition of the result ({getattr(obj, 'method', '?')}), "
                                     f"{c}, vanishes"))
     lam = R = None
     if callable(getattr(obj, "multipliers", None)):
         lam = obj.multipliers()
-        lam = None if lam is None else [sp.sympify(x).xreplace(to_jet) for x in lam]
+        lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
     if callable(getattr(obj, "reactions", None)):
         R = obj.reactions()
-        R = None if R is None else [sp.sympify(x).xreplace(to_jet) for x in R]
-    return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(obj, "method", type(obj).__name__))
+        R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
+    return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(obj, "method", type(obj).__name__), Q=Q)
 
 
 def _latex_float(v: float) -> str:
@@ -210,7 +217,7 @@ def _latex_float(v: float) -> str:
 
 
 def _is_const(e) -> bool:
-    return not sp.sympify(e).free_symbols
+    return not as_expr(e).free_symbols
 
 
 def _branch_conditions(br) -> list:
@@ -250,7 +257,7 @@ class SimulationResult:
     E_L = q̇·∂L/∂q̇ − L (None without a Lagrangian), ``multipliers[i, j]`` λ_j and
     ``reactions[i, σ]`` R_σ = λ_j ∂f^j/∂q̇^σ (None when the method does not give them).
     ``reaction_power`` R·q̇, ``force_power`` A·q̇ and ``explicit_power`` −∂L/∂t make up
-    dE_L/dt (see the module docstring).  ``event`` tells why the integration stopped early.
+    dE_L/dt (theory/numerics.md, "The energy balance").  ``event`` tells why the integration stopped early.
     """
 
     t: np.ndarray
@@ -278,6 +285,8 @@ class SimulationResult:
     params: dict
     sol: object = None
     _to_full: object = field(default=None, repr=False)
+    #: the chart switches of the atlas (:class:`ChartSwitch`), in time order
+    charts: list = field(default_factory=list)
 
     # --- derived figures ----------------------------------------------------------------------
     @property
@@ -354,6 +363,8 @@ class SimulationResult:
         if self.energy is not None:
             lines.append(f"  energy drift max |E - E0| = {self.max_energy_drift:.3g} "
                          f"(relative {self.relative_energy_drift:.3g})")
+        for c in self.charts:
+            lines.append(f"  chart switch at {c}")
         if self.event is not None:
             lines.append(f"  {self.event}")
         return "\n".join(lines)
@@ -375,9 +386,12 @@ class SimulationResult:
             rows.append(rf"\max_t |{sp.latex(f)}| & {_latex_float(val)}")
         if self.energy is not None:
             rows.append(rf"\max_t |E_L - E_L(t_0)| & {_latex_float(self.max_energy_drift)}")
+        for c in self.charts:
+            rows.append(rf"\text{{chart switch at }} t = {c.t:.6g} & "
+                        rf"({', '.join(map(sp.latex, c.old))}) \to ({', '.join(map(sp.latex, c.new))})")
         if self.event is not None:
             rows.append(rf"\text{{stopped at }} t = {self.event.t:.6g} & "
-                        rf"{sp.latex(self.event.expr) if isinstance(self.event.expr, sp.Basic) else self.event.expr}"
+                        rf"{tidy_latex(self.event.expr) if isinstance(self.event.expr, sp.Basic) else self.event.expr}"
                         r" \to 0")
         return "$\\begin{array}{ll}" + r" \\ ".join(rows) + r"\end{array}$"
 
@@ -425,7 +439,7 @@ class Prepared:
         self.independent = tuple(v for v in qd if v not in M.g)
         sysL = M.system
         self.energy_expr = sysL.energy() if sysL is not None and hasattr(sysL, "energy") else None
-        self.integrals = {str(k): sp.sympify(v) for k, v in (first_integrals or {}).items()}
+        self.integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
         if formulation == "full":
             self.state = self.full_state
             rhs = list(qd) + list(M.acc)
@@ -446,7 +460,7 @@ class Prepared:
         pool += list(self.integrals.values())
         params = set()
         for e in pool:
-            params |= sp.sympify(e).free_symbols - jets
+            params |= as_expr(e).free_symbols - jets
         self.params = tuple(sorted(params, key=str))
         P = self.params
         self._J = (sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None)
@@ -660,8 +674,35 @@ def simulate(
     first_integrals: Mapping | None = None,
     progress: bool | None = None,
     backend: str | None = None,
+    atlas: bool = True,
 ) -> SimulationResult:
     r"""Integrate the equations of motion of a (constrained) system from data on Q.
+
+    The state is integrated in one of three formulations (``"full"``: (q, q̇) on J¹Y with the
+    accelerations of Krupková's reduced equations [Krupková–Stolařová 2012, eq. (8)];
+    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Krupková–Stolařová 2012,
+    eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
+    solved at every step, no normal form).  The run stops early only at a *singular state of
+    the problem*, with a :class:`SimulationStoppedWarning` and ``result.event`` saying why:
+    the rank of ∂f/∂q̇ drops [Krupková–Stolařová 2012, eq. (3)], the constrained system stops
+    being regular [Krupková–Stolařová 2012, eq. (12)], the multiplier equations become singular
+    [Ibort et al. 1997, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
+    condition of a result (``Motion.conditions``) vanishes.
+
+    **The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
+    normal form is a chart of Q: it fails where det ∂f/∂q̇^D = 0 although Q is smooth there (the
+    sleigh's ẏ = ẋ tan θ at θ = π/2).  With J = ∂f/∂q̇ and N the number of k-subsets D of the
+    m velocities, Cauchy–Binet gives det(J Jᵀ) = Σ_D det(J_D)², so the chart quality
+    ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] sums to 1 over the choices and some choice has ρ ≥ 1/N
+    wherever the rank condition holds.  The run is watched for ρ of the choice in force falling
+    below 1/(4N); there the state (t, q, q̇) is handed to the choice of largest ρ at that point
+    (its normal form and accelerations derived once and cached, :meth:`ConstrainedSystem.
+    with_dependent`; a nonlinear constraint's branch is identified from the state) and the
+    integration continues (in the full formulation from the velocities projected onto Q along the
+    kinetic metric, as ``project=True`` does after every step: the drift f ≠ 0 that the full
+    formulation accumulates is not carried into the new chart, where the old dependent velocities
+    become independent ones).  ``result.charts`` lists each switch (time, old and new dependent
+    velocities, why).  ``atlas=False`` keeps one chart and stops at its boundary.
 
     Parameters
     ----------
@@ -672,19 +713,20 @@ def simulate(
         no normal form and no symbolic accelerations, the way to simulate long chains of bodies.
     t_span : (t0, t1)
     initial : {symbol or name: value}
-        Values of every q^σ and q̇^σ at t0.  With ``complete=True`` the dependent
-        velocities q̇^D may be omitted: they are computed from the normal form g (004 (4)).
-        Data off Q raise :class:`~jetgeo.errors.OffManifoldError` naming the violated
-        constraint and its value.
+        Values of every q^σ and q̇^σ at t0.  With ``complete=True`` k of the velocities may be
+        omitted (k the number of constraints; usually the dependent ones): they are computed
+        from f(t0, q, q̇) = 0 — whatever the formulation, and whichever k velocities the
+        constraints can be solved for at the point.  Data off Q raise
+        :class:`~jetgeo.errors.OffManifoldError` naming the violated constraint and its value.
     params : {symbol or name: value}
         Values of the parameters (masses, radii, …).
     project : bool
         Project the velocities back onto Q after every step (full formulation, explicit
         Runge–Kutta methods RK45/RK23/DOP853).
-    formulation : "full" or "reduced" (see the module docstring).
+    formulation : "full", "reduced" or "multipliers" (see above).
     method, rtol, atol, t_eval, max_step, dense_output : passed to scipy's integrators.
     events : bool
-        Stop at singular states (see the module docstring) with an explanation.
+        Stop at singular states with an explanation (and switch charts, with ``atlas``).
     first_integrals : {name: expression in (t, q, q̇)}
         Extra quantities to evaluate along the solution (``result.integrals``).
     progress : None (auto: only in a terminal and if tqdm is installed), True or False.
@@ -692,6 +734,12 @@ def simulate(
         How the right-hand side is compiled (:func:`~jetgeo.numerics.compile.compile_rhs`);
         None means "python", or the backend of a prepared system.  With "c" a division by
         zero in the right-hand side gives inf/nan instead of raising.
+    atlas : bool
+        Continue across the boundaries of the normal form's chart (see above).
+
+    More: the module's docstring (constraint monitoring, projection, the energy balance), which
+    ``help(importlib.import_module("jetgeo.numerics.simulate"))`` shows — ``jetgeo.numerics.simulate``
+    is this function — and ``theory/numerics.md``.
     """
     _check_arguments(t_span, rtol, atol, t_eval, max_step, singular_tol, manifold_tol)
     if formulation == "full" and _pair_of(system) is not None:
@@ -717,46 +765,73 @@ def simulate(
     if missing_p:
         raise SpecError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
     p = np.array(pvals, dtype=float)
-    # ---- initial data
-    m = len(M.q)
-    y_full = np.full(2 * m, np.nan)
-    miss = []
-    for i, s in enumerate(prep.full_state):
-        v = _lookup(initial, s)
-        if v is None:
-            miss.append(s)
-        else:
-            y_full[i] = float(v)
-    dep_missing = [s for s in miss if s in prep.dependent]
-    other_missing = [s for s in miss if s not in prep.dependent]
-    if other_missing:
-        raise SpecError(f"simulate: initial values missing for {sorted(map(str, other_missing))}")
-    if dep_missing and not complete:
-        raise SpecError(
-            f"simulate: initial values missing for the dependent velocities {list(map(str, dep_missing))}; "
-            "give them, or pass complete=True to compute them from the normal form "
-            + ", ".join(f"{d} = {M.g[d]}" for d in prep.dependent)
-        )
-    if complete and prep.s_g is not None:
-        tmp = np.where(np.isnan(y_full), 0.0, y_full)
-        gv = prep.s_g(t0, tmp, p)
-        for k, d in enumerate(prep.dependent):
-            i = m + M.qdot.index(d)
-            if np.isnan(y_full[i]):
-                y_full[i] = gv[k]
+    y_full = _initial_data(prep, initial, complete, t0, p)
+    atlas_on = bool(atlas and events and M.cs is not None and M.f and prep.formulation in ("full", "reduced"))
+    switches: list = []
+    stop = None
+    if atlas_on:
+        prep, stop = _chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
     _check_on_manifold(prep, t0, y_full, p, manifold_tol)
-    # ---- integration state
+    bar = _progress(progress, t0, t1)
+    run = dict(method=method, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, project=project,
+               events=events, singular_tol=singular_tol, bar=bar, dense_output=dense_output)
+    segments = []
+    try:
+        t_start, y_start = t0, y_full
+        while True:
+            seg, hit = _segment(prep, t_start, t1, y_start, p, params, atlas_on, **run)
+            segments.append(seg)
+            if hit is None:
+                break
+            t_start, y_start = hit
+            if prep.formulation == "full":  # start the new chart on Q: the velocities projected along W
+                y_start = _project(prep, t_start, y_start, p)
+            prep, stop = _chart_for(prep, t_start, y_start, p, switches, first_integrals)
+            if stop is not None:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    res = segments[0] if len(segments) == 1 else _merge(segments, t_eval is not None)
+    res.charts = list(switches)
+    if stop is not None:  # no chart of Q continues at the switch point: a singular state after all
+        res.event = stop
+        res.status, res.success = "singular", True
+        res.message = f"integration stopped at t = {stop.t:.6g}: {stop.explanation}"
+    if res.status != "finished":
+        warnings.warn(f"simulate: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: {res.message}",
+                      SimulationStoppedWarning, stacklevel=2)
+    return res
+
+
+class SimulationStoppedWarning(UserWarning):
+    """A simulation ended before the end of its time span (a singular state, or a failed step);
+    ``result.event`` / ``result.message`` say why."""
+
+
+def _segment(prep: Prepared, t0, t1, y_full, p, params, atlas_on: bool, *, method, rtol, atol, t_eval,
+             max_step, project, events, singular_tol, bar, dense_output):
+    """Integrate in one chart from the full state ``y_full`` at t0.  Returns (result, hit) where
+    hit = (t, full state) when the chart monitor of the atlas fired (None otherwise)."""
+    M = prep.model
+    m = len(M.q)
     if prep.formulation != "reduced":
         y0 = y_full.copy()
     else:
         y0 = np.concatenate([y_full[:m], [y_full[m + M.qdot.index(v)] for v in prep.independent]])
-    # ---- events
-    ev_list = _events(prep, t0, y0, p, singular_tol) if events else []
-    bar = _progress(progress, t0, t1)
+    ev_list = _events(prep, t0, y0, p, singular_tol, skip_chart=atlas_on) if events else []
+    if atlas_on:
+        ev_list.append(_chart_monitor(prep, t0, y0, p))
+        if getattr(M, "atlas_chart", False) and prep.bordered is not None:
+            ev_list.append(_bordered_monitor(prep, t0, y0, p))
     span = (t1 - t0) or 1.0
 
+    if method in ("Radau", "BDF", "LSODA"):
+        prep.ensure_jacobian()
+    fun_c = prep.rhs._func
+    jac_c = prep.rhs.jacobian._func if prep.rhs.jacobian is not None else None
     if bar is not None:
-        state = {"n": 0}
+        state = {"n": bar.n}
 
         def fun(t, y):
             k = int(1000 * (t - t0) / span)
@@ -768,24 +843,22 @@ def simulate(
         def fun(t, y):
             return fun_c(t, y, p)
 
-    if method in ("Radau", "BDF", "LSODA"):
-        prep.ensure_jacobian()
-    fun_c = prep.rhs._func
-    jac_c = prep.rhs.jacobian._func if prep.rhs.jacobian is not None else None
-
     def jac(t, y):
         return jac_c(t, y, p)
 
     projecting = bool(project and prep.formulation != "reduced" and M.f)
-    try:
-        out = _integrate(prep, fun, jac if jac_c is not None else None, (t0, t1), y0, p, method, rtol, atol,
-                         t_eval, max_step, ev_list, bar, projecting)
-        if not dense_output:
-            out.sol = None
-    finally:
-        if bar is not None:
-            bar.close()
-    return _finish(prep, out, p, params, ev_list, projecting, t0)
+    out = _integrate(prep, fun, jac if jac_c is not None else None, (t0, t1), y0, p, method, rtol, atol,
+                     t_eval, max_step, ev_list, bar, projecting)
+    if not dense_output:
+        out.sol = None
+    hit = None
+    if out.status == 1:
+        k = next(i for i, te in enumerate(out.t_events) if len(te))
+        if getattr(ev_list[k][0], "chart", None) is not None:
+            te = float(out.t_events[k][0])
+            hit = (te, prep.to_full(np.array([te]), np.asarray(out.y_events[k][0])[:, None], p)[:, 0])
+            out.status, out.message = 0, f"chart boundary at t = {te:.6g}"
+    return _finish(prep, out, p, params, ev_list, projecting, t0), hit
 
 
 def _check_on_manifold(prep: Prepared, t0, y_full, p, tol) -> None:
@@ -799,8 +872,8 @@ def _check_on_manifold(prep: Prepared, t0, y_full, p, tol) -> None:
             raise OffManifoldError(
                 f"the initial data are not on the constraint manifold Q: constraint f^{i + 1} = {f} should vanish "
                 f"but its value at t = {t0:g} is {v:.6g} (tolerance {tol * (1.0 + abs(s)):.3g}). Give consistent "
-                f"velocities, or complete=True to compute the dependent ones {list(map(str, prep.dependent))} "
-                "from the normal form"
+                f"velocities, or omit {len(M.f)} of them (e.g. the dependent velocities of the choice in force, "
+                f"{_names(_choice_in_force(prep))}) and pass complete=True to compute them from f = 0"
             )
     if prep.s_g is not None:
         m = len(M.q)
@@ -815,8 +888,9 @@ def _check_on_manifold(prep: Prepared, t0, y_full, p, tol) -> None:
                 )
 
 
-def _events(prep: Prepared, t0, y0, p, tol) -> list:
-    """[(event function, explanation, expr, initial value)] in the integration state."""
+def _events(prep: Prepared, t0, y0, p, tol, skip_chart: bool = False) -> list:
+    """[(event function, explanation, expr, initial value)] in the integration state; with
+    ``skip_chart`` the conditions that only bound the chart in use (the atlas watches those)."""
     out = []
 
     def make_threshold(fn, c0, kind_rank=False):
@@ -863,6 +937,8 @@ def _events(prep: Prepared, t0, y0, p, tol) -> list:
         out.append((bordered, "the multiplier equations become singular: det [[W, -J^T], [J, 0]] vanishes "
                     "(the compatibility condition det M ≠ 0 of seed 002 (4.17) fails)", "det K", d0))
     for c, fn in prep.i_conds:
+        if skip_chart and c.kind == "chart":
+            continue
         c0 = float(fn(t0, y0, p)[0])
         if c.kind == "sign":
             if c0 < 0:
@@ -891,6 +967,336 @@ def _events(prep: Prepared, t0, y0, p, tol) -> list:
             cross.thr = 0.0
             out.append((cross, c.explanation, c.expr, c0))
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# initial data
+# ----------------------------------------------------------------------------------------------
+def _choice_in_force(prep: Prepared) -> tuple:
+    """The dependent velocities of the normal form in use, else Q's own choice (a (system, Q) pair)."""
+    if prep.dependent:
+        return tuple(prep.dependent)
+    Q = prep.model.Q
+    return tuple(Q.dependent) if Q is not None else ()
+
+
+def _names(symbols) -> str:
+    return "[" + ", ".join(map(str, symbols)) + "]"
+
+
+def _initial_data(prep: Prepared, initial: Mapping, complete: bool, t0: float, p) -> np.ndarray:
+    """The full state (q, q̇) at t0 from the user's data; with ``complete`` the k missing velocities
+    are solved from f(t0, q, q̇) = 0 (numerically and exactly in one step when f is affine in the
+    velocities, else from the normal form for those velocities)."""
+    M = prep.model
+    m = len(M.q)
+    y = np.full(2 * m, np.nan)
+    miss = []
+    for i, s in enumerate(prep.full_state):
+        v = _lookup(initial, s)
+        if v is None:
+            miss.append(s)
+        else:
+            y[i] = float(v)
+    miss_q = [s for s in miss if s in M.q]
+    if miss_q:
+        raise SpecError(f"simulate: initial values missing for the coordinates {_names(miss_q)}")
+    miss_v = [s for s in miss if s in M.qdot]
+    if not miss_v:
+        return y
+    k = len(M.f)
+    choice = _choice_in_force(prep)
+    given_dep = [d for d in choice if d not in miss_v]
+    if not k:
+        raise SpecError(f"simulate: initial values missing for the velocities {_names(miss_v)} (there are no "
+                        "constraints to compute them from)")
+    where = (f"the dependent velocities of the choice in force are {_names(choice)}"
+             + (f" ({', '.join(map(str, given_dep))} given)" if given_dep else ""))
+    if not complete:
+        raise SpecError(
+            f"simulate: initial values missing for the velocities {_names(miss_v)}; {where}. Give them, or pass "
+            f"complete=True to compute {k} missing velocit{'y' if k == 1 else 'ies'} from the constraints "
+            "f(t, q, q̇) = 0")
+    if len(miss_v) > k:
+        raise SpecError(
+            f"simulate: complete=True computes {k} velocit{'y' if k == 1 else 'ies'} from the {k} constraint(s), "
+            f"but {len(miss_v)} are missing: {_names(miss_v)}; give all but {k} ({where})")
+    if len(miss_v) < k:
+        if prep.s_g is not None and set(miss_v) <= set(prep.dependent):
+            gv = prep.s_g(t0, np.where(np.isnan(y), 0.0, y), p)
+            for d, val in zip(prep.dependent, gv):
+                if np.isnan(y[m + M.qdot.index(d)]):
+                    y[m + M.qdot.index(d)] = val
+            return y
+        raise SpecError(
+            f"simulate: complete=True computes the missing velocities from the constraints: omit exactly {k} "
+            f"velocities the constraints can be solved for ({where}); missing: {_names(miss_v)}")
+    idx = [m + M.qdot.index(v) for v in miss_v]
+    J = prep._J
+    if prep.s_J is not None and not any(e.has(*M.qdot) for e in J):
+        # f affine in the velocities: f(q̇) = f(q̇ with q̇^M = 0) + J_M q̇^M, one exact linear solve
+        y0 = np.where(np.isnan(y), 0.0, y)
+        f0 = np.asarray(prep.s_f(t0, y0, p), dtype=float)
+        J0 = np.asarray(prep.s_J(t0, y0, p), dtype=float)
+        cols = [i - m for i in idx]
+        if not np.all(np.isfinite(J0)) or _chart_quality(J0, cols) < 1e-20:
+            raise SpecError(
+                f"simulate: the constraints cannot be solved for {_names(miss_v)} at the initial point "
+                f"(∂f/∂({', '.join(map(str, miss_v))}) is singular there); give those velocities and omit others "
+                f"({where})")
+        y[idx] = np.linalg.solve(J0[:, cols], -f0)
+        return y
+    Q = M.Q if M.Q is not None else (M.cs.Q if M.cs is not None else None)
+    if set(miss_v) == set(prep.dependent) and prep.s_g is not None:
+        gv = prep.s_g(t0, np.where(np.isnan(y), 0.0, y), p)
+        for d, val in zip(prep.dependent, gv):
+            y[m + M.qdot.index(d)] = val
+        return y
+    if Q is None:
+        raise SpecError(f"simulate: cannot complete {_names(miss_v)}: no constraint submanifold is known")
+    Qm = Q.with_dependent(miss_v)
+    brs = Qm.branches()
+    if len(brs) != 1:
+        raise SpecError(
+            f"simulate: the constraints have {len(brs)} solution branches for {_names(miss_v)}; give those "
+            "velocities (complete=True cannot choose a branch)")
+    g = [brs[0].solution[v] for v in miss_v]
+    gv = _ev(g, prep.full_state, prep.params, M.t, name="completion")(t0, np.where(np.isnan(y), 0.0, y), p)
+    y[idx] = gv
+    return y
+
+
+# ----------------------------------------------------------------------------------------------
+# the atlas: charts of Q (choices of dependent velocities) along a simulation
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class ChartSwitch:
+    """A change of the dependent velocities at time ``t``: ``old`` → ``new``, because the chart
+    quality ρ = det(J_D)²/det(J Jᵀ) of the old choice fell to ``rho_old`` (the new one has
+    ``rho_new`` there)."""
+
+    t: float
+    old: tuple
+    new: tuple
+    reason: str
+    rho_old: float
+    rho_new: float
+
+    def __str__(self) -> str:
+        return f"t = {self.t:.6g}: dependent velocities {_names(self.old)} → {_names(self.new)} ({self.reason})"
+
+
+#: switch charts where ρ_D < _CHART_SWITCH / N (N the number of k-subsets of the velocities; some
+#: choice has ρ ≥ 1/N, so the chart switched to is never close to its own boundary)
+_CHART_SWITCH = 0.25
+
+
+def _chart_quality(J: np.ndarray, cols) -> float:
+    """ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] (Cauchy–Binet: Σ_D ρ_D = 1); 1.0 where J Jᵀ is singular
+    (that is the rank monitor's business)."""
+    G = float(np.linalg.det(J @ J.T))
+    if not G > 0 or not np.isfinite(G):
+        return 1.0
+    d = float(np.linalg.det(J[:, list(cols)]))
+    return d * d / G
+
+
+def _switch_threshold(k: int, m: int) -> float:
+    from math import comb
+
+    return _CHART_SWITCH / comb(m, k)
+
+
+def _best_choice(J: np.ndarray) -> tuple:
+    """Column indices D maximising ρ_D at a point (every k-subset when there are at most 5000 of
+    them, else QR with column pivoting: a near-maximal volume)."""
+    from itertools import combinations
+    from math import comb
+
+    k, m = J.shape
+    if comb(m, k) <= 5000:
+        best, cols = -1.0, None
+        for c in combinations(range(m), k):
+            r = _chart_quality(J, c)
+            if r > best + 1e-12:
+                best, cols = r, c
+        return tuple(cols)
+    from scipy.linalg import qr
+
+    _, _, piv = qr(J, pivoting=True)
+    return tuple(sorted(int(i) for i in piv[:k]))
+
+
+def _chart_monitor(prep: Prepared, t0, y0, p):
+    """The atlas's event: ρ of the choice in force minus the switching threshold."""
+    M = prep.model
+    cols = [M.qdot.index(d) for d in prep.dependent]
+    thr = _switch_threshold(len(M.f), len(M.qdot))
+
+    def ev(t, y):
+        return _chart_quality(np.asarray(prep.i_J(t, y, p), dtype=float), cols) - thr
+
+    ev.terminal = True
+    ev.direction = -1
+    ev.thr = thr
+    ev.chart = tuple(prep.dependent)
+    return (ev, f"the chart of {_names(prep.dependent)} ends", "rho", ev(t0, y0) + thr)
+
+
+_ATLAS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals, backend: str) -> Prepared:
+    """The compiled model of ``cs`` in the chart q̇^D = g_D(t, q, q̇^I), D = ``dependent``, as the atlas
+    enters it: the normal form of that choice (for the reduced formulation and the chart's monitors) and
+    the accelerations on TQ (:func:`~jetgeo.mechanics.accelerations_on_TQ`: functions of all velocities
+    that solve J q̈ = −d̄f at every (t, q, q̇), so that f is a first integral of the full formulation's
+    ODE — it is not amplified off Q whatever the chart; the on-Q accelerations q̈(t, q, q̇^I) of a chart
+    are only tangent to Q, and some charts repel: ḟ = −(∂g/∂q^D) f).  Regularity is watched through
+    the bordered matrix [[W, −Jᵀ], [J, 0]], non-singular exactly where the reduced mass matrix of any
+    chart is [Ibort et al. 1997, eq. (4.17)].  Derived once per (system, chart), compiled once per
+    formulation (without first integrals)."""
+    from ..mechanics import accelerations_on_TQ
+
+    key = (tuple(dependent), branch, formulation, backend)
+    per = _ATLAS.setdefault(cs, {})
+    if key in per and not first_integrals:
+        return per[key]
+    mkey = (tuple(dependent), branch)
+    if mkey not in per:
+        Qn = cs.Q.with_dependent(dependent, branch=branch)
+        nf = Qn.normal_form(branch=branch)
+        acc = accelerations_on_TQ(cs.system, Qn, dependent=list(dependent))
+        conds = []
+        if not _is_const(nf.condition):
+            conds.append(_Condition(nf.condition, "chart", f"the normal form q̇^D = g for {_names(dependent)} is "
+                                    f"singular: det ∂f/∂q̇^D = {nf.condition} vanishes"))
+        conds += _branch_conditions(nf.branch)
+        Y = cs.Y
+        model = _Model(Y, [acc[a] for a in Y.qddot], dict(nf.g), list(cs.Q.f), cs.system, None, None, conds,
+                       f"constrained system, chart {_names(dependent)} (accelerations on TQ)", cs=cs, Q=Qn)
+        model.atlas_chart = True
+        per[mkey] = model
+    prep = Prepared(per[mkey], formulation, first_integrals, backend)
+    if not first_integrals:
+        per[key] = prep
+    return prep
+
+
+def _bordered_monitor(prep: Prepared, t0, y0, p):
+    """Regularity in any chart: the sign of det [[W, −Jᵀ], [J, 0]] (constant while the system is regular)."""
+    def det_k(t, y):
+        full = prep.to_full(np.array([t]), np.asarray(y, dtype=float)[:, None], p)[:, 0]
+        return float(np.linalg.det(prep.bordered.solve(t, full, p)[2]))
+
+    d0 = det_k(t0, y0)
+    if not d0 or not np.isfinite(d0):
+        raise NotRegularError("the constrained system is not regular here: the bordered matrix "
+                              "[[W, -J^T], [J, 0]] is singular [Ibort et al. 1997, eq. (4.17)]")
+    s0 = float(np.sign(d0))
+
+    def ev(t, y):
+        return s0 * det_k(t, y)
+
+    ev.terminal = True
+    ev.direction = -1
+    ev.thr = 0.0
+    return (ev, "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes (equivalently the "
+            "reduced mass matrix of every chart is singular) [Ibort et al. 1997, eq. (4.17)]", "det K", d0)
+
+
+def _chart_for(prep: Prepared, t, y_full, p, switches: list, first_integrals, initial_check: bool = False):
+    """(prepared system, None) in a chart regular at the full state (t, y_full) — the one in force if
+    its ρ is above the switching threshold, else the choice of largest ρ (recorded in ``switches``);
+    or (prep, SingularEvent) when no chart continues there."""
+    M = prep.model
+    cs = M.cs
+    J = np.asarray(prep.s_J(t, y_full, p), dtype=float)
+    cols_now = tuple(M.qdot.index(d) for d in prep.dependent)
+    rho_now = _chart_quality(J, cols_now)
+    thr = _switch_threshold(len(M.f), len(M.qdot))
+    if initial_check and rho_now >= thr:
+        return prep, None
+    best = _best_choice(J)
+    rho_new = _chart_quality(J, best)
+    new = tuple(M.qdot[c] for c in best)
+    old = tuple(prep.dependent)
+    if best == cols_now or rho_new < thr:
+        return prep, SingularEvent(t, "no choice of dependent velocities is regular here (max ρ = "
+                                   f"{rho_new:.3g})", "rho", rho_new, rho_now)
+    try:
+        branch = None
+        Qn = cs.Q.with_dependent(new)
+        if len(Qn.branches()) > 1:
+            pt = {s: float(v) for s, v in zip(prep.full_state, y_full)}
+            pt.update({s: float(v) for s, v in zip(prep.params, p)})
+            pt[M.t] = t
+            branch = Qn.branch_of(pt, tol=1e-6)
+        prep_new = _atlas_prep(cs, new, branch, prep.formulation, first_integrals, prep.backend)
+    except (BranchError, OffManifoldError, NotRegularError, RankDeficientError) as exc:
+        return prep, SingularEvent(t, f"the chart of {_names(new)} cannot be entered: {exc}", "rho", rho_new,
+                                   rho_now)
+    D = ", ".join(map(str, old))
+    reason = (f"ρ = det(∂f/∂({D}))²/det(J Jᵀ) = {rho_now:.3g} ≤ the switching threshold {thr:.3g}; "
+              f"{_names(new)} has ρ = {rho_new:.3g}")
+    switches.append(ChartSwitch(float(t), old, new, reason, rho_now, rho_new))
+    return prep_new, None
+
+
+def _merge(segments: list, have_t_eval: bool) -> SimulationResult:
+    """One result from the segments of a run across charts (arrays concatenated, the duplicate state
+    at each switch dropped; the dense output piecewise, in the full state)."""
+    keep = []
+    last_t = -np.inf
+    for i, seg in enumerate(segments):
+        mask = seg.t > last_t
+        if have_t_eval and i < len(segments) - 1 and len(seg.t):
+            mask[-1] = False  # the switch point, appended to the chart's last output: not asked for
+        keep.append(mask)
+        if np.any(mask):
+            last_t = seg.t[mask][-1]
+        elif len(seg.t):
+            last_t = max(last_t, seg.t[-1]) if not have_t_eval else last_t
+
+    def cat(name):
+        parts = [getattr(seg, name) for seg in segments]
+        if any(x is None for x in parts):
+            return None
+        return np.concatenate([x[mk] for x, mk in zip(parts, keep)], axis=0)
+
+    first, last = segments[0], segments[-1]
+    integrals = {k: np.concatenate([seg.integrals[k][mk] for seg, mk in zip(segments, keep)])
+                 for k in first.integrals}
+    m = len(first.q_symbols)
+    bounds = [seg.t[0] for seg in segments[1:]]
+
+    if all(seg.sol is not None for seg in segments):
+        def sol(t):
+            t = np.atleast_1d(np.asarray(t, dtype=float))
+            out = np.empty((2 * m, len(t)))
+            which = np.searchsorted(bounds, t, side="right")
+            for j, seg in enumerate(segments):
+                sel = which == j
+                if np.any(sel):
+                    y = seg.sol(t[sel])
+                    qq, vv = seg._to_full(t[sel], y if y.ndim == 2 else y[:, None])
+                    out[:m, sel], out[m:, sel] = qq, vv
+            return out
+    else:
+        sol = None
+
+    def to_full(tt, yy):
+        return yy[:m], yy[m:]
+
+    return SimulationResult(
+        t=cat("t"), q=cat("q"), qdot=cat("qdot"), q_symbols=first.q_symbols, qdot_symbols=first.qdot_symbols,
+        constraints=first.constraints, residuals=cat("residuals"), residual_scale=cat("residual_scale"),
+        energy=cat("energy"), multipliers=cat("multipliers"), reactions=cat("reactions"),
+        reaction_power=cat("reaction_power"), force_power=cat("force_power"), explicit_power=cat("explicit_power"),
+        integrals=integrals, success=last.success, status=last.status, message=last.message, event=last.event,
+        nfev=sum(seg.nfev for seg in segments), projected=first.projected, formulation=first.formulation,
+        params=first.params, sol=sol, _to_full=to_full,
+    )
 
 
 class _BorderedRHS:

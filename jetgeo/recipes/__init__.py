@@ -24,7 +24,7 @@ recipe                    input                                               re
 
 from ._common import Motion
 from .benenti import benenti_first_kind, benenti_second_kind
-from .chaplygin import chaplygin, is_chaplygin
+from .chaplygin import chaplygin, chaplygin_choices, is_chaplygin
 from .equivalence import EquivalenceReport, equivalent
 from .ghori import ghori_symmetric, novoselov, tzenoff_function
 from .gibbs_appell import energy_of_accelerations, gibbs_appell
@@ -44,6 +44,7 @@ __all__ = [
     "benenti_second_kind",
     "chaplygin",
     "is_chaplygin",
+    "chaplygin_choices",
     "maggi",
     "hamel",
     "ghori_symmetric",

@@ -25,7 +25,7 @@ from ..geometry.zero import is_zero
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, accelerations_on_Q, constrained, linear_solve
 
-__all__ = ["chaplygin", "is_chaplygin"]
+__all__ = ["chaplygin", "is_chaplygin", "chaplygin_choices"]
 
 
 def _violations(cs) -> list:
@@ -50,8 +50,17 @@ def _violations(cs) -> list:
 
 
 def is_chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> bool:
-    """True when (system, Q) satisfies the hypotheses of Chaplygin's equations."""
+    """True when (system, Q) satisfies the hypotheses of Chaplygin's equations with the dependent
+    velocities ``dependent`` (default: Q's choice); :func:`chaplygin_choices` tries every choice."""
     return not _violations(constrained(system, Q, dependent=dependent))
+
+
+def chaplygin_choices(system: LagrangianSystem, Q: ConstraintSubmanifold) -> list:
+    """The admissible choices of dependent velocities (:meth:`ConstraintSubmanifold.admissible_choices`)
+    with which (system, Q) satisfies the hypotheses of Chaplygin's equations: Q in Chaplygin's form
+    (``Q.classify().chaplygin_choices``) and L and the forces free of the dependent coordinates."""
+    cl = Q.classify()
+    return [c for c in cl.chaplygin_choices if not _violations(constrained(system, Q, dependent=list(c)))]
 
 
 def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> Motion:
@@ -71,7 +80,13 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
     cs = constrained(system, Q, dependent=dependent)
     bad = _violations(cs)
     if bad:
-        raise NotApplicableError("Chaplygin's equations do not apply: " + "; ".join(bad))
+        dep = ", ".join(map(str, cs.dependent))
+        msg = f"Chaplygin's equations do not apply with the dependent velocities [{dep}]: " + "; ".join(bad)
+        if Q.classify().affine:
+            works = [c for c in chaplygin_choices(system, Q) if tuple(c) != tuple(cs.dependent)]
+            msg += ("; they apply with " + " or ".join(f"dependent=[{', '.join(map(str, c))}]" for c in works)
+                    if works else "; no other choice of dependent velocities satisfies them either")
+        raise NotApplicableError(msg)
     Y = cs.Y
     idx = cs._idx_ind
     qI = [Y.q[i] for i in idx]

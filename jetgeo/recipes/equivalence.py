@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SpecError, UndecidedError
+from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise, zero_test
 
 _NORMALISE_MAX_NODES = 400  # beyond this, differences go straight to the random-point test
@@ -27,7 +28,7 @@ _NORMALISE_MAX_NODES = 400  # beyond this, differences go straight to the random
 def _difference(x, y):
     """x − y, normalised when small; large results are left for the exact point evaluation
     (``cancel`` of large trigonometric differences took 25 of 37 s on the heavy disc)."""
-    d = sp.sympify(x) - sp.sympify(y)
+    d = as_expr(x) - as_expr(y)
     n = 0
     for _ in sp.preorder_traversal(d):
         n += 1
@@ -104,7 +105,7 @@ def _on_Q(r, g: dict, exprs):
     to_jet = getattr(r, "to_jet", {}) or {}
     out = []
     for e in exprs:
-        e = sp.sympify(e).xreplace(to_jet).xreplace(g)
+        e = as_expr(e).xreplace(to_jet).xreplace(g)
         out.append(e)
     return out
 
@@ -147,8 +148,8 @@ def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceRepo
         # compare on the parametrised chart of the opaque result: q̇ = ψ(t, q, z)
         par = opaque[0]
         psi = dict(par.substitution)
-        ea = [sp.sympify(acc_a[k]) if a is par else _on_Q(a, {}, [acc_a[k]])[0].xreplace(psi) for k in keys]
-        eb = [sp.sympify(acc_b[k]) if b is par else _on_Q(b, {}, [acc_b[k]])[0].xreplace(psi) for k in keys]
+        ea = [as_expr(acc_a[k]) if a is par else _on_Q(a, {}, [acc_a[k]])[0].xreplace(psi) for k in keys]
+        eb = [as_expr(acc_b[k]) if b is par else _on_Q(b, {}, [acc_b[k]])[0].xreplace(psi) for k in keys]
         g = psi
     else:
         ea = _on_Q(a, g, [acc_a[k] for k in keys])
@@ -170,8 +171,8 @@ def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceRepo
     if ra is not None and rb is not None and not diffs:
         reactions = True
         if opaque:
-            xa = [sp.sympify(e) if a is par else _on_Q(a, {}, [e])[0].xreplace(psi) for e in ra]
-            xb = [sp.sympify(e) if b is par else _on_Q(b, {}, [e])[0].xreplace(psi) for e in rb]
+            xa = [as_expr(e) if a is par else _on_Q(a, {}, [e])[0].xreplace(psi) for e in ra]
+            xb = [as_expr(e) if b is par else _on_Q(b, {}, [e])[0].xreplace(psi) for e in rb]
         else:
             xa, xb = _on_Q(a, g, ra), _on_Q(b, g, rb)
         for s, x, y in zip(Y.q, xa, xb):

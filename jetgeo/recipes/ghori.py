@@ -43,6 +43,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import NotApplicableError, NotRegularError, SpecError
+from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
@@ -60,7 +61,7 @@ def tzenoff_function(system: LagrangianSystem) -> sp.Expr:
     T, _ = _split(system)
     Tdd = Y.total_derivative(T, 2)
     frozen = [sp.Dummy(f"v{i}") for i in range(Y.m)]
-    T0 = sp.sympify(T).xreplace(dict(zip(Y.qdot, frozen)))
+    T0 = as_expr(T).xreplace(dict(zip(Y.qdot, frozen)))
     # d/dt of a function of (t, q) and, after one step, of (t, q, q̇): the frozen velocities stay fixed
     T0dd = Y.total_derivative(T0, 2).xreplace(dict(zip(frozen, Y.qdot)))
     return sp.Rational(1, 2) * Tdd - sp.Rational(3, 2) * T0dd
@@ -130,7 +131,7 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     Y = system.Y
     cs = constrained(system, Q, branch=branch)
     n_ind = len(cs.independent)
-    chars = [sp.sympify(c) for c in characteristics]
+    chars = [as_expr(c) for c in characteristics]
     if len(chars) != n_ind:
         raise SpecError(f"novoselov: need n − r = {n_ind} independent characteristics, got {len(chars)}")
     names = symbols or [f"w{i + 1}" for i in range(n_ind)]

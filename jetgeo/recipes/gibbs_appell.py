@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import JetgeoError, SpecError
+from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
@@ -44,7 +45,7 @@ def _split(system: LagrangianSystem) -> tuple:
     V = getattr(system, "potential_energy", None)
     if T is None:
         return system.L, list(system.forces)
-    V = sp.sympify(V or 0)
+    V = as_expr(V or 0)
     return T, [a - sp.diff(V, q) for a, q in zip(system.forces, Y.q)]
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import NotApplicableError, SpecError
+from ..geometry.coerce import as_expr
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system, linear_solve
@@ -58,7 +59,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     if quasi is None:
         dep = Q.dependent
         quasi = [v for v in Y.qdot if v not in dep]
-    quasi = [sp.sympify(e) for e in quasi]
+    quasi = [as_expr(e) for e in quasi]
     if len(quasi) != m - k:
         raise SpecError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
     if symbols is None:

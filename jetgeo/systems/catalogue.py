@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..geometry import normalise, zero_test
+from ..geometry.coerce import as_expr
 from ..geometry.dag import tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
@@ -203,7 +204,7 @@ def load(name: str, **params) -> CatalogueEntry:
             f"parameters: {sorted(by_name)}"
         )
     try:
-        subs = {by_name[k]: sp.sympify(v) for k, v in values.items()}
+        subs = {by_name[k]: as_expr(v) for k, v in values.items()}
     except (sp.SympifyError, TypeError) as exc:
         raise SpecError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
     return _build(name, spec, subs)
@@ -223,7 +224,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
     forces = list(forces)
     if len(forces) != m:
         raise SpecError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
-    spec.forces = [sp.sympify(a) for a in forces]
+    spec.forces = [as_expr(a) for a in forces]
     known = set(spec.parameters) | set(spec.Y.J1.coords)
     new = set()
     for a in spec.forces:
@@ -235,7 +236,7 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     Y = spec.Y
 
     def s(e):
-        return sp.sympify(e).xreplace(subs) if subs else sp.sympify(e)
+        return as_expr(e).xreplace(subs) if subs else as_expr(e)
 
     forces = None if spec.forces is None else [s(a) for a in spec.forces]
     if spec.L is not None:
@@ -266,19 +267,19 @@ def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dic
     the exact values are huge trees, with a note), else q̇^D = g of the normal form (heavy
     systems: the guess itself, checked to lie on Q, without forming the normal form)."""
     Y = Q.Y
-    point = {Y.t: sp.sympify(spec.guess.get(Y.t, 0))}
+    point = {Y.t: as_expr(spec.guess.get(Y.t, 0))}
     for c in (*Y.q, *Y.qdot):
         if c not in spec.guess:
             raise SpecError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
-        point[c] = sp.sympify(spec.guess[c])
+        point[c] = as_expr(spec.guess[c])
     if heavy:
-        bad = [f for f in Q.f if not zero_test(sp.sympify(f).xreplace({**params, **point})).zero]
+        bad = [f for f in Q.f if not zero_test(as_expr(f).xreplace({**params, **point})).zero]
         if bad:  # pragma: no cover - entries are checked by their tests
             raise SpecError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
         return point
     rep = {**params, **point}
     dep = list(Q.dependent)
-    rows = [sp.sympify(f).xreplace({k: v for k, v in rep.items() if k not in dep}) for f in Q.f]
+    rows = [as_expr(f).xreplace({k: v for k, v in rep.items() if k not in dep}) for f in Q.f]
     if all(sp.diff(r, a, b) == 0 for r in rows for a in dep for b in dep):
         # affine in q̇^D: solve the k × k system at this point (the normal form of a long chain
         # nests every link's g and costs minutes; its value here needs one small solve)

@@ -49,6 +49,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ..errors import SpecError
+from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -98,7 +99,7 @@ class WhippleBicycle:
         rR, rF = self.symbols["rR"], self.symbols["rF"]
         pt = {s: 0 for s in self.Y.q}
         pt.update({phid: 0, ded: 0, thRd: -v / rR, xd: v, yd: 0, psid: 0, thd: 0, thFd: -v / rF})
-        return {k: (sp.sympify(val).xreplace(self.params) if self.params else val) for k, val in pt.items()}
+        return {k: (as_expr(val).xreplace(self.params) if self.params else val) for k, val in pt.items()}
 
     def linearise(self, v=None, g=None):
         """The linearised lean/steer dynamics about upright straight-ahead motion at speed v.
@@ -273,7 +274,7 @@ def _register() -> None:
         P = benchmark_parameters()
         params = {b.symbols[k]: v for k, v in P.items()}
         guess = {Y.t: 0, **b.upright(4)}
-        guess = {k: (sp.sympify(v).xreplace(params)) for k, v in guess.items()}
+        guess = {k: (as_expr(v).xreplace(params)) for k, v in guess.items()}
         return Spec(
             Y=Y, f=list(b.Q.f), T=b.system.kinetic_energy, V=b.system.potential_energy,
             reference="Meijaard, Papadopoulos, Ruina & Schwab 2007, Proc. R. Soc. A 463:1955, §§2-5, Table 1",

@@ -59,3 +59,8 @@ def __getattr__(name: str):
             ) from exc
         return getattr(strategies, name)
     raise AttributeError(f"module 'jetgeo.testing' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    """The checks, and the strategies (imported lazily, on first use) too."""
+    return sorted(set(globals()) | _STRATEGIES)

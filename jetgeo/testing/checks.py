@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SpecError
+from ..geometry.coerce import as_expr
 from ..geometry.zero import PointSampler, _angles_of, _prepare_trig, evaluate, substitution
 from ..mechanics import ConstraintSubmanifold
 
@@ -95,7 +96,7 @@ def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:
     relative to the size of the terms), ``exact`` (all evaluations rational) and,
     on failure, the point and the value.
     """
-    expr = _prepare_trig(sp.sympify(expr))
+    expr = _prepare_trig(as_expr(expr))
     if expr == 0:
         return _Verdict(True, True)
     atoms = expr.atoms(*_TRIG)
@@ -221,7 +222,7 @@ class _Chart:
             self.g = None
 
     def restrict(self, expr) -> sp.Expr:
-        expr = sp.sympify(expr)
+        expr = as_expr(expr)
         if self.psi_map is not None:
             return expr.xreplace(self.psi_map)
         return expr.xreplace(self.g)
@@ -231,7 +232,7 @@ class _Chart:
         acc = dict(obj.accelerations())
         to_jet = getattr(obj, "to_jet", None)
         if to_jet:
-            acc = {k: sp.sympify(v).xreplace(to_jet) for k, v in acc.items()}
+            acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
         missing = [a for a in self.Y.qddot if a not in acc]
         if missing:
             raise SpecError(f"{type(obj).__name__}.accelerations() lacks {missing}")
@@ -255,7 +256,7 @@ class _Chart:
 def _zs(psi_map, Y) -> set:
     out = set()
     for v in psi_map.values():
-        out |= sp.sympify(v).free_symbols
+        out |= as_expr(v).free_symbols
     return out - set(Y.J1.coords) - {Y.t}
 
 
@@ -303,14 +304,14 @@ def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = No
     otherwise they span ker(∂f/∂q̇) on Q, with the basis
     δq_l = e_l + (∂g^i/∂q̇^l) e_{D_i} from the normal form q̇^D = g.
     """
-    R = [sp.sympify(r) for r in _reactions(obj)]
+    R = [as_expr(r) for r in _reactions(obj)]
     own = getattr(obj, "psi", None), getattr(obj, "z", None)
     if psi is None and isinstance(own[0], (list, tuple)) and own[1]:
         psi, z = list(own[0]), list(own[1])
     if psi is not None:
         system = _system_of(obj)
         Y = system.Y
-        psi = [sp.sympify(p) for p in psi]
+        psi = [as_expr(p) for p in psi]
         pm = dict(zip(Y.qdot, psi))
         to_jet = getattr(obj, "to_jet", None)
         if _parametric_map(obj) is None and not to_jet:
@@ -358,7 +359,7 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
     Y = system.Y
     if system.L.has(Y.t) or any(f.has(Y.t) for f in Q.f):
         raise SpecError("check_energy_conserved: L or the constraints depend on t (rheonomic): E is not conserved")
-    if any(sp.sympify(a) != 0 for a in system.forces):
+    if any(as_expr(a) != 0 for a in system.forces):
         raise SpecError(
             "check_energy_conserved: the system has non-potential forces A_σ; put conservative forces into "
             "the potential (LagrangianSystem.mechanical(Y, T, V))"
@@ -409,7 +410,7 @@ def _accelerations_in(chart: _Chart, obj) -> dict:
     acc = dict(obj.accelerations())
     to_jet = getattr(obj, "to_jet", None)
     if to_jet:
-        acc = {k: sp.sympify(v).xreplace(to_jet) for k, v in acc.items()}
+        acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
     missing = [x for x in chart.Y.qddot if x not in acc]
     if missing:
         raise SpecError(f"{type(obj).__name__}.accelerations() lacks {missing}")

@@ -87,7 +87,7 @@ CASES = [
     ("FIFO", ["derive", "{tmp}/fifo.toml"], 2, r"fifo\.toml: is a FIFO, not a regular file"),
     ("/dev/zero", ["derive", "/dev/zero"], 2, r"/dev/zero: is a device, not a regular file"),
     ("run that integrates nothing", ["simulate", "huge_initial.toml", "--t-end", "1"], 1,
-     r"huge_initial\.toml: the integration made no progress from t = 0"),
+     r"huge_initial\.toml: the run stopped at t = 0 before --t-end 1: Required step size is less than spacing"),
     ("--debug keeps exit 2", ["derive", "acos2.toml", "--debug"], 2, r"is not a real number"),
     ("injection", ["derive", "{tmp}/evil.toml"], 2, r"only named functions may be called"),
     # --- unbounded simulations and bad options --------------------------------------------------------------------

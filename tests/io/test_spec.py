@@ -66,7 +66,17 @@ def _parallel():
     return S, ConstraintSubmanifold(Y, [x1d * y2d - x2d * y1d], dependent=[y2d]), {}
 
 
+def _sleigh():
+    Y = FibredManifold(["x", "y", "theta"])
+    th = Y.q[2]
+    xd, yd, thd = Y.qdot
+    m, I, a = sp.symbols("m I a", positive=True)
+    L = m / 2 * ((xd - a * thd * sp.sin(th)) ** 2 + (yd + a * thd * sp.cos(th)) ** 2) + I / 2 * thd**2
+    return LagrangianSystem(Y, L), ConstraintSubmanifold(Y, [-xd * sp.sin(th) + yd * sp.cos(th)]), {}
+
+
 API = {
+    "chaplygin_sleigh": _sleigh,
     "skate": _skate,
     "skate_parametric": _skate,
     "vertical_rolling_disc": _disc,
@@ -202,7 +212,7 @@ q = ["x", "y", "z"]
 [parameters]
 k = "positive"
 [lagrangian]
-L = "(xdot**2 + ydot**2 + zdot**2)/2"
+L = "(xdot**2 + ydot**2 + zdot**2)/2 - k*z"
 """
 
 
@@ -214,9 +224,21 @@ def err(text: str, exc=SpecError) -> str:
 
 def test_error_unknown_symbol():
     assert err(BASE.replace("zdot**2)/2", "zdot**2)/2 - g*z")) == (
-        "<string>: [lagrangian] L: unknown symbol 'g' in '(xdot**2 + ydot**2 + zdot**2)/2 - g*z' "
+        "<string>: [lagrangian] L: unknown symbol 'g' in '(xdot**2 + ydot**2 + zdot**2)/2 - g*z - k*z' "
         "(declared here: k, t, x, xdot, y, ydot, z, zdot)"
     )
+
+
+def test_error_misspelt_parameter_is_reported():
+    """A second, unused declaration (a typo beside the right name) and its value used to pass silently."""
+    text = BASE.replace('k = "positive"', 'k = "positive"\nkk = "positive"') + "[values]\nk = 1\nkk = 2\n"
+    assert err(text) == (
+        "<string>: [parameters] kk: declared but used in no expression of the spec (L, T, V, forces, constraints, "
+        "initial data) — a misspelling of 'k'?"
+    )
+    spec = load_spec(BASE.replace('k = "positive"', 'k = "positive"\nmu = "positive"')
+                     .replace('[lagrangian]', '[lagrangian]\nforces = ["-mu*xdot", "0", "0"]'))
+    assert set(map(str, spec.parameters)) == {"k", "mu"}      # used in the forces: fine
 
 
 def test_error_wrong_arity():

@@ -167,8 +167,18 @@ def test_classification_004_section_2():
     assert c.kind == "chaplygin" and c.integrable is False
     # ż = z ẋ + ẏ? coefficients depend on the dependent coordinate z: not (5); ω = dz − z dx − dy,
     # dω = −dz∧dx, ω∧dω = dy∧dz∧dx ≠ 0: non-integrable affine
+    # ż = z ẋ + ẏ: with ż dependent the coefficient z is a dependent coordinate, but solved for ẏ,
+    # ẏ = ż − z ẋ has coefficients free of y: Chaplygin's form for that choice (and for ẋ, where z ≠ 0,
+    # ẋ = (ż − ẏ)/z is free of x)
     c = ConstraintSubmanifold(Y, [zd - z * xd - yd]).classify()
-    assert c.kind == "affine" and c.integrable is False
+    assert c.kind == "chaplygin" and c.integrable is False and c.dependent == (zd,)
+    assert set(c.chaplygin_choices) == {(xd,), (yd,)} and c.choices_complete
+    assert "not with the choice in force [zdot]" in c.explanation
+    # x ẋ + (1 + x) y ẏ + z ż = 0 (not integrable: ω∧dω = y z dx∧dy∧dz ≠ 0): whichever velocity is
+    # solved for, its own coordinate divides the others' coefficients — no Chaplygin choice
+    c = ConstraintSubmanifold(Y, [x * xd + y * (1 + x) * yd + z * zd]).classify()
+    assert c.kind == "affine" and not c.chaplygin_choices
+    assert "no choice of dependent velocities gives Chaplygin's form" in c.explanation
     # affine with a velocity-free term, non-integrable: ż = x ẏ + 1 is not (5) (not homogeneous)
     c = ConstraintSubmanifold(Y, [zd - x * yd - 1]).classify()
     assert c.kind == "affine" and not c.homogeneous

@@ -23,7 +23,7 @@ from scipy.integrate import solve_ivp
 
 from jetgeo import FibredManifold, LagrangianSystem
 from jetgeo.errors import NotRegularError, OffManifoldError, SpecError
-from jetgeo.numerics import prepare, simulate
+from jetgeo.numerics import SimulationStoppedWarning, prepare, simulate
 
 
 # --- the free skate (001 §9.1): θ = θ0 + ωt, |v| = u, circles of radius u/ω ---------------------
@@ -66,10 +66,28 @@ def test_free_skate_long_horizon_multipliers_formulation_and_projection():
     rp = simulate(cs, (0, 100), ini, {m: 2, I: 0.5}, formulation="multipliers", t_eval=T, project=True)
     assert rp.max_residual < 1e-14                    # round-off with projection
     assert rp.relative_energy_drift < r.relative_energy_drift
-    # the normal form ẏ = ẋ tan θ breaks at θ = π/2: integration stops there and says why
-    rn = simulate(cs, (0, 100), ini, {m: 2, I: 0.5})
+    # the normal form ẏ = ẋ tan θ breaks at θ = π/2: with one chart (atlas=False) integration stops there,
+    # warns and says why
+    with pytest.warns(SimulationStoppedWarning, match="det ∂f/∂q̇"):
+        rn = simulate(cs, (0, 100), ini, {m: 2, I: 0.5}, atlas=False)
     assert rn.status == "singular" and "det ∂f/∂q̇^D" in rn.message and "multipliers" in rn.message
     assert rn.event.t == pytest.approx((np.pi / 2 - th0) / w, rel=1e-6)
+    # with the atlas the same run switches between ẏ = ẋ tan θ and ẋ = ẏ cot θ and follows the circle
+    for formulation in ("full", "reduced"):
+        ra = simulate(cs, (0, 100), ini, {m: 2, I: 0.5}, t_eval=T, formulation=formulation)
+        assert ra.status == "finished" and ra.event is None
+        assert np.max(np.abs(ra.q[:, 0] - X)) < 1e-6 and np.max(np.abs(ra.q[:, 1] - Yc)) < 1e-6
+        assert ra.max_residual < 1e-8
+        # ρ_ẏ = cos²θ falls to 1/(4·3) where θ ≡ a = arccos(1/√12) (mod π), ρ_ẋ = sin²θ where
+        # θ ≡ b = π − arcsin(1/√12): along θ = θ0 + ωt the switches alternate ẏ → ẋ at a, ẋ → ẏ at b
+        a, b = np.arccos(1 / np.sqrt(12)), np.pi - np.arcsin(1 / np.sqrt(12))
+        th_end = th0 + w * 100
+        expected = sorted(((c + np.pi * k) - th0) / w for k in range(0, 30) for c in (a, b)
+                          if th0 < c + np.pi * k < th_end)
+        assert len(ra.charts) == len(expected) == 44
+        assert np.allclose([c.t for c in ra.charts], expected, rtol=1e-6)
+        assert [c.new for c in ra.charts[:2]] == [(xd,), (yd,)] and ra.charts[0].old == (yd,)
+        assert "chart switch at t = " in ra.summary()
 
 
 # --- vertical rolling disc (001 §9.2): uniform circular motion -----------------------------------------

@@ -223,3 +223,33 @@ def test_checks_accept_a_recipe_result_in_parameters_z():
     assert check_agree(e.constrained(), r).passed
     rep = check_reactions_do_no_virtual_work(r, e.Q)
     assert rep.passed and len(rep.details) == len(e.z)
+
+
+def test_zero_test_is_relative_to_the_size_of_the_terms_that_cancel():
+    """Regression: an identically zero factor inside a product, evaluated numerically (θ occurs outside
+    sin/cos, so 60-digit floats), left 1.9e-27 against terms of size 1e36 and was called non-zero — the
+    relative scale was taken as 1 because the top-level expression is a product, not a sum."""
+    from jetgeo.geometry.zero import PointSampler, evaluate, substitution
+
+    th, y, z = sp.symbols("theta y z")
+    A = sp.sin(th) * (th + y) ** 6
+    e = z * y**3 * (A - sp.expand(A))                  # ≡ 0, but not structurally
+    rep = substitution(PointSampler().point(e.free_symbols, {th}), e.atoms(sp.sin))
+    val, exact, scale = evaluate(e, rep)
+    assert not exact and val != 0 and abs(val) < sp.Float("1e-20")
+    assert scale > sp.Float("1e30")                    # |z|·|y|³·(Σ|terms of A| + Σ|terms of expand A|)
+    assert vanishes_on_points(e).zero
+    # still sensitive: a relative perturbation of 1e-20 of the same size is seen
+    v = vanishes_on_points(e + sp.Rational(1, 10**20) * z * y**3 * A)
+    assert not v.zero and v.point is not None
+    # and an absolute one that is large against the working precision
+    assert not vanishes_on_points(e + th).zero
+
+
+def test_dir_lists_the_lazy_strategies():
+    import jetgeo.testing as jt
+
+    names = dir(jt)
+    for s in ("mechanical_systems", "affine_constraints", "fibred_manifolds", "check_tangent", "vanishes_on_points"):
+        assert s in names
+    assert set(jt.__all__) <= set(names)

@@ -1,0 +1,641 @@
+r"""Many trajectories at once: a vectorised Dormand–Prince 8(5,3) integrator over members.
+
+An ensemble integrates the same equations y' = F(t, y; p) for N members that differ in their
+parameters p and initial data y₀.  Instead of N integrator objects (a Python loop, one
+right-hand-side call per stage and member), :func:`integrate_batch` keeps the members as the
+columns of arrays Y ∈ ℝ^{n×N}, P ∈ ℝ^{n_p×N} and evaluates the right-hand side compiled once
+with ``compile_rhs(..., vectorized=True)`` on all active columns per stage.
+
+Every member keeps its **own** time, step size and accept/reject history: the step-size control
+is scipy's ``DOP853`` applied column by column — the Dormand–Prince 8(5,3) pair [Hairer et al. 1993,
+§II.10], error norm
+
+.. math:: \mathrm{err} = |h|\,\frac{\|e_5\|^2}{\sqrt{n\,(\|e_5\|^2 + 0.01\|e_3\|^2)}},
+          \qquad e_j = \frac{\sum_s E_{j,s} k_s}{\mathrm{atol} + \mathrm{rtol}\max(|y|, |y_{new}|)},
+
+step factor min(10, 0.9 err^{-1/8}) after an accepted step (at most 1 after a rejection),
+max(0.2, 0.9 err^{-1/8}) after a rejected one, the same initial step choice [Hairer et al.
+1993, §II.4] — so each member follows the steps :func:`~jetgeo.numerics.simulate` would take
+with ``method="DOP853"``, up to rounding.  Output times are served by the method's 7th-order
+dense output (three extra stages, evaluated only for members whose step contains an output time
+or a stop).
+
+**Singular states** are monitored as in :func:`~jetgeo.numerics.simulate`: the regularity
+determinant, the normal form's det ∂f/∂q̇^D, branch conditions, the rank of ∂f/∂q̇ (det JJᵀ) and,
+in the multipliers formulation, det [[W, −Jᵀ], [J, 0]].  A member stops where a monitored
+quantity changes sign or falls below ``singular_tol`` times its initial size between two step
+ends, located by bisection on the dense output.  (``simulate`` also searches minima inside a
+step for quantities that only *touch* zero; the batch does not.)
+
+A member whose data are bad — off the constraint manifold, non-finite, a singular initial
+state — or whose integration fails (non-finite right-hand side, step size underflow) is marked
+in its status and message; the other members are not affected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import DOP853
+
+from ..errors import InputError
+from .compile import compile_rhs
+
+__all__ = ["BatchModel", "batch_model", "integrate_batch", "STATUS"]
+
+#: status codes of a member
+STATUS = {0: "ok", 1: "singular", 2: "failed", 3: "invalid"}
+_RUNNING = -1
+
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
+_A = np.asarray(DOP853.A)
+_B = np.asarray(DOP853.B)
+_C = np.asarray(DOP853.C)
+_E3 = np.asarray(DOP853.E3)
+_E5 = np.asarray(DOP853.E5)
+_D = np.asarray(DOP853.D)
+_A_EXTRA = np.asarray(DOP853.A_EXTRA)
+_C_EXTRA = np.asarray(DOP853.C_EXTRA)
+_N_STAGES = int(DOP853.n_stages)
+_N_EXT = _N_STAGES + 1 + len(_C_EXTRA)
+_ERR_EXP = -1.0 / (int(DOP853.error_estimator_order) + 1)
+_TOO_SMALL = "Required step size is less than spacing between numbers."
+
+
+# ----------------------------------------------------------------------------------------------
+# the compiled model: generated source kept, functions rebuilt once per process
+# ----------------------------------------------------------------------------------------------
+_EXEC_CACHE: dict = {}
+
+
+class _Code:
+    """A vectorised compiled function, picklable by its generated source (``compile_rhs`` code
+    is straight-line Python over ``numpy``); executed once per process and source text."""
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name, self.source = name, source
+        self._func = None
+
+    def __getstate__(self) -> dict:
+        return {"name": self.name, "source": self.source}
+
+    def __setstate__(self, state: dict) -> None:
+        self.name, self.source, self._func = state["name"], state["source"], None
+
+    def __call__(self, t, y, p):
+        if self._func is None:
+            key = hashlib.sha256(self.source.encode()).hexdigest()
+            fn = _EXEC_CACHE.get(key)
+            if fn is None:
+                namespace = {"math": math, "numpy": np, "_np": np}
+                exec(compile(self.source, f"<jetgeo.numerics.batch {self.name}>", "exec"), namespace)  # noqa: S102
+                fn = _EXEC_CACHE[key] = namespace[self.name]
+            self._func = fn
+        return self._func(t, y, p)
+
+
+def _code(exprs, state, params, t, name: str) -> _Code:
+    cf = compile_rhs(exprs, state, params, t, vectorized=True, name=name, optimizations=None)
+    return _Code(name, cf.source)
+
+
+@dataclass
+class _Monitor:
+    """A singular-state monitor: ``value(t, y_int, p) -> (N,)`` and how it is read.
+
+    kind "threshold": |c| must stay above ``singular_tol``·|c₀| and c must not change sign;
+    "sign": c must stay ≥ 0; "rank": det(J Jᵀ) of the k × m matrix ``value`` must stay above
+    ``singular_tol``·its initial value; "bordered": det K must not change sign."""
+
+    kind: str
+    explanation: str
+    code: _Code
+    shape: tuple = ()
+
+
+@dataclass
+class BatchModel:
+    """The vectorised compiled pieces of a prepared system (see :func:`batch_model`).
+
+    Picklable (the generated sources travel, each process executes them once), so one model
+    is sent to every worker of a process pool or a Dask cluster.  ``state`` is the integration
+    state, ``full_state`` (q, q̇), ``params`` the parameter symbols' names (in the order of P)."""
+
+    formulation: str
+    state: tuple
+    full_state: tuple
+    params: tuple
+    m: int
+    n_constraints: int
+    constraints: tuple
+    rhs: _Code
+    bordered_k: int
+    f: _Code | None
+    fscale: _Code | None
+    g: _Code | None
+    g_index: tuple
+    independent_index: tuple
+    energy: _Code | None
+    monitors: tuple
+    fingerprint: str
+
+    # --- state maps -----------------------------------------------------------------------
+    def to_full(self, t, y, p) -> np.ndarray:
+        """(q, q̇) from the integration state, columns = points (the reduced formulation adds
+        q̇^D = g(t, q, q̇^I))."""
+        if self.formulation != "reduced":
+            return y
+        m = self.m
+        out = np.zeros((2 * m, y.shape[1]))
+        out[:m] = y[:m]
+        for i, j in enumerate(self.independent_index):
+            out[m + j] = y[m + i]
+        if self.g is not None:
+            gv = self.g(t, out, p)
+            for k, j in enumerate(self.g_index):
+                out[m + j] = gv[k]
+        return out
+
+    def to_state(self, full) -> np.ndarray:
+        if self.formulation != "reduced":
+            return full
+        m = self.m
+        return np.concatenate([full[:m], full[[m + j for j in self.independent_index]]], axis=0)
+
+    # --- right-hand side --------------------------------------------------------------------
+    def F(self, t, y, p) -> np.ndarray:
+        """y' for the columns of y (non-finite where a member's equations are singular)."""
+        if self.bordered_k:
+            acc, _ = self._bordered_solve(t, y, p)
+            return np.concatenate([y[self.m:], acc], axis=0)
+        return np.asarray(self.rhs(t, y, p), dtype=float)
+
+    def _bordered_matrices(self, t, y, p):
+        m, k = self.m, self.bordered_k
+        v = np.asarray(self.rhs(t, y, p), dtype=float)
+        N = v.shape[1]
+        W = v[: m * m].T.reshape(N, m, m)
+        L = v[m * m: m * m + m].T
+        J = v[m * m + m: m * m + m + k * m].T.reshape(N, k, m)
+        b = v[m * m + m + k * m:].T
+        K = np.zeros((N, m + k, m + k))
+        K[:, :m, :m] = W
+        K[:, :m, m:] = -np.transpose(J, (0, 2, 1))
+        K[:, m:, :m] = J
+        return K, np.concatenate([L, -b], axis=1)
+
+    def _bordered_solve(self, t, y, p):
+        """(q̈, λ) from [[W, −Jᵀ], [J, 0]] (q̈, λ) = (L, −d̄f) for every column [Stolařová 2009]:
+        a member whose matrix is singular gets NaN (the others are solved)."""
+        K, r = self._bordered_matrices(t, y, p)
+        N = K.shape[0]
+        ok = np.flatnonzero(np.all(np.isfinite(K), axis=(1, 2)) & np.all(np.isfinite(r), axis=1))
+        sol = np.full((N, K.shape[1]), np.nan)
+        if len(ok):
+            try:
+                sol[ok] = np.linalg.solve(K[ok], r[ok][:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:  # some member's matrix is exactly singular: solve one by one
+                for i in ok:
+                    try:
+                        sol[i] = np.linalg.solve(K[i], r[i])
+                    except np.linalg.LinAlgError:
+                        sol[i] = np.nan
+        return sol[:, : self.m].T, sol[:, self.m:].T
+
+    def monitor_values(self, t, y, p, init=None) -> np.ndarray:
+        """(n_monitors, N): the monitored quantities c (det JJᵀ for "rank", det K for "bordered")."""
+        out = np.empty((len(self.monitors), y.shape[1]))
+        for i, mon in enumerate(self.monitors):
+            if mon.kind == "bordered":
+                K, _ = self._bordered_matrices(t, y, p)
+                out[i] = np.linalg.det(K)
+            elif mon.kind == "rank":
+                J = np.asarray(mon.code(t, y, p), dtype=float).reshape(*mon.shape, -1)
+                J = np.moveaxis(J, -1, 0)
+                out[i] = np.linalg.det(J @ np.transpose(J, (0, 2, 1)))
+            else:
+                out[i] = np.asarray(mon.code(t, y, p), dtype=float).reshape(-1)
+        return out
+
+
+def _fingerprint(*parts) -> str:
+    h = hashlib.sha256()
+    for s in parts:
+        h.update(str(s).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def batch_model(prep) -> BatchModel:
+    """The vectorised compiled pieces of a :class:`~jetgeo.numerics.simulate.Prepared` system:
+    its right-hand side (or bordered system), constraints and their scales, the normal form,
+    the energy E_L = q̇·∂L/∂q̇ − L and the singular-state monitors, each compiled once."""
+    M = prep.model
+    t = M.t
+    P = prep.params
+    full = prep.full_state
+    m = len(M.q)
+    if prep.formulation == "multipliers":
+        rhs = _code(prep._bordered_exprs(), full, P, t, "bordered_batch")
+        k = len(M.f)
+    else:
+        rhs = _code(prep._rhs_exprs, prep.state, P, t, "rhs_batch")
+        k = 0
+    f = _code(list(M.f), full, P, t, "constraints_batch") if M.f else None
+    fscale = None
+    if M.f:
+        fscale = _code([sp.Add(*[sp.Abs(a) for a in sp.Add.make_args(e)]) for e in M.f], full, P, t,
+                       "constraint_scale_batch")
+    dep = prep.dependent
+    g = _code([M.g[d] for d in dep], full, P, t, "normal_form_batch") if dep else None
+    energy = _code([prep.energy_expr], full, P, t, "energy_batch") if prep.energy_expr is not None else None
+    monitors = []
+    sub = M.g if prep.formulation == "reduced" else {}
+    if M.f:
+        J = sp.Matrix(len(M.f), m, lambda i, j: sp.diff(M.f[i], M.qdot[j]))
+        monitors.append(_Monitor(
+            "rank", "singular state of the constraints: rank ∂f/∂q̇ drops below the number of constraints "
+            "(det(J Jᵀ), J = ∂f/∂q̇, vanishes)", _code(J.xreplace(sub), prep.state, P, t, "rank_batch"),
+            (len(M.f), m)))
+    if prep.formulation == "multipliers":
+        monitors.append(_Monitor("bordered", "the multiplier equations become singular: det [[W, -J^T], [J, 0]] "
+                                 "vanishes", rhs))
+    else:
+        for c in M.conditions:
+            monitors.append(_Monitor("sign" if c.kind == "sign" else "threshold", c.explanation,
+                                     _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch")))
+    codes = [rhs, f, fscale, g, energy] + [mon.code for mon in monitors]
+    fp = _fingerprint(prep.formulation, [str(s) for s in prep.state], [str(s) for s in P],
+                      *[c.source for c in codes if c is not None])
+    return BatchModel(
+        formulation=prep.formulation, state=tuple(str(s) for s in prep.state),
+        full_state=tuple(str(s) for s in full), params=tuple(str(s) for s in P), m=m, n_constraints=len(M.f),
+        constraints=tuple(str(e) for e in M.f), rhs=rhs, bordered_k=k, f=f, fscale=fscale, g=g,
+        g_index=tuple(M.qdot.index(d) for d in dep),
+        independent_index=tuple(M.qdot.index(v) for v in prep.independent), energy=energy,
+        monitors=tuple(monitors), fingerprint=fp,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# initial data
+# ----------------------------------------------------------------------------------------------
+def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifold_tol: float):
+    """Complete the dependent velocities (``complete``: where NaN, from q̇^D = g) and check the data.
+
+    Returns (full state (2m, N), messages: a list with None for good members and the reason
+    for bad ones — non-finite values, a constraint f^j(t₀, q, q̇) ≠ 0 beyond
+    ``manifold_tol``·(1 + Σ|terms of f^j|))."""
+    full = np.array(full, dtype=float)
+    N = full.shape[1]
+    msgs: list = [None] * N
+    m = model.m
+    if complete and model.g is not None:
+        tmp = np.where(np.isnan(full), 0.0, full)
+        with np.errstate(all="ignore"):
+            gv = model.g(np.full(N, t0), tmp, P)
+        for k, j in enumerate(model.g_index):
+            row = m + j
+            full[row] = np.where(np.isnan(full[row]), gv[k], full[row])
+    bad_p = ~np.all(np.isfinite(P), axis=0) if P.size else np.zeros(N, bool)
+    bad_y = ~np.all(np.isfinite(full), axis=0)
+    for i in np.flatnonzero(bad_p | bad_y):
+        if bad_p[i]:
+            names = [model.params[r] for r in range(P.shape[0]) if not np.isfinite(P[r, i])]
+            msgs[i] = f"invalid data: the parameter(s) {names} are not finite numbers"
+        else:
+            names = [model.full_state[r] for r in range(full.shape[0]) if not np.isfinite(full[r, i])]
+            msgs[i] = f"invalid data: the initial value(s) of {names} are missing or not finite"
+    if model.f is not None:
+        good = np.array([s is None for s in msgs])
+        if good.any():
+            idx = np.flatnonzero(good)
+            tt = np.full(len(idx), t0)
+            with np.errstate(all="ignore"):
+                vals = np.asarray(model.f(tt, full[:, idx], P[:, idx]), dtype=float)
+                scales = np.asarray(model.fscale(tt, full[:, idx], P[:, idx]), dtype=float)
+            tol = manifold_tol * (1.0 + np.abs(scales))
+            off = ~(np.abs(vals) <= tol)
+            for c, i in enumerate(idx):
+                if off[:, c].any():
+                    j = int(np.flatnonzero(off[:, c])[0])
+                    msgs[i] = (f"initial state off the constraint manifold Q: f^{j + 1} = {model.constraints[j]} is "
+                               f"{vals[j, c]:.6g} at t = {t0:g} (tolerance {tol[j, c]:.3g}); give consistent "
+                               "velocities or complete=True")
+    return full, msgs
+
+
+# ----------------------------------------------------------------------------------------------
+# the integrator
+# ----------------------------------------------------------------------------------------------
+def _rms2(x):
+    """Σ_i x_i² per column (rows added one by one: the same rounding whatever the other columns)."""
+    return np.sum(x * x, axis=0)
+
+
+def _lincomb(coeffs, K):
+    """Σ_s c_s K[s], accumulated stage by stage, zeros skipped.  Elementwise, so a member's numbers
+    do not depend on which other members share its batch (a BLAS ``tensordot`` would block the
+    columns differently for different batch sizes and change the last bits)."""
+    out = None
+    for c, k in zip(coeffs, K):
+        if c != 0.0:
+            out = c * k if out is None else out + c * k
+    return np.zeros_like(K[0]) if out is None else out
+
+
+def _initial_step(model, t0, y0, f0, p, t1, max_step, rtol, atol):
+    """The starting step of [Hairer et al. 1993, §II.4] (scipy's ``select_initial_step``), column by column."""
+    n = y0.shape[0]
+    scale = atol + np.abs(y0) * rtol
+    d0 = np.sqrt(_rms2(y0 / scale) / n)
+    d1 = np.sqrt(_rms2(f0 / scale) / n)
+    h0 = np.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / np.where(d1 == 0, 1.0, d1))
+    interval = t1 - t0
+    h0 = np.minimum(h0, interval)
+    f1 = model.F(t0 + h0, y0 + h0 * f0, p)
+    d2 = np.sqrt(_rms2((f1 - f0) / scale) / n) / h0
+    dmax = np.maximum(d1, d2)
+    with np.errstate(divide="ignore"):
+        h1 = np.where((d1 <= 1e-15) & (d2 <= 1e-15), np.maximum(1e-6, h0 * 1e-3),
+                      (0.01 / dmax) ** (1.0 / (int(DOP853.error_estimator_order) + 1)))
+    return np.minimum(np.minimum(100 * h0, h1), np.minimum(interval, max_step))
+
+
+def _dense(model, K, t_old, y_old, y_new, f_new, h, p):
+    """Coefficients (7, n, N) of the DOP853 dense output on the step [t_old, t_old + h]."""
+    for s, (a, c) in enumerate(zip(_A_EXTRA, _C_EXTRA), start=_N_STAGES + 1):
+        dy = _lincomb(a[:s], K[:s]) * h
+        K[s] = model.F(t_old + c * h, y_old + dy, p)
+    f_old = K[0]
+    delta = y_new - y_old
+    Fc = np.empty((7,) + y_old.shape)
+    Fc[0] = delta
+    Fc[1] = h * f_old - delta
+    Fc[2] = 2 * delta - h * (f_new + f_old)
+    for r in range(len(_D)):
+        Fc[3 + r] = h * _lincomb(_D[r], K)
+    return Fc
+
+
+def _interp(Fc, y_old, x):
+    """The dense output at the relative positions x ∈ [0, 1] (one per column)."""
+    y = np.zeros_like(y_old)
+    for i, f in enumerate(Fc[::-1]):
+        y += f
+        y *= x if i % 2 == 0 else (1 - x)
+    return y + y_old
+
+
+@dataclass
+class BatchResult:
+    """Per member: the full state at the output times ``y[member, time, state]`` (NaN after a stop),
+    ``status`` codes (:data:`STATUS`), ``message``, ``t_stop`` and the full state there, ``nfev``
+    (right-hand-side evaluations) and ``nsteps`` (accepted steps)."""
+
+    y: np.ndarray
+    status: np.ndarray
+    message: list
+    t_stop: np.ndarray
+    y_stop: np.ndarray
+    nfev: np.ndarray
+    nsteps: np.ndarray
+
+
+def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float = 1e-10, atol: float = 1e-12,
+                    max_step: float = np.inf, events: bool = True, singular_tol: float = 1e-6,
+                    invalid: list | None = None) -> BatchResult:
+    """Integrate every column of ``y0_full`` (the full state (q, q̇), shape (2m, N)) with its
+    parameters (columns of ``P``) from t_span[0] to t_span[1]; outputs at ``t_eval``.
+
+    ``invalid``: per member None or a reason (those members are not integrated; status "invalid")."""
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    if not t1 > t0:
+        raise InputError(f"t_span: the final time {t1} must be after the initial time {t0}")
+    t_eval = np.asarray(t_eval, dtype=float)
+    nT = len(t_eval)
+    y0_full = np.asarray(y0_full, dtype=float)
+    nF, N = y0_full.shape
+    P = np.asarray(P, dtype=float).reshape(-1, N)
+    Y0 = model.to_state(y0_full)
+    n = Y0.shape[0]
+    out = np.full((N, nT, nF), np.nan)
+    status = np.full(N, _RUNNING)
+    message: list = [""] * N
+    t_stop = np.full(N, np.nan)
+    y_stop = np.full((N, nF), np.nan)
+    nfev = np.zeros(N, dtype=np.int64)
+    nsteps = np.zeros(N, dtype=np.int64)
+    for i, why in enumerate(invalid or []):
+        if why is not None:
+            status[i], message[i] = 3, why
+    run = np.flatnonzero(status == _RUNNING)
+    np_err = np.errstate(all="ignore")
+    np_err.__enter__()
+    try:
+        t = np.full(N, t0)
+        y = Y0.copy()
+        f = np.zeros_like(y)
+        h_abs = np.zeros(N)
+        rejected = np.zeros(N, bool)
+        nxt = np.zeros(N, dtype=np.int64)
+        # monitors: initial values and the event functions' shifts
+        nM = len(model.monitors) if events else 0
+        c0 = np.zeros((nM, N))
+        ev_old = np.zeros((2 * nM, N))
+        if nM and len(run):
+            c0[:, run] = model.monitor_values(t[run], y[:, run], P[:, run])
+            for j, mon in enumerate(model.monitors):
+                c = c0[j, run]
+                if mon.kind == "sign":
+                    bad = ~(c >= 0)
+                    why = f"singular initial state: {mon.explanation} (value {{:.3g}} < 0)"
+                elif mon.kind == "rank":
+                    bad = ~(c > 0)
+                    why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
+                else:
+                    bad = ~((c != 0) & np.isfinite(c))
+                    why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
+                for i, ci in zip(run[bad], c[bad]):
+                    if status[i] == _RUNNING:
+                        status[i], message[i], t_stop[i], y_stop[i] = 1, why.format(ci), t0, y0_full[:, i]
+            run = np.flatnonzero(status == _RUNNING)
+            ev_old[:, run] = _event_values(model, c0[:, run], c0[:, run], singular_tol)
+        if len(run):
+            f[:, run] = model.F(t[run], y[:, run], P[:, run])
+            nfev[run] += 1
+            bad = ~np.all(np.isfinite(f[:, run]), axis=0)
+            for i in run[bad]:
+                status[i], message[i], t_stop[i], y_stop[i] = 2, (
+                    "the right-hand side is not finite at the initial state (a singular mass matrix or a "
+                    "division by zero in the equations for these parameters)"), t0, y0_full[:, i]
+            run = np.flatnonzero(status == _RUNNING)
+        # outputs at t0
+        for i in run:
+            while nxt[i] < nT and t_eval[nxt[i]] <= t0:
+                out[i, nxt[i]] = y0_full[:, i]
+                nxt[i] += 1
+        if len(run):
+            h_abs[run] = _initial_step(model, t0, y[:, run], f[:, run], P[:, run], t1, max_step, rtol, atol)
+            nfev[run] += 1
+        K = np.empty((_N_EXT, n, N))
+        while len(run):
+            tr, yr, fr, pr = t[run], y[:, run], f[:, run], P[:, run]
+            min_step = 10 * np.abs(np.nextafter(tr, np.inf) - tr)
+            ha = h_abs[run]
+            rej = rejected[run]
+            fresh = ~rej
+            ha = np.where(fresh & (ha > max_step), max_step, ha)
+            ha = np.where(fresh & (ha < min_step), min_step, ha)
+            tiny = rej & (ha < min_step)
+            if tiny.any():
+                for i in run[tiny]:
+                    status[i], message[i], t_stop[i] = 2, _TOO_SMALL, t[i]
+                    y_stop[i] = model.to_full(t[i:i + 1], y[:, i:i + 1], P[:, i:i + 1])[:, 0]
+                keep = ~tiny
+                run, tr, yr, fr, pr, ha, rej = run[keep], tr[keep], yr[:, keep], fr[:, keep], pr[:, keep], \
+                    ha[keep], rej[keep]
+                if not len(run):
+                    break
+            t_new = np.minimum(tr + ha, t1)
+            h = t_new - tr
+            ha = np.abs(h)
+            Kr = K[:, :, : len(run)]
+            Kr[0] = fr
+            for s in range(1, _N_STAGES):
+                dy = _lincomb(_A[s, :s], Kr[:s]) * h
+                Kr[s] = model.F(tr + _C[s] * h, yr + dy, pr)
+            y_new = yr + h * _lincomb(_B, Kr[:_N_STAGES])
+            f_new = model.F(t_new, y_new, pr)
+            Kr[_N_STAGES] = f_new
+            nfev[run] += _N_STAGES
+            scale = atol + np.maximum(np.abs(yr), np.abs(y_new)) * rtol
+            e5 = _rms2(_lincomb(_E5, Kr[: _N_STAGES + 1]) / scale)
+            e3 = _rms2(_lincomb(_E3, Kr[: _N_STAGES + 1]) / scale)
+            both0 = (e5 == 0) & (e3 == 0)
+            err = np.where(both0, 0.0, ha * e5 / np.sqrt(np.where(both0, 1.0, (e5 + 0.01 * e3) * n)))
+            acc = err < 1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                grow = np.where(err == 0, _MAX_FACTOR, np.minimum(_MAX_FACTOR, _SAFETY * err ** _ERR_EXP))
+                grow = np.where(rej, np.minimum(1.0, grow), grow)
+                shrink = np.fmax(_MIN_FACTOR, _SAFETY * err ** _ERR_EXP)
+            h_abs[run] = np.where(acc, ha * grow, ha * shrink)
+            rejected[run] = ~acc
+            if not acc.any():
+                continue
+            a_idx = np.flatnonzero(acc)
+            ids = run[a_idx]
+            t_old, y_old = tr[a_idx], yr[:, a_idx]
+            t_acc, y_acc, f_acc, p_acc, h_acc = t_new[a_idx], y_new[:, a_idx], f_new[:, a_idx], pr[:, a_idx], h[a_idx]
+            t[ids], y[:, ids], f[:, ids] = t_acc, y_acc, f_acc
+            nsteps[ids] += 1
+            stop_at = np.full(len(ids), np.inf)
+            stop_why: dict = {}
+            # which members need the dense output: an output time in (t_old, t_new], or a monitor hit
+            need = (nxt[ids] < nT) & (t_eval[np.minimum(nxt[ids], nT - 1)] <= t_acc)
+            hit = np.zeros((2 * nM, len(ids)), bool)
+            if nM:
+                cn = model.monitor_values(t_acc, y_acc, p_acc)
+                ev_new = _event_values(model, cn, c0[:, ids], singular_tol)
+                hit = (ev_old[:, ids] > 0) & ~(ev_new > 0)
+                ev_old[:, ids] = ev_new
+                need |= hit.any(axis=0)
+            Fc = None
+            if need.any():
+                d = np.flatnonzero(need)
+                Kd = K[:, :, : len(run)][:, :, a_idx[d]].copy()
+                Fc_d = _dense(model, Kd, t_old[d], y_old[:, d], y_acc[:, d], f_acc[:, d], h_acc[d], p_acc[:, d])
+                nfev[ids[d]] += len(_C_EXTRA)
+                Fc = (d, Fc_d)
+                if hit.any():
+                    _locate(model, Fc, hit, d, t_old, h_acc, y_old, p_acc, c0[:, ids], singular_tol, stop_at,
+                            stop_why)
+            # outputs (up to a stop)
+            if Fc is not None:
+                d, Fc_d = Fc
+                pos = {j: r for r, j in enumerate(d)}
+                while True:
+                    jd = ids[d]
+                    te = t_eval[np.minimum(nxt[jd], nT - 1)]
+                    ok = (nxt[jd] < nT) & (te <= np.minimum(t_acc[d], stop_at[d]))
+                    if not ok.any():
+                        break
+                    cols = np.flatnonzero(ok)
+                    jj = d[cols]
+                    x = (te[cols] - t_old[jj]) / h_acc[jj]
+                    ys = _interp(Fc_d[:, :, cols], y_old[:, jj], x)
+                    fulls = model.to_full(te[cols], ys, p_acc[:, jj])
+                    out[ids[jj], nxt[ids[jj]]] = fulls.T
+                    nxt[ids[jj]] += 1
+                # members stopped at a singular state: the state where they stopped
+                for j in d:
+                    if np.isfinite(stop_at[j]):
+                        i = ids[j]
+                        x = np.array([(stop_at[j] - t_old[j]) / h_acc[j]])
+                        ys = _interp(Fc_d[:, :, pos[j]:pos[j] + 1], y_old[:, j:j + 1], x)
+                        status[i], t_stop[i] = 1, stop_at[j]
+                        y_stop[i] = model.to_full(np.array([stop_at[j]]), ys, p_acc[:, j:j + 1])[:, 0]
+                        message[i] = stop_why[j]
+            done = (t_acc >= t1) & (status[ids] == _RUNNING)
+            for i in ids[done]:
+                status[i], t_stop[i] = 0, t1
+                y_stop[i] = model.to_full(np.array([t1]), y[:, i:i + 1], P[:, i:i + 1])[:, 0]
+                message[i] = "The solver successfully reached the end of the integration interval."
+            run = np.flatnonzero(status == _RUNNING)
+    finally:
+        np_err.__exit__(None, None, None)
+    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps)
+
+
+def _event_values(model, c, c_init, tol):
+    """Event functions (2 n_monitors, N), positive while the motion is regular: for a threshold
+    quantity |c| − tol|c₀| and sign(c₀)·c; for "sign" c (twice); for "rank" det JJᵀ − tol·det JJᵀ₀;
+    for "bordered" sign(det K₀)·det K."""
+    ev = np.empty((2 * len(model.monitors), c.shape[1]))
+    for j, mon in enumerate(model.monitors):
+        if mon.kind == "threshold":
+            ev[2 * j] = np.abs(c[j]) - tol * np.abs(c_init[j])
+            ev[2 * j + 1] = np.sign(c_init[j]) * c[j]
+        elif mon.kind == "sign":
+            ev[2 * j] = ev[2 * j + 1] = c[j]
+        elif mon.kind == "rank":
+            ev[2 * j] = ev[2 * j + 1] = c[j] - tol * c_init[j]
+        else:
+            ev[2 * j] = ev[2 * j + 1] = np.sign(c_init[j]) * c[j]
+    return ev
+
+
+def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_why) -> None:
+    """The first zero of each hit event function inside its step, by bisection (60 halvings:
+    to the last bits of t) on the dense output; the earliest one per member wins."""
+    d_idx, Fc_d = Fc
+    pos = {j: r for r, j in enumerate(d_idx)}
+    for e in range(hit.shape[0]):
+        cols = np.flatnonzero(hit[e])
+        if not len(cols):
+            continue
+        mon = model.monitors[e // 2]
+        fc = Fc_d[:, :, [pos[j] for j in cols]]
+        lo, hi = np.zeros(len(cols)), np.ones(len(cols))
+        yo, pc, ci = y_old[:, cols], p[:, cols], c_init[:, cols]
+        to, hh = t_old[cols], h[cols]
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            ys = _interp(fc, yo, mid)
+            cv = model.monitor_values(to + mid * hh, ys, pc)
+            ev = _event_values(model, cv, ci, tol)[e]
+            pos_side = ev > 0
+            lo = np.where(pos_side, mid, lo)
+            hi = np.where(pos_side, hi, mid)
+        ts = to + hi * hh
+        ys = _interp(fc, yo, hi)
+        cv = model.monitor_values(ts, ys, pc)[e // 2]
+        for r, j in enumerate(cols):
+            if ts[r] < stop_at[j]:
+                stop_at[j] = ts[r]
+                stop_why[j] = (f"integration stopped at t = {ts[r]:.6g}: {mon.explanation} "
+                               f"(value {cv[r]:.3g}, initially {ci[e // 2, r]:.3g})")

@@ -1,0 +1,109 @@
+"""Generated code (``jetgeo derive --format python|text``, compiled right-hand sides) embeds user
+names only as escaped literals: importing the generated module runs nothing else."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from jetgeo.cli import main
+from jetgeo.errors import InputError, SpecError
+from jetgeo.io.emit import one_line, python_module
+from jetgeo.numerics.compile import _check_generated, compile_rhs
+
+HOSTILE_NAME = 'x"""\n__import__("builtins").__setattr__("JETGEO_CANARY", 1)\n"""'
+
+SPEC = '''
+name = {name}
+[coordinates]
+q = [{coords}]
+[parameters]
+m = "positive"
+[lagrangian]
+L = "m/2*({q0}dot**2 + {q1}dot**2) - m*{q1}"
+[constraints]
+implicit = ["{q0}dot - {q1}dot*{q0}"]
+'''
+
+
+def _spec(tmp_path, name, q0="x", q1="y", file="s.toml"):
+    import json
+
+    p = tmp_path / file
+    p.write_text(SPEC.format(name=json.dumps(name), coords=f'"{q0}", "{q1}"', q0=q0, q1=q1), encoding="utf-8")
+    return p
+
+
+@pytest.fixture(autouse=True)
+def _no_canary():
+    if hasattr(builtins, "JETGEO_CANARY"):
+        delattr(builtins, "JETGEO_CANARY")
+    yield
+    assert not hasattr(builtins, "JETGEO_CANARY"), "generated code executed a user's text"
+
+
+def test_python_output_with_a_hostile_name_defines_only_the_function(tmp_path, capsys):
+    spec = _spec(tmp_path, HOSTILE_NAME)
+    assert main(["derive", str(spec), "--format", "python"]) == 0
+    code = capsys.readouterr().out
+    ns: dict = {}
+    exec(compile(code, "generated", "exec"), ns)  # the generated module, as a user would import it
+    assert ns["SYSTEM"] == HOSTILE_NAME  # the name survives, as data
+    assert sorted(k for k in ns if not k.startswith("__")) == ["METHOD", "SYSTEM", "_jetgeo_math", "accelerations"]
+
+
+def test_text_output_keeps_a_name_on_one_line(tmp_path, capsys):
+    spec = _spec(tmp_path, "a\nxddot = 0  # injected")
+    assert main(["derive", str(spec), "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "# a\\nxddot = 0  # injected: equations of motion by krupkova"
+    assert sum(line.startswith("xddot =") for line in out.splitlines()) == 1
+
+
+def test_coordinates_named_like_modules_and_builtins_do_not_shadow_them(tmp_path, capsys):
+    """A coordinate ``math`` (and one called ``max``) with a sine in the equations: the generated
+    function still computes with the math module, and the values are right."""
+    p = tmp_path / "m.toml"
+    p.write_text('''
+name = "shadow"
+[coordinates]
+q = ["math", "float"]
+[parameters]
+m = "positive"
+[lagrangian]
+L = "m/2*(mathdot**2 + floatdot**2) + m*cos(math)"
+''', encoding="utf-8")
+    assert main(["derive", str(p), "--format", "python"]) == 0
+    code = capsys.readouterr().out
+    ns: dict = {}
+    exec(compile(code, "generated", "exec"), ns)
+    acc = ns["accelerations"](0.0, 0.7, 2.0, 0.0, 0.0, 1.5)  # t, math, float, mathdot, floatdot, m
+    assert acc["mathddot"] == pytest.approx(-math.sin(0.7))  # m ẍ = −m sin x
+    assert acc["floatddot"] == 0
+
+
+def test_python_module_refuses_non_symbol_arguments_and_checks_its_output():
+    x = sp.Symbol("x")
+    with pytest.raises(InputError):
+        python_module("t", "s", "m", ["x"], {})
+    src = python_module("t", "s", "m", [x], {"xddot": sp.sin(x) + abs(x)})
+    ns: dict = {}
+    exec(compile(src, "g", "exec"), ns)
+    assert ns["accelerations"](-0.5)["xddot"] == pytest.approx(math.sin(-0.5) + 0.5)
+    assert one_line("a\r\nb\x1b[2J") == "a\\r\\nb\\x1b[2J"
+
+
+def test_compiled_rhs_name_and_source_are_checked():
+    x = sp.Symbol("x")
+    with pytest.raises(InputError):
+        compile_rhs([x], [x], [], name="f(): pass\nimport os\ndef g")
+    with pytest.raises(SpecError):
+        _check_generated("def rhs(_t, _y, _p):\n    return __import__('os')\n", "rhs")
+    with pytest.raises(SpecError):
+        _check_generated("def rhs(_t, _y, _p):\n    return _np.__class__\n", "rhs")
+    f = compile_rhs([sp.Max(x, 1) + sp.Abs(x)], [x], [], vectorized=True)  # functools.reduce in numpy code
+    assert f(0, [np.array([-2.0, 3.0])], []).tolist() == [[3.0, 6.0]]
