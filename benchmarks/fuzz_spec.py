@@ -187,7 +187,7 @@ def main(argv: list | None = None) -> int:
     stats_file = work / "stats.json"
     stats_file.unlink(missing_ok=True)
     lf = [f"-max_total_time={int(args.budget)}", "-rss_limit_mb=6000", "-timeout=120", f"-dict={dict_file}",
-          "-max_len=4096", "-print_final_stats=1", str(corpus)]
+          "-max_len=4096", "-print_final_stats=1", f"-artifact_prefix={work}/", str(corpus)]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--stats", str(stats_file), "--work", str(work),
            "--slow", str(args.slow), "--hang", str(args.hang), "--", *lf]
     t0 = time.time()

@@ -195,12 +195,8 @@ class ConstraintSubmanifold:
         self.f = fs
         self.k = k
         self._dependent_hint = tuple(dependent) if dependent is not None else None
-        if dependent is not None:
-            names = {v.name: v for v in Y.qdot}
-            for d in self._dependent_hint:
-                if not (d in Y.qdot or (isinstance(d, str) and d in names)):
-                    raise InputError(f"dependent: {d!r} is not a velocity of {Y!r} (velocities: "
-                                     f"{', '.join(names)})")
+        for d in self._dependent_hint or ():  # at once, not when the normal form is first asked for
+            as_symbol(d, Y.qdot, "dependent velocity")
         self._branch_hint = branch
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None

@@ -147,6 +147,11 @@ def _prepare(tmp: Path) -> None:
     (tmp / "rows20000.toml").write_text(
         '[coordinates]\nq = ["x", "y", "z"]\n[lagrangian]\nT = "(xdot**2 + ydot**2 + zdot**2)/2"\n'
         f'[constraints]\nimplicit = ["zdot - x*ydot"]\n[problem]\nreaction_forces = [{rows}]\n', encoding="utf-8")
+    n = 40  # a free particle in R^40, for a memory limit
+    (tmp / "free40.toml").write_text(
+        "[coordinates]\nq = [" + ", ".join(f'"q{i}"' for i in range(n)) + "]\n[lagrangian]\nT = \""
+        + " + ".join(f"q{i}dot**2/2" for i in range(n)) + "\"\n[initial]\n"
+        + "".join(f"q{i} = 0\nq{i}dot = 1\n" for i in range(n)), encoding="utf-8")
     (tmp / "big.toml").write_text("# " + "x" * 1_000_100 + "\n", encoding="utf-8")
     (tmp / "evil.toml").write_text(
         '[coordinates]\nq = ["x"]\n[lagrangian]\n'
@@ -261,13 +266,24 @@ def _run(args, cwd, **kw):
                           env=env, timeout=120, **kw)
 
 
-@pytest.mark.parametrize("argv,code", [(["derive", "pow100.toml", "--debug"], 2), (["derive", "ydot7.toml"], 1),
-                                       (["derive", "{tmp}/fifo.toml"], 2)])
-def test_process_exit_status(argv, code, corpus_dir):
+@pytest.mark.parametrize("argv,code,message", [
+    (["derive", "pow100.toml", "--debug"], 2, "expression too large"),
+    (["derive", "ydot7.toml"], 1, "UndecidedError: constraint 1 has degree 7 in ydot"),
+    (["derive", "{tmp}/fifo.toml"], 2, "is a FIFO, not a regular file"),
+    # 10^6 samples of 80 state variables under a 700 MB address space: MemoryError, reported with its stage
+    (["simulate", "{tmp}/free40.toml", "--t-end", "1", "--points", "1000000", "--memory-limit", "700"], 1,
+     "jetgeo: ResourceLimitError: out of memory during simulation (the system is too large for this route, or "
+     "--memory-limit is too low)"),
+])
+def test_process_exit_status(argv, code, message, corpus_dir):
+    before = _snapshot(corpus_dir)
     r = _run([a.replace("{tmp}", str(corpus_dir)) for a in argv], corpus_dir)
     assert r.returncode == code, r.stderr
     last = r.stderr.splitlines()[-1]
-    assert last.startswith("jetgeo: ") and ("Traceback" in r.stderr) == ("--debug" in argv)
+    assert last.startswith("jetgeo: ") and message in last
+    assert ("Traceback" in r.stderr) == ("--debug" in argv)
+    assert len(r.stderr.splitlines()) == 1 or "--debug" in argv
+    assert _snapshot(corpus_dir) == before
 
 
 def test_file_size_limit_leaves_the_old_file(corpus_dir):
