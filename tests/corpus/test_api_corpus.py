@@ -220,3 +220,24 @@ def test_no_object_of_the_library_is_a_bottomless_sequence():
                 op(obj)
             except (TypeError, ValueError, sp.SympifyError):
                 pass  # refusing at once is allowed; the watchdog fails a call that does not return
+
+
+def test_time_limit_off_the_main_thread_is_cooperative():
+    """No SIGALRM outside the main thread: the limit is checked when a stage begins or ends."""
+    import threading
+
+    seen = []
+
+    def work():
+        try:
+            with time_limit(0.1):
+                time.sleep(0.3)  # cannot be interrupted here ...
+                with stage("next stage"):  # ... but the next stage boundary notices
+                    seen.append("entered")
+        except ResourceLimitError as exc:
+            seen.append(str(exc))
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(5)
+    assert seen == ["time limit of 0.1 s reached"]
