@@ -178,6 +178,11 @@ def main(argv: list | None = None) -> int:
     if args.child:
         _child(args)
         return 0
+    try:
+        import atheris  # noqa: F401 - the child needs it; say so before spending the budget
+    except ImportError:
+        sys.stderr.write("fuzz_spec: atheris is not installed (pip install jetgeo[fuzz])\n")
+        return 2
     work = Path(args.work or (ROOT / ".fuzz_spec"))
     work.mkdir(parents=True, exist_ok=True)
     corpus = work / "corpus"
