@@ -12,11 +12,19 @@
     jetgeo show NAME                     print a shipped spec
 
 SPEC is a path to a TOML spec file or the name of a shipped one (``jetgeo examples``).
-Exit codes: 0 success, 1 the mathematics says no (not regular, incompatible, the
-chosen recipe's hypotheses fail, e.g. ``--method chaplygin`` on a nonlinear constraint, or
-``simulate`` ended before ``--t-end`` at a singular state — the reason on stderr, one line),
-2 bad input (malformed spec, unknown method, initial data off Q, ...), 3 an internal error (a bug).
-Messages go to stderr, without a Python traceback unless ``--debug`` is given.
+Exit codes: 0 success; 1 no result: the mathematics says no (not regular, incompatible, the
+chosen recipe's hypotheses fail, e.g. ``--method chaplygin`` on a nonlinear constraint, a question
+that could not be decided) or a limit was reached (``--timeout``, ``--memory-limit``,
+``check --compat-timeout`` before the compatibility analysis, memory exhausted), or
+``simulate`` ended before ``--t-end`` (a singular state, no progress; the reason on stderr); 2 bad input
+(malformed spec, unknown method, initial data off Q, an output file that would overwrite the
+spec, ...); 3 an internal error (a bug).  Messages go to stderr on one line, without a Python
+traceback unless ``--debug`` is given (which never changes the exit code).
+
+Output files (``simulate --csv/--plot``) are written atomically: to a temporary file in the same
+directory, renamed into place only when every output of the command has been written, so a
+command that fails leaves no partial file and no earlier file changed.  An existing output file
+is replaced; an output path that is the spec file itself, or the same path given twice, is refused.
 
 Layers above :mod:`jetgeo.mechanics` (implicit, recipes, numerics, systems) are
 imported lazily: a method whose module is absent exits 2 with "method X is not
@@ -28,7 +36,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
+import warnings
 from pathlib import Path
 
 from . import __version__
@@ -64,7 +74,7 @@ FORMATS = ("text", "latex", "json", "python")
 
 def _resolve(name: str) -> Path:
     p = Path(name)
-    if p.is_file():
+    if p.is_file() or os.path.lexists(name):  # not a regular file: load_spec says what it is
         return p
     from .io.specs import catalogue
 
@@ -72,7 +82,13 @@ def _resolve(name: str) -> Path:
     key = name[:-5] if name.endswith(".toml") else name
     if key in cat and not (p.suffix and p.parent != Path(".")):
         return cat[key]
-    raise SpecError(f"{name}: no such file, and no shipped spec of that name (see `jetgeo examples`)")
+    if p.parent != Path("."):  # a path, not a name
+        raise SpecError(f"{name}: no such file")
+    import difflib
+
+    near = difflib.get_close_matches(key, [*cat, *_catalogue_names()], n=1)
+    hint = f"did you mean {near[0]!r}?" if near else "see `jetgeo examples`"
+    raise SpecError(f"{name}: no such file, and no shipped spec of that name ({hint})")
 
 
 def _catalogue_names() -> list:
@@ -85,6 +101,13 @@ def _catalogue_names() -> list:
 
 def _load(name: str):
     """A spec by path, shipped name, or name in the Python catalogue jetgeo.systems."""
+    from .limits import stage
+
+    with stage("loading the spec"):
+        return _load_spec(name)
+
+
+def _load_spec(name: str):
     from .io import load_spec
     from .io.spec import spec_from_catalogue
 
@@ -270,10 +293,14 @@ def _derive(args: argparse.Namespace) -> int:
         raise SpecError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
     if args.method not in METHODS:
         raise SpecError(f"unknown method {args.method!r}; known methods: {', '.join(METHODS)}")
+    from .limits import stage
+
     spec = _load(args.spec)
-    acc, info = derive_motion(spec, args.method)
+    with stage(f"derivation by {args.method}"):
+        acc, info = derive_motion(spec, args.method)
     if args.simplify:
-        acc = {a: _tidy(e) for a, e in acc.items()}
+        with stage("simplification for display (--simplify)"):
+            acc = {a: _tidy(e) for a, e in acc.items()}
     sys.stdout.write(format_motion(spec, acc, info, args.format))
     return 0
 
@@ -294,19 +321,46 @@ def _display(e):
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .errors import ResourceLimitError
+    from .limits import stage, time_limit
+
     spec = _load(args.spec)
     out = sys.stdout
-    S, Q = spec.system, spec.Q
-    ok = True
     out.write(f"{spec.name}: {spec.title or ''}\n".rstrip() + "\n")
     out.write(f"  coordinates: {', '.join(map(str, spec.Y.q))}; time {spec.Y.t}\n")
+    # --compat-timeout bounds the whole analysis: running out before the compatibility analysis ends
+    # the command (exit 1, naming the stage); running out during it is reported as undecided
+    state = {"ok": True}  # the verdicts so far, kept if the time runs out during the compatibility analysis
+    with time_limit(args.compat_timeout) as budget:
+        try:
+            return _check_report(spec, args, out, stage, state)
+        except ResourceLimitError as exc:
+            if getattr(exc, "token", None) is not budget:
+                raise
+            if exc.stage not in ("compatibility", "integrability"):
+                exc.option = f"--compat-timeout {args.compat_timeout:g} s"
+                raise
+            undecided = exc
+    out.write(f"Compatibility / integrability: not decided within {args.compat_timeout:g} s, during the "
+              f"{undecided.stage} analysis (use --compat-timeout 0 for no limit)\n")
+    if not state["ok"]:
+        print(f"jetgeo: {spec.source}: the constrained problem is not well posed (see the report above)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> int:
+    S, Q = spec.system, spec.Q
+    ok = True
     show = _tidy if args.simplify else _display
 
     def where(cond, what: str = "valid") -> str:
         return f"{what} everywhere" if cond.is_number and cond != 0 else f"{what} where {show(cond)} != 0"
 
-    reg = S.is_regular()
-    out.write(f"Lagrangian: {'regular' if reg else 'NOT regular'}; det W = {show(S.regularity_condition())}\n")
+    with stage("regularity of the Lagrangian"):
+        reg = S.is_regular()
+        out.write(f"Lagrangian: {'regular' if reg else 'NOT regular'}; det W = {show(S.regularity_condition())}\n")
     if Q is None:
         out.write("no constraints\n")
         if not reg:
@@ -314,18 +368,22 @@ def _check(args: argparse.Namespace) -> int:
             return 1
         return 0
     out.write(f"Constraints ({spec.constraint_form}): " + "; ".join(f"{f} = 0" for f in Q.f) + "\n")
-    sing = Q.singular_states()
+    with stage("singular states"):
+        sing = Q.singular_states()
     out.write(f"  singular states (rank of df/dqdot drops where all vanish): {[show(s) for s in sing] or 'none'}\n")
-    cs = spec.constrained()
-    out.write(f"  normal form: {cs.nf}   ({where(cs.nf.condition)})\n")
+    with stage("normal form"):
+        cs = spec.constrained()
+        out.write(f"  normal form: {cs.nf}   ({where(cs.nf.condition)})\n")
     if len(Q.branches()) > 1:
         out.write(f"  branches: {len(Q.branches())}; using branch {spec.branch}\n")
-    cl = Q.classify(branch=spec.branch)
+    with stage("classification"):
+        cl = Q.classify(branch=spec.branch)
     out.write(f"  classification: {cl}\n")
-    creg = cs.is_regular()
-    ok = ok and creg
-    out.write(f"Constrained system (004 (12)): {'regular' if creg else 'NOT regular'}; "
-              f"{where(cs.regularity_condition(), 'regular') if creg else 'its condition vanishes identically'}\n")
+    with stage("regularity of the constrained system"):
+        creg = cs.is_regular()
+        ok = state["ok"] = ok and creg
+        out.write(f"Constrained system (004 (12)): {'regular' if creg else 'NOT regular'}; "
+                  f"{where(cs.regularity_condition(), 'regular') if creg else 'its condition vanishes identically'}\n")
     try:
         imp = importlib.import_module("jetgeo.implicit")
     except ImportError:
@@ -334,23 +392,21 @@ def _check(args: argparse.Namespace) -> int:
     if imp is not None and hasattr(imp, "NonholonomicProblem"):
         out.flush()
         try:
-            with _time_limit(args.compat_timeout):
+            with stage("compatibility"):
                 P = imp.NonholonomicProblem(S, Q, **_problem_kwargs(imp.NonholonomicProblem, spec))
                 comp = P.compatibility()
                 compatible = bool(getattr(comp, "compatible", comp))
-                ok = ok and compatible
+                ok = state["ok"] = ok and compatible
                 out.write(f"Compatibility: {comp}\n")
                 out.flush()
-                if hasattr(P, "integrability"):
+            if hasattr(P, "integrability"):
+                with stage("integrability"):
                     report = str(P.integrability())
-                    out.write("Integrability algorithm (002 (3.9)-(3.10)):\n")
-                    for line in report.splitlines():
-                        out.write(f"  {line}\n")
-        except _Timeout:
-            out.write(f"Compatibility / integrability: not decided within {args.compat_timeout:g} s "
-                      "(use --compat-timeout 0 for no limit)\n")
+                out.write("Integrability algorithm (002 (3.9)-(3.10)):\n")
+                for line in report.splitlines():
+                    out.write(f"  {line}\n")
         except (IncompatibleError, NotRegularError) as exc:
-            ok = False
+            ok = state["ok"] = False
             out.write(f"Compatibility (002 Theorem 2): NOT compatible: {exc}\n")
         except MethodUnavailable as exc:
             out.write(f"Compatibility: skipped ({exc})\n")
@@ -361,47 +417,16 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Timeout(Exception):
-    pass
-
-
-class _time_limit:
-    """Raise _Timeout in the main thread after ``seconds`` (0 or no SIGALRM: no limit)."""
-
-    def __init__(self, seconds: float) -> None:
-        import signal
-        import threading
-
-        self.seconds = seconds
-        self.active = (seconds > 0 and hasattr(signal, "setitimer")
-                       and threading.current_thread() is threading.main_thread())
-
-    def __enter__(self):
-        if self.active:
-            import signal
-
-            def handler(signum, frame):
-                raise _Timeout()
-
-            self.old = signal.signal(signal.SIGALRM, handler)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        return self
-
-    def __exit__(self, *exc):
-        if self.active:
-            import signal
-
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.old)
-        return False
-
-
 def _simulate(args: argparse.Namespace) -> int:
+    from .limits import stage
+
     spec = _load(args.spec)
+    outputs = _check_outputs(args, spec)  # before integrating: a bad output path costs nothing
     from .io.simulate import simulate_spec
 
-    res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
-                        formulation=args.formulation, max_step=args.max_step)
+    with stage("simulation"):
+        res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
+                            formulation=args.formulation, max_step=args.max_step)
     names = res["names"]
     final = {n: res["y"][-1][i] for i, n in enumerate(names)}
     print(f"{spec.name}: integrated to t = {res['t'][-1]:g} with {res['engine']} ({args.formulation} formulation, "
@@ -416,35 +441,127 @@ def _simulate(args: argparse.Namespace) -> int:
         print(f"... {len(charts) - 5} more chart switches ({len(charts)} in all)")
     if res.get("stopped"):
         print(f"note: {res.get('message') or res['stopped']}")
+    writers = []
     if args.csv:
-        with open(args.csv, "w", encoding="utf-8") as fh:
-            fh.write(",".join(["t", *names]) + "\n")
-            for t, row in zip(res["t"], res["y"]):
-                fh.write(",".join(f"{v:.12g}" for v in (t, *row)) + "\n")
-        print(f"wrote {args.csv}")
+        writers.append((args.csv, lambda path: _write_csv(path, names, res)))
+    if args.plot:
+        writers.append((args.plot, lambda path: _write_plot(path, spec, names, res, outputs["plot_format"])))
+    with stage("writing the outputs"):
+        _write_atomically(writers)
+    for path, _ in writers:
+        print(f"wrote {path}")
+    if res.get("stopped"):
+        print(f"jetgeo: {spec.source}: {_one_line(res['stopped'])}", file=sys.stderr)
+        return 1
+    if len(res["t"]) < 2 or res["t"][-1] == res["t"][0]:  # e.g. x = 1e308: the first step overflowed
+        print(f"jetgeo: {spec.source}: the integration made no progress from t = {res['t'][0]:g}"
+              + (f": {_one_line(res['message'])}" if res.get("message") else ""), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check_outputs(args: argparse.Namespace, spec) -> dict:
+    """Refuse, before any work, outputs that would clobber the spec or each other, a plot format
+    matplotlib cannot write, and directories that do not exist."""
+    info: dict = {}
+    given = [(opt, path) for opt, path in (("--csv", args.csv), ("--plot", args.plot)) if path]
+    spec_path = Path(args.spec) if os.path.lexists(args.spec) else None
+    for i, (opt, path) in enumerate(given):
+        p = Path(path)
+        if spec_path is not None and _same_file(p, spec_path):
+            raise SpecError(f"{opt} {path}: is the spec file itself; it would be overwritten")
+        for opt2, path2 in given[:i]:
+            if _same_file(p, Path(path2)):
+                raise SpecError(f"{opt} {path}: the same file as {opt2}; give two different files")
+        if p.is_dir():
+            raise SpecError(f"{opt} {path}: is a directory")
+        if os.path.lexists(p) and not p.is_file():
+            raise SpecError(f"{opt} {path}: exists and is not a regular file; it is not replaced")
+        if not p.parent.is_dir():
+            raise SpecError(f"{opt} {path}: the directory {p.parent} does not exist")
     if args.plot:
         try:
             import matplotlib
 
             matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
+            from matplotlib.backend_bases import FigureCanvasBase
         except ImportError:
             raise MethodUnavailable("--plot needs matplotlib (pip install jetgeo[plot])") from None
-        m = spec.Y.m
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for i in range(m):
+        formats = FigureCanvasBase.get_supported_filetypes()
+        ext = Path(args.plot).suffix.lower().lstrip(".")
+        if ext not in formats:
+            shown = f".{ext}" if ext else "(no extension)"
+            raise SpecError(f"--plot {args.plot}: unknown plot format {shown}; give a file name ending in one of "
+                            + ", ".join("." + f for f in sorted(formats)))
+        info["plot_format"] = ext
+    return info
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _write_csv(path: str, names: list, res: dict) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(",".join(["t", *names]) + "\n")
+        for t, row in zip(res["t"], res["y"]):
+            fh.write(",".join(f"{v:.12g}" for v in (t, *row)) + "\n")
+
+
+def _write_plot(path: str, spec, names: list, res: dict, fmt: str) -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    try:
+        for i in range(spec.Y.m):
             ax.plot(res["t"], [row[i] for row in res["y"]], label=names[i])
         ax.set_xlabel(str(spec.Y.t))
-        ax.set_title(spec.title or spec.name)
+        # the title is text, not mathtext: an unbalanced or invalid $...$ made savefig raise
+        ax.set_title((spec.title or spec.name).replace("$", r"\$"))
         ax.legend()
         fig.tight_layout()
-        fig.savefig(args.plot)
+        fig.savefig(path, format=fmt)
+    finally:
         plt.close(fig)
-        print(f"wrote {args.plot}")
-    if res.get("stopped"):
-        print(f"jetgeo: {spec.source}: {res['stopped']}", file=sys.stderr)
-        return 1
-    return 0
+
+
+def _write_atomically(writers: list) -> None:
+    """Run each ``(path, write)`` on a temporary file next to ``path``; only when all have succeeded
+    are they renamed into place (``os.replace``, atomic on POSIX).  On any failure every temporary
+    file is removed and no target is touched."""
+    import tempfile
+
+    temps = []
+    try:
+        for path, write in writers:
+            p = Path(path)
+            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
+            os.close(fd)
+            temps.append((tmp, p))
+            write(tmp)
+        for tmp, p in temps:  # a replaced file keeps its permissions, a new one gets the umask's
+            mode = p.stat().st_mode & 0o7777 if p.exists() else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+        for tmp, p in temps:
+            os.replace(tmp, p)
+        temps = []
+    finally:
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _examples(args: argparse.Namespace) -> int:
@@ -498,44 +615,103 @@ def _show(args: argparse.Namespace) -> int:
 # --- parser and entry point --------------------------------------------------------------------------------------
 
 
+#: largest --points: 10⁶ samples of a 20-dimensional state are 160 MB in memory, 400 MB of CSV
+MAX_POINTS = 1_000_000
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds ≥ 0 (``inf`` allowed: no limit); argparse reports anything else (exit 2)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if v != v or v < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0 (0 or inf: no limit), got {text!r}")
+    return v
+
+
+def _megabytes(text: str) -> float:
+    v = _seconds(text)
+    if 0 < v < 64:
+        raise argparse.ArgumentTypeError(f"a memory limit below 64 MB cannot even start Python, got {text!r}")
+    return v
+
+
+def _finite_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return v
+
+
+def _points(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of samples, got {text!r}") from None
+    if not 2 <= v <= MAX_POINTS:
+        raise argparse.ArgumentTypeError(f"expected 2 to {MAX_POINTS} samples, got {v}")
+    return v
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (exit 2), like every other message of the command."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="jetgeo",
         description="Geometry and dynamics of non-holonomic mechanical systems.",
-        epilog="Exit codes: 0 success, 1 the mathematics says no (not regular, incompatible, the recipe does "
-        "not apply, a simulation ended before --t-end at a singular state), 2 bad input, 3 internal error.",
+        epilog="Exit codes: 0 success, 1 no result (the mathematics says no: not regular, incompatible, the recipe "
+        "does not apply, a simulation ended before --t-end at a singular state; or a time or memory limit was "
+        "reached), 2 bad input, 3 internal error (a bug).",
     )
     p.add_argument("--version", action="version", version=f"jetgeo {__version__}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show Python tracebacks on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     d = sub.add_parser("demo", parents=[common], help="run a built-in example end to end")
     d.set_defaults(func=_demo)
-    d = sub.add_parser("derive", parents=[common], help="the equations of motion of a spec")
+    limits = _Parser(add_help=False)
+    limits.add_argument("--timeout", type=_seconds, default=0.0, metavar="SECONDS",
+                        help="stop (exit 1, naming the stage that ran out) after this many seconds (0: no limit)")
+    limits.add_argument("--memory-limit", type=_megabytes, default=0.0, metavar="MB",
+                        help="bound the address space of the process to MB megabytes (0: no limit)")
+    d = sub.add_parser("derive", parents=[common, limits], help="the equations of motion of a spec")
     d.add_argument("spec", help="spec file, or the name of a shipped spec")
     d.add_argument("--method", default="krupkova", help=f"one of: {', '.join(METHODS)} (default krupkova)")
     d.add_argument("--format", default="text", help=f"one of: {', '.join(FORMATS)} (default text)")
     d.add_argument("--simplify", action="store_true",
                    help="tidy the expressions for display (factor + trigsimp; can be slow on large systems)")
     d.set_defaults(func=_derive)
-    d = sub.add_parser("check", parents=[common],
+    d = sub.add_parser("check", parents=[common, limits],
                        help="regularity, classification, singular states, compatibility")
     d.add_argument("spec")
-    d.add_argument("--compat-timeout", type=float, default=120.0,
-                   help="seconds allowed for the compatibility and integrability analysis (0: no limit)")
+    d.add_argument("--compat-timeout", type=_seconds, default=120.0,
+                   help="seconds allowed for the analysis: regularity, normal form and classification (if they "
+                        "run out: exit 1), then compatibility and integrability (if they run out: reported "
+                        "undecided); 0 or inf: no limit (default 120)")
     d.add_argument("--simplify", action="store_true", help="tidy the printed conditions (factor + trigsimp)")
     d.set_defaults(func=_check)
-    d = sub.add_parser("simulate", parents=[common], help="integrate the equations of motion numerically",
+    d = sub.add_parser("simulate", parents=[common, limits], help="integrate the equations of motion numerically",
                        epilog="Exit codes: 0 the run reached --t-end; 1 it ended earlier, at a singular state of the "
-                       "problem (the reason on stderr, one line; the CSV and plot hold the part computed); "
-                       "2 bad input; 3 internal error.")
+                       "problem or without progress (the reason on stderr, one line; the CSV and plot hold the part "
+                       "computed), or --timeout/--memory-limit was reached; 2 bad input; 3 internal error.")
     d.add_argument("spec")
-    d.add_argument("--t-end", type=float, required=True, help="final time")
-    d.add_argument("--points", type=int, default=201, help="number of output samples (default 201)")
-    d.add_argument("--plot", help="write a plot of the coordinates (PNG, needs matplotlib)")
-    d.add_argument("--csv", help="write the trajectory as CSV")
+    d.add_argument("--t-end", type=_finite_float, required=True, help="final time")
+    d.add_argument("--points", type=_points, default=201,
+                   help=f"number of output samples, 2 to {MAX_POINTS} (default 201)")
+    d.add_argument("--plot", help="write a plot of the coordinates (PNG, PDF, SVG, ...; needs matplotlib); an "
+                   "existing file is replaced")
+    d.add_argument("--csv", help="write the trajectory as CSV; an existing file is replaced")
     d.add_argument("--formulation", default="full", choices=("full", "reduced", "multipliers"),
                    help="full: (q, q̇) with the reduced equations' accelerations; reduced: (q, q̇^I) on Q with the "
                    "normal form; multipliers: (q, q̇) with the bordered multiplier system, no normal form "
@@ -556,50 +732,124 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: longest message printed on stderr (a product of 700 factors once gave a 731 KB line)
+MAX_MESSAGE = 600
+
+
+def _one_line(text: str) -> str:
+    """A message on one line, bounded: lines joined by '; ', runs of blanks collapsed."""
+    parts = [" ".join(line.split()) for line in str(text).splitlines()]
+    out = "; ".join(p for p in parts if p)
+    return out if len(out) <= MAX_MESSAGE else out[: MAX_MESSAGE - 5] + " ..."
+
+
+def _exit_code(exc: BaseException) -> tuple:
+    """(exit code, message) for an exception that ends a command."""
+    from .errors import InputError, ResourceLimitError
+
+    if isinstance(exc, SpecError):
+        return 2, f"jetgeo: error: {exc}"
+    if isinstance(exc, (NotRegularError, IncompatibleError, NotApplicableError)):
+        return 1, f"jetgeo: {type(exc).__name__}: {exc}"
+    if isinstance(exc, ResourceLimitError):
+        return 1, f"jetgeo: ResourceLimitError: {exc}{_limit_hint(exc)}"
+    if isinstance(exc, MemoryError):
+        where = getattr(exc, "jetgeo_stage", None)
+        return 1, ("jetgeo: ResourceLimitError: out of memory" + (f" during {where}" if where else "")
+                   + " (the system is too large for this route, or --memory-limit is too low)")
+    if isinstance(exc, RecursionError):
+        return 1, "jetgeo: ResourceLimitError: an expression is too deeply nested for this computation"
+    if isinstance(exc, JetgeoError):
+        return (2 if isinstance(exc, (ValueError, InputError)) else 1), f"jetgeo: {type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError):
+        return 2, f"jetgeo: error: {exc}"
+    return 3, (f"jetgeo: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback, "
+               "and please report it)")
+
+
+def _limit_hint(exc) -> str:
+    src = getattr(exc, "option", None)
+    return f" ({src}; raise it, or 0 for no limit)" if src else ""
+
+
+def _preload_for_memory_limit(args: argparse.Namespace) -> None:
+    """Import what the command needs before the address space is bounded (an import that fails for
+    want of memory would read as "not available"), and refuse a limit below what is already used."""
+    from .errors import InputError
+
+    for mod in ("jetgeo.io", "jetgeo.implicit", "jetgeo.recipes", "jetgeo.numerics"):
+        try:
+            importlib.import_module(mod)
+        except ImportError:  # pragma: no cover - optional layers
+            pass
+    if getattr(args, "plot", None):
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401
+        except ImportError:  # pragma: no cover - reported by --plot itself
+            pass
+    used = _address_space_mb()
+    if used is not None and args.memory_limit < used + 64:
+        raise InputError(f"--memory-limit {args.memory_limit:g} MB: jetgeo already uses {used:.0f} MB of address "
+                         f"space; give at least {used + 64:.0f} MB")
+
+
+def _address_space_mb() -> float | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (2, message printed), --help or --version (0)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
     debug = getattr(args, "debug", False)
-    try:
-        return int(args.func(args) or 0)
-    except SpecError as exc:
-        if debug:
-            raise
-        print(f"jetgeo: error: {exc}", file=sys.stderr)
-        return 2
-    except (NotRegularError, IncompatibleError, NotApplicableError) as exc:
-        if debug:
-            raise
-        print(f"jetgeo: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    except JetgeoError as exc:
-        if debug:
-            raise
-        print(f"jetgeo: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ValueError) else 1
-    except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`
-        import os
+    from .limits import memory_limit, time_limit
 
+    if not debug:  # overflow in a right-hand side is reported by the integrator's own message, on one line
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+    try:
+        if getattr(args, "memory_limit", 0):
+            _preload_for_memory_limit(args)
+        with memory_limit(getattr(args, "memory_limit", None)), time_limit(getattr(args, "timeout", None)) as tok:
+            try:
+                return int(args.func(args) or 0)
+            except JetgeoError as exc:
+                if getattr(exc, "token", None) is tok:
+                    exc.option = f"--timeout {args.timeout:g} s"
+                raise
+    except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-    except OSError as exc:
-        if debug:
-            raise
-        print(f"jetgeo: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:  # pragma: no cover
         print("jetgeo: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # a bug: say so, briefly, unless --debug
+    except Exception as exc:  # every failure ends with its documented code and one line
+        code, message = _exit_code(exc)
         if debug:
-            raise
-        print(f"jetgeo: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback, "
-              "and please report it)", file=sys.stderr)
-        return 3
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except OSError:  # pragma: no cover
+            pass
+        print(_one_line(message), file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from ..errors import InputError
+from ..errors import DegreeError, InputError
 
 __all__ = ["as_expr", "as_exprs", "as_matrix", "as_substitution", "as_symbol"]
 
@@ -66,6 +66,8 @@ def as_expr(value: object, what: str = "expression") -> sp.Basic:
         raise InputError(f"{what}: got the complex number {value!r}; jetgeo works over the reals")
     try:
         out = sp.sympify(value, strict=True)
+    except DegreeError:  # a k-form (k > 0) where a function is expected: its own words say so
+        raise
     except (sp.SympifyError, TypeError, ValueError) as exc:
         raise InputError(
             f"{what}: expected a sympy expression or a number, got {type(value).__name__} {_short(value)}"

@@ -139,6 +139,8 @@ class Distribution:
 
     def contains(self, X: VectorField) -> bool:
         """Generic membership: rank(D + X) = rank D."""
+        if not isinstance(X, VectorField):
+            raise TypeError(f"membership in a distribution is for vector fields, got {type(X).__name__}")
         if X.chart != self.chart:
             raise ChartError(f"vector field on {X.chart!r}, distribution on {self.chart!r}")
         return generic_rank(sp.Matrix.hstack(self.matrix(), X.as_matrix())).rank == self.rank

@@ -21,6 +21,7 @@ Conventions (all standard):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
@@ -31,7 +32,7 @@ from .coerce import as_expr, as_substitution
 from .vectorfields import VectorField
 from .zero import is_zero, normalise
 
-__all__ = ["Form"]
+__all__ = ["Form", "NotAFunctionError"]
 
 
 def _merge_sign(a: tuple, b: tuple):
@@ -40,6 +41,21 @@ def _merge_sign(a: tuple, b: tuple):
         return 0, None
     inversions = sum(1 for i in a for j in b if i > j)
     return (-1 if inversions % 2 else 1), tuple(sorted(a + b))
+
+
+class NotAFunctionError(DegreeError, sp.SympifyError):
+    """A form of degree > 0 where a function (a sympy expression) is expected.
+
+    Also a ``SympifyError``, so that sympy's operators hand over to the form's own
+    (``x * η`` is the form x·η; ``x == η`` is False) instead of failing."""
+
+    def __init__(self, message: str) -> None:
+        DegreeError.__init__(self, message)
+        self.expr = None
+        self.base_exc = None
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class Form:
@@ -55,6 +71,8 @@ class Form:
     """
 
     __slots__ = ("chart", "degree", "components")
+    #: above sympy's expressions (10.0) and matrices (10.01): ``expr * η`` is η's ``__rmul__``
+    _op_priority = 12.0
 
     def __init__(self, chart: Chart, components: Mapping, degree: int | None = None) -> None:
         if not isinstance(chart, Chart):
@@ -107,14 +125,48 @@ class Form:
 
     # --- access ------------------------------------------------------------------
     def __getitem__(self, idx) -> sp.Expr:
-        """Component on dx^{i1}∧…; indices may be integers or coordinate symbols."""
+        """Component on dx^{i1}∧…∧dx^{ik}: ``η[i, j]`` (or ``η[(i, j)]``) with exactly k indices,
+        each an integer 0 ≤ i < dim or a coordinate symbol; ``f[()]`` is a 0-form's function.
+
+        Anything else is refused at once (:class:`DegreeError` for the wrong number of
+        indices, :class:`ChartError` for an index that is not one of the chart): a form is not a
+        sequence, and answering 0 for every integer made ``sympify`` iterate for ever.
+        """
         if not isinstance(idx, tuple):
             idx = (idx,)
-        idx = tuple(self.chart.index(i) if isinstance(i, sp.Symbol) else i for i in idx)
+        if len(idx) != self.degree:
+            raise DegreeError(
+                f"a {self.degree}-form has components on {self.degree} indices, got {len(idx)}: {idx!r}"
+                + (" (a 0-form's function is f[()] or f.as_function())" if self.degree == 0 else "")
+            )
+        idx = tuple(self._index(i) for i in idx)
         if len(set(idx)) != len(idx):
             return sp.Integer(0)
         perm = sorted(range(len(idx)), key=lambda k: idx[k])
         return _perm_sign(perm) * self.components.get(tuple(sorted(idx)), sp.Integer(0))
+
+    def _index(self, i) -> int:
+        """A chart index from an integer or a coordinate symbol (ChartError otherwise)."""
+        if isinstance(i, sp.Symbol):
+            return self.chart.index(i)
+        if isinstance(i, bool):
+            raise ChartError(f"index {i!r} is not a coordinate index")
+        try:
+            j = operator.index(i)
+        except TypeError:
+            raise ChartError(f"index {i!r} is neither an integer nor a coordinate of the chart") from None
+        if not 0 <= j < self.chart.dim:
+            raise ChartError(f"index {j} out of range for a chart of dimension {self.chart.dim}")
+        return j
+
+    def __iter__(self):
+        raise TypeError("a Form is not iterable: use .components ({indices: coefficient}) or .coefficients()")
+
+    def _sympy_(self) -> sp.Expr:
+        """A 0-form is a function: sympy treats it as its expression (``sympify``, ``X(f)``)."""
+        if self.degree != 0:
+            raise NotAFunctionError(f"a {self.degree}-form is not a function; only 0-forms convert to expressions")
+        return self.as_function()
 
     def coefficients(self) -> list:
         """For a 1-form, its coefficients in chart order."""

@@ -34,6 +34,7 @@ from .zero import (
     _prepare_trig,
     is_zero,
     normalise,
+    substitute,
     substitution,
     to_fraction,
 )
@@ -102,7 +103,7 @@ def matrix_at_point(M: sp.Matrix, sampler: PointSampler):
     for i in range(M.rows):
         row = []
         for j in range(M.cols):
-            v = prepared[i, j].xreplace(rep)
+            v = substitute(prepared[i, j], rep)
             if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
                 return None
             if v.is_Rational:

@@ -69,9 +69,24 @@ class VectorField:
     __rmul__ = __mul__
 
     def __getitem__(self, i):
+        """The component X^i, by integer 0 ≤ i < dim or coordinate symbol (ChartError otherwise)."""
         if isinstance(i, sp.Symbol):
-            i = self.chart.index(i)
+            return self.components[self.chart.index(i)]
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise ChartError(f"index {i!r} is neither an integer nor a coordinate of the chart")
+        if not 0 <= i < self.chart.dim:
+            raise IndexError(f"index {i} out of range for a chart of dimension {self.chart.dim}")
         return self.components[i]
+
+    def __iter__(self):
+        """The components X^1, …, X^n in chart order."""
+        return iter(self.components)
+
+    def __len__(self) -> int:
+        return len(self.components)
+
+    def _sympy_(self):
+        raise sp.SympifyError(self, TypeError("a vector field is not an expression; apply it to one: X(f)"))
 
     # --- action and bracket ------------------------------------------------
     def __call__(self, f) -> sp.Expr:

@@ -36,6 +36,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from ..errors import UndecidedError
 from .coerce import as_expr
 
 __all__ = [
@@ -161,9 +162,41 @@ def substitution(point: dict, trig_atoms) -> dict:
     return rep
 
 
+def _short(e, limit: int = 60) -> str:
+    text = str(e)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def has_symbolic_power(expr: sp.Basic) -> bool:
+    """Whether ``expr`` holds a power with a non-constant exponent (``x**y``, or ``exp(y*log(x))``,
+    which sympy turns into one).  At a random rational point such a power is an exact rational to
+    a rational power — (123456/7)**(430000/997) — whose evaluation by sympy never ends (it raises
+    integers to exponents in the hundred thousands); :func:`substitute` evaluates it numerically."""
+    return (any(p.exp.free_symbols for p in expr.atoms(sp.Pow))
+            or (bool(expr.atoms(sp.exp)) and bool(expr.atoms(sp.log))))
+
+
+def substitute(expr: sp.Expr, rep: dict) -> sp.Expr:
+    """``expr.xreplace(rep)``, except that an expression with a symbolic power
+    (:func:`has_symbolic_power`) is evaluated in floating point (precision 60 digits, mpmath), never
+    exactly; the result then is a Float (or a symbolic number when the point is a pole)."""
+    if not has_symbolic_power(expr):
+        return expr.xreplace(rep)
+    syms = {k: v for k, v in rep.items() if isinstance(k, sp.Symbol)}
+    other = {k: v for k, v in rep.items() if not isinstance(k, sp.Symbol)}
+    val = expr.xreplace(other).evalf(_PREC, subs=syms)
+    for p in sp.preorder_traversal(val):  # a power far outside the float range decides nothing
+        if p.is_Float and p != 0 and not (sp.Float("1e-300") < abs(p) < sp.Float("1e300")):
+            raise UndecidedError(
+                f"{_short(expr)} has a variable exponent and its value at a random point is about {p:.3e}: the "
+                "exact tests of jetgeo (evaluation at random points) cannot decide with it"
+            )
+    return val
+
+
 def evaluate(expr: sp.Expr, rep: dict):
     """Value of ``expr`` at a substitution: ``(value, exact, scale)`` or ``None`` at a pole."""
-    val = expr.xreplace(rep)
+    val = substitute(expr, rep)
     if val.is_Rational:
         return val, True, abs(val)
     if val.has(sp.zoo, sp.nan, sp.oo, -sp.oo):

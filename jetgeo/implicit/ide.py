@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError, UndecidedError
+from ..errors import ResourceLimitError, SpecError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise, trig_normal_form
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.linalg import nullspace
@@ -625,6 +625,8 @@ class ImplicitDifferentialEquation:
         # fibre over a generic point of C: count solutions when zero-dimensional
         try:
             Gf = sp.groebner(fib, *w, order="lex", domain=sp.QQ.frac_field(*base) if base else sp.QQ)
+        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
+            raise
         except Exception as exc:  # noqa: BLE001 - sympy raises many kinds here
             undecided.append(f"fibre Gröbner basis failed: {exc}")
             return [], "undecided"

@@ -31,10 +31,11 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import ChartError, IncompatibleError, RankDeficientError, SpecError
+from ..errors import ChartError, IncompatibleError, RankDeficientError, ResourceLimitError, SpecError
 from ..geometry import Form, VectorField, generic_rank, normalise
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy
+from ..limits import staged
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
 from .tulczyjew import alpha_inverse_equations, inverse_legendre, legendre_map, momenta_symbols
@@ -200,6 +201,7 @@ class NonholonomicProblem:
 
     # --- Theorem 2 ---------------------------------------------------------------------------------
     @cached_property
+    @staged("compatibility")
     def _compat(self) -> CompatibilityReport:
         m = self.Y.m
         Dfull = self._on_C_matrix(self.annihilators)
@@ -236,8 +238,17 @@ class NonholonomicProblem:
         locus = _factors(det) if nondeg else []
         why = []
         if not rank_ok:
-            why.append(f"(4.15) fails: rank F = {rankF} (with {Fm.rows} generators) but corank D = {corank}")
-        if not nondeg:
+            if rankF < Fm.rows:  # e.g. a generator listed twice: say so, not "rank F = 1 but corank D = 1"
+                why.append(f"the {Fm.rows} generators of F are linearly dependent (rank F = {rankF}); give "
+                           "independent generators (a basis of F)"
+                           + ("" if rankF == corank else f", and (4.15) needs rank F = corank D = {corank}"))
+            elif corank < Dfull.rows:
+                why.append(f"the {Dfull.rows} annihilators of D are linearly dependent (corank D = {corank}); give "
+                           "independent ones" + ("" if rankF == corank else f", and (4.15) needs rank F = {rankF} = "
+                                                 "corank D"))
+            else:
+                why.append(f"(4.15) fails: rank F = {rankF} but corank D = {corank}")
+        if not nondeg and M.rows == M.cols:  # (M is not square when (4.15) fails: said above)
             why.append("(4.16) fails: det M^{BC} vanishes identically on C (D° ∩ F^⊥ ≠ 0)")
         return CompatibilityReport(rank_ok and nondeg, rankF, corank, rank_ok, nondeg, M, det, locus,
                                    regular=True, explanation="; ".join(why))
@@ -278,6 +289,7 @@ class NonholonomicProblem:
         return ImplicitDifferentialEquation(x=[*Y.q, *p], xdot=[*qd, *pd], equations=eqs,
                                             unknowns=self.multiplier_symbols, time=Y.t)
 
+    @staged("integrability")
     def integrability(self, picture: str = "lagrangian") -> IntegrabilityReport:
         """The adapted integrability algorithm (002 Fig. 2, eqs. 4.13–4.14) on the Lagrangian
         picture (default) or on α⁻¹(dL + F) ⊂ T(T*Q) (``picture="hamiltonian"``)."""
@@ -335,6 +347,8 @@ class NonholonomicProblem:
         Y = self.Y
         try:
             inv = inverse_legendre(self.system)
+        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
+            raise
         except Exception:  # noqa: BLE001 - the Lagrangian picture stands on its own
             return None
         p = momenta_symbols(Y)
@@ -401,6 +415,8 @@ def _solve_fraction_free(A: sp.Matrix, b: sp.Matrix):
     db = big.extract(list(range(A.rows)), list(range(A.cols, A.cols + b.cols)))
     try:
         Xn, den = dA.solve_den(db)
+    except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
+        raise
     except Exception as exc:  # noqa: BLE001 - sympy's DMNonInvertibleMatrixError and friends
         raise RankDeficientError(f"the {A.rows}×{A.cols} system of the non-holonomic problem is singular: {exc}") \
             from exc

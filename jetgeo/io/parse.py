@@ -16,7 +16,18 @@ Instead:
 4. limits: text length, node count, nesting depth, size of exponents (|n| ≤ 100
    for numeric exponents, every number inside a symbolic exponent likewise) and of
    numeric results (at most 1000 decimal digits), so ``10**10**10`` is refused
-   in microseconds instead of running out of memory.
+   in microseconds instead of running out of memory;
+5. before any sympy object is built, a static estimate on the syntax tree of the size of the
+   expression once expanded (the number of terms, at most 10 000: ``(a + b + … + g)**100``
+   would have 1.6·10⁹) and of its polynomial degree (at most 32: ``ydot**100``), the
+   quantities that decide what expanding, differentiating and solving will cost;
+6. after building, every constant sub-expression is evaluated in floating point, bounded:
+   ``exp(exp(exp(100)))`` is refused as too large instead of being evaluated to thousands of
+   digits, ``acos(2)`` as not real.
+
+Text may hold only ASCII characters (Python reads ``ｘ`` as ``x``, silently) and no ``#``
+(Python would read the rest as a comment, silently).  ``abs``/``Abs``/``sign`` are the real
+functions of :mod:`jetgeo.geometry.realfunctions` (their derivatives exist for real arguments).
 
 Errors are :class:`jetgeo.errors.SpecError` whose message names the place
 (``where``, e.g. ``"skate.toml: [lagrangian] L"``) and the offending part.
@@ -34,8 +45,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..errors import SpecError
+from ..geometry.realfunctions import Abs as RealAbs
+from ..geometry.realfunctions import sign as RealSign
 
-__all__ = ["parse_expression", "FUNCTIONS", "CONSTANTS", "Limits", "check_name", "RESERVED"]
+__all__ = ["parse_expression", "FUNCTIONS", "CONSTANTS", "Limits", "check_name", "RESERVED", "evaluate_constant"]
 
 
 @dataclass(frozen=True)
@@ -48,13 +61,15 @@ class Limits:
     max_exponent: int = 100
     max_digits: int = 1_000
     max_literal_digits: int = 60
+    max_terms: int = 10_000
+    max_degree: int = 32
 
 
 DEFAULT_LIMITS = Limits()
 
 
 def _abs(x):
-    return sp.Abs(x)
+    return RealAbs(x)
 
 
 #: name → (sympy constructor, allowed numbers of arguments)
@@ -81,7 +96,7 @@ FUNCTIONS: dict = {
     "cbrt": (sp.cbrt, (1,)),
     "abs": (_abs, (1,)),
     "Abs": (_abs, (1,)),
-    "sign": (sp.sign, (1,)),
+    "sign": (RealSign, (1,)),
 }
 
 #: constant names (usable unless the spec declares a symbol of that name, which is refused)
@@ -202,6 +217,13 @@ def parse_expression(
         raise SpecError(f"{where}: empty expression")
     if "\x00" in text:
         raise SpecError(f"{where}: the expression contains a NUL character")
+    bad = next((c for c in text if not c.isascii()), None)
+    if bad is not None:
+        raise SpecError(f"{where}: non-ASCII character {bad!r} (U+{ord(bad):04X}) at position {text.index(bad)} "
+                        f"in {_snippet(text)!r}; names and operators are ASCII")
+    if "#" in text:
+        raise SpecError(f"{where}: '#' in {_snippet(text)!r}: an expression holds no comment "
+                        "(put comments outside the quotes)")
     if _bracket_depth(text) > limits.max_depth:
         raise SpecError(f"{where}: brackets nested deeper than {limits.max_depth} levels")
     if _SIGN_RUN.search(text):
@@ -226,6 +248,7 @@ def parse_expression(
         if count > limits.max_nodes:
             raise SpecError(f"{where}: expression too large (more than {limits.max_nodes} syntax nodes)")
     try:
+        _Size(text.strip(), where, limits).of(tree.body, 0)
         expr = builder.build(tree.body, 0)
     except RecursionError:
         raise SpecError(f"{where}: expression nested too deeply") from None
@@ -233,7 +256,223 @@ def parse_expression(
         raise SpecError(f"{where}: {_snippet(text)!r} is not finite (division by zero?)")
     if expr.has(sp.I):
         raise SpecError(f"{where}: {_snippet(text)!r} is not real (it contains the imaginary unit)")
+    _check_constants(expr, where, text)
     return expr
+
+
+# --- static size estimate ---------------------------------------------------------------------------
+
+
+def _chain(node: ast.BinOp) -> tuple:
+    """(first operand, [the BinOp nodes of the chain, outermost first]) of a left-associated chain
+    a + b - c * d / e … (without powers)."""
+    spine = []
+    cur: ast.AST = node
+    while isinstance(cur, ast.BinOp) and type(cur.op) in _CHAIN:
+        spine.append(cur)
+        cur = cur.left
+    return cur, spine
+
+
+class _Size:
+    """Upper estimates, on the syntax tree, of the expanded size and polynomial degree.
+
+    For each node: (terms, degree) of its expansion as a polynomial in its atoms (names;
+    function calls and powers with a non-integer exponent count as one atom, their arguments
+    being checked on their own): a sum adds terms, a product (or quotient, brought over a common
+    denominator) multiplies them, and an integer power n of a sum of T terms has at most
+    C(T + n − 1, n) terms (the monomials of degree n in T variables).  Every node is checked, so
+    no intermediate estimate exceeds the limits either.
+    """
+
+    def __init__(self, text: str, where: str, limits: Limits) -> None:
+        self.text = text
+        self.where = where
+        self.limits = limits
+
+    def check(self, node: ast.AST, terms: int, degree: int) -> tuple:
+        lim = self.limits
+        if terms > lim.max_terms:
+            big = f"{terms:.2g}" if terms < 10**300 else "more than 1e300"
+            raise SpecError(f"{self.where}: expression too large: expanded it would have about {big} terms "
+                            f"(limit {lim.max_terms}) in {_snippet(self.text, node)!r}")
+        if degree > lim.max_degree:
+            raise SpecError(f"{self.where}: polynomial degree up to {degree} (limit {lim.max_degree}) in "
+                            f"{_snippet(self.text, node)!r}")
+        return terms, degree
+
+    def of(self, node: ast.AST, depth: int) -> tuple:
+        if depth > self.limits.max_depth:
+            return 1, 0  # the builder reports the nesting
+        d = depth + 1
+        if isinstance(node, ast.Constant):
+            return 1, 0
+        if isinstance(node, ast.Name):
+            return 1, (0 if node.id in CONSTANTS else 1)
+        if isinstance(node, ast.UnaryOp):
+            return self.of(node.operand, d)
+        if isinstance(node, ast.Call):
+            for a in node.args:
+                self.of(a, d)
+            return 1, 1
+        if isinstance(node, ast.BinOp):
+            cur, spine = _chain(node)  # left-associated chains iteratively, as the builder walks them
+            if spine:
+                t, g = self.of(cur, d)
+                for n in reversed(spine):
+                    t2, g2 = self.of(n.right, d)
+                    if isinstance(n.op, (ast.Add, ast.Sub)):
+                        t, g = t + t2, max(g, g2)
+                    else:
+                        t, g = t * t2, g + g2
+                    t, g = self.check(n, t, g)
+                return t, g
+            if isinstance(node.op, ast.Pow):
+                t, g = self.of(node.left, d)
+                self.of(node.right, d)
+                n = _constant_value(node.right)
+                if n is None or not math.isfinite(n) or n != int(n):
+                    return 1, 1  # a symbolic or fractional power is an atom
+                n = abs(int(n))
+                if n > self.limits.max_exponent:
+                    return 1, 1  # the builder refuses it with its own message
+                return self.check(node, math.comb(t + n - 1, n) if n else 1, g * n)
+            self.of(node.left, d)
+            self.of(node.right, d)
+            return 1, 1
+        return 1, 0  # refused by the builder
+
+
+def _constant_value(node: ast.AST) -> float | None:
+    """The value of a small constant sub-tree (numbers, + - * / and unary signs), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        v = node.value
+        if isinstance(v, int) and abs(v) >= 10**15:
+            return None
+        return float(v) if math.isfinite(v) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _constant_value(node.operand)
+        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        a, b = _constant_value(node.left), _constant_value(node.right)
+        if a is None or b is None:
+            return None
+        try:
+            v = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
+                node.op, ast.Div) else a / b
+        except ZeroDivisionError:
+            return None
+        return v if math.isfinite(v) else None
+    return None
+
+
+# --- bounded evaluation of constants -------------------------------------------------------------------
+
+
+class _NotReal(Exception):
+    pass
+
+
+class _TooLarge(Exception):
+    pass
+
+
+_FLOAT_FUNCS = {
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
+    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "asinh": math.asinh, "acosh": math.acosh,
+    "atanh": math.atanh, "exp": math.exp, "log": math.log,
+    "cot": lambda v: 1 / math.tan(v), "sec": lambda v: 1 / math.cos(v), "csc": lambda v: 1 / math.sin(v),
+    "Abs": abs, "sign": lambda v: float((v > 0) - (v < 0)),
+}
+
+
+def float_value(e: sp.Basic) -> float:
+    """The value of a constant expression in floating point, never more: every intermediate
+    result must be a finite real float.  Raises ``_TooLarge`` (overflow) or ``_NotReal`` (a
+    function outside its real domain, a fractional power of a negative number); returns
+    ``nan`` for an expression of a kind it does not evaluate (no claim)."""
+    if e.is_Integer or e.is_Rational:
+        try:
+            return e.p / e.q
+        except OverflowError:
+            raise _TooLarge() from None
+    if e.is_NumberSymbol or e is sp.E:
+        return float(e)
+    if e.is_Float:
+        return float(e)
+    if e.is_Add or e.is_Mul:
+        vals = [float_value(a) for a in e.args]
+        out = math.fsum(vals) if e.is_Add else math.prod(vals)
+    elif e.is_Pow:
+        b, x = float_value(e.args[0]), float_value(e.args[1])
+        if b < 0 and x != int(x):
+            raise _NotReal()
+        try:
+            out = math.pow(b, x)
+        except OverflowError:
+            raise _TooLarge() from None
+        except (ValueError, ZeroDivisionError):
+            raise _NotReal() from None
+    elif isinstance(e, sp.Function) and type(e).__name__ in _FLOAT_FUNCS and len(e.args) == 1:
+        v = float_value(e.args[0])
+        name = type(e).__name__
+        if name in ("asin", "acos") and 1 < abs(v) <= 1 + 1e-12:  # rounding at the domain's edge
+            v = math.copysign(1.0, v)
+        try:
+            out = _FLOAT_FUNCS[name](v)
+        except OverflowError:
+            raise _TooLarge() from None
+        except (ValueError, ZeroDivisionError):
+            raise _NotReal() from None
+    elif isinstance(e, sp.atan2):
+        out = math.atan2(float_value(e.args[0]), float_value(e.args[1]))
+    else:
+        return math.nan
+    if isinstance(out, complex):
+        raise _NotReal()
+    if math.isinf(out):
+        raise _TooLarge()
+    return out
+
+
+def evaluate_constant(e: sp.Basic, where: str) -> float:
+    """The float value of a constant expression, refused (SpecError naming ``where``) when it
+    or an intermediate result overflows a float or is not real.  The value returned is sympy's
+    correctly rounded one, computed only once the bounded evaluation has shown it to be safe."""
+    try:
+        quick = float_value(e)
+    except _TooLarge:
+        raise SpecError(f"{where}: the value {_snippet(str(e), limit=40)} is too large (it overflows a "
+                        "floating-point number)") from None
+    except _NotReal:
+        raise SpecError(f"{where}: the value {_snippet(str(e), limit=40)} is not a real number") from None
+    try:
+        out = float(e)
+    except (TypeError, ValueError):
+        raise SpecError(f"{where}: {_snippet(str(e), limit=40)} is not a number") from None
+    if not math.isfinite(out) or (math.isnan(quick) and abs(out) > 1e300):
+        raise SpecError(f"{where}: the value {_snippet(str(e), limit=40)} is not finite")
+    return out
+
+
+def _check_constants(expr: sp.Basic, where: str, text: str) -> None:
+    """Every constant sub-expression evaluates to a finite real float (``float_value``)."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e.is_Rational or e.is_Symbol:
+            continue
+        if not e.free_symbols:
+            try:
+                float_value(e)
+            except _TooLarge:
+                raise SpecError(f"{where}: the constant {_snippet(str(e), limit=40)} in {_snippet(text)!r} is too "
+                                "large (it overflows a floating-point number)") from None
+            except _NotReal:
+                raise SpecError(f"{where}: the constant {_snippet(str(e), limit=40)} in {_snippet(text)!r} is "
+                                "not a real number") from None
+            continue
+        stack.extend(e.args)
 
 
 class _Builder:
@@ -268,11 +507,7 @@ class _Builder:
         if isinstance(node, ast.BinOp):
             # a left-associated chain a + b - c * d / e ... is walked iteratively, so long sums
             # and products do not count as nesting; powers (right-associated) do
-            spine = []
-            cur: ast.AST = node
-            while isinstance(cur, ast.BinOp) and type(cur.op) in _CHAIN:
-                spine.append(cur)
-                cur = cur.left
+            cur, spine = _chain(node)
             if spine:
                 acc = self.build(cur, d)
                 for n in reversed(spine):
@@ -399,6 +634,11 @@ class _Builder:
                     raise self.fail(node, f"number larger than {lim} inside an exponent")
             if isinstance(a, sp.Rational) and self._digits(a) > self.limits.max_literal_digits:
                 raise self.fail(node, "base too large for a symbolic exponent")
+            if a.free_symbols:
+                # x**y at the random rational points of the exact zero and rank tests is a rational to a
+                # rational power of ~10^5: sympy evaluates it for ever (found by fuzzing)
+                raise self.fail(node, f"the exponent {_snippet(str(b), limit=30)} is not a number: a variable "
+                                "base to a variable power is not supported (a constant base is: exp(y), 2**y)")
         r = a**b
         # sympy combines powers of powers, (x**100)**100 = x**10000: bound the combined exponent too
         if isinstance(r, sp.Pow) and r.exp.is_number and r.exp.is_real:

@@ -64,7 +64,7 @@ def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float,
     with warnings.catch_warnings():  # the command reports an early end itself, in one line
         warnings.filterwarnings("ignore", category=_stopped_warning(numerics))
         res = numerics.simulate(model, (t0, t_end), initial=y0, params=pvals,
-                                t_eval=np.linspace(t0, t_end, points), rtol=rtol, atol=atol, progress=False,
+                                t_eval=np.linspace(t0, t_end, points), rtol=rtol, atol=atol, progress=None,
                                 formulation=formulation, max_step=np.inf if max_step is None else max_step)
     rows = np.hstack([np.asarray(res.q), np.asarray(res.qdot)]).tolist()
     names = [str(s) for s in (*Y.q, *Y.qdot)]

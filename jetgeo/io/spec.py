@@ -18,9 +18,13 @@ in ``theory/specfiles.md``.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import json
 import math
+import os
+import re
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,6 +39,7 @@ from ..errors import (
     NotRegularError,
     OffManifoldError,
     RankDeficientError,
+    ResourceLimitError,
     SpecError,
     UndecidedError,
 )
@@ -42,7 +47,7 @@ from ..geometry.coerce import as_expr
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from .parse import check_name, parse_expression
+from .parse import check_name, evaluate_constant, parse_expression
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -240,7 +245,12 @@ def load_spec(path_or_text: str | Path, *, source: str | None = None) -> Spec:
     A ``Path``, or a string naming an existing file (or ending in ``.toml``), is read
     from disk; a bare name of a shipped spec (``"skate"``, see ``jetgeo examples``)
     loads that spec; any other string (recognised by a newline, ``=`` or ``[``) is
-    parsed as TOML text.
+    parsed as TOML text.  A single word that is neither a file nor a shipped spec is an
+    error naming both possibilities.
+
+    Only regular files are read, and their size is checked before reading
+    (:data:`MAX_SPEC_BYTES`): a directory, a FIFO or a device such as ``/dev/zero`` is
+    refused at once.  A UTF-8 byte-order mark is accepted.
     """
     if isinstance(path_or_text, Path):
         return _load_path(path_or_text, source)
@@ -249,33 +259,85 @@ def load_spec(path_or_text: str | Path, *, source: str | None = None) -> Spec:
     looks_like_text = "\n" in path_or_text or "=" in path_or_text or "[" in path_or_text
     if not looks_like_text:
         p = Path(path_or_text)
-        if p.exists() or path_or_text.endswith(".toml"):
+        if os.path.lexists(path_or_text) or path_or_text.endswith(".toml"):
             return _load_path(p, source)
         from .specs import catalogue
 
         shipped = catalogue()
         if path_or_text in shipped:
             return _load_path(shipped[path_or_text], source or path_or_text)
+        near = difflib.get_close_matches(path_or_text, list(shipped), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else " (see `jetgeo examples`)"
+        raise SpecError(f"{source or _shown(path_or_text)}: no such file, and no shipped spec of that name{hint}; "
+                        "TOML text is recognised by a newline, '=' or '['")
     return loads_spec(path_or_text, source=source or "<string>")
 
 
-def _load_path(p: Path, source: str | None) -> Spec:
-    src = source or str(p)
+def _shown(name: str, limit: int = 80) -> str:
+    """A file name as shown in a message: printable, bounded."""
+    text = name.encode("unicode_escape", "backslashreplace").decode("ascii") if not name.isprintable() else name
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_regular_file(p: Path, src: str, limit: int = MAX_SPEC_BYTES) -> bytes:
+    """The bytes of ``p``, a regular file of at most ``limit`` bytes (SpecError otherwise).
+
+    The file is opened without blocking (a FIFO would wait for a writer for ever) and checked
+    with ``fstat`` *before* anything is read: a directory, FIFO, socket or device is refused at
+    once, and so is a file larger than ``limit``; at most ``limit + 1`` bytes are ever read (a
+    file that grows meanwhile is caught too)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        data = p.read_bytes()
+        fd = os.open(p, flags)
     except FileNotFoundError:
         raise SpecError(f"{src}: no such file") from None
     except IsADirectoryError:
         raise SpecError(f"{src}: is a directory, not a spec file") from None
     except OSError as exc:
         raise SpecError(f"{src}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_SPEC_BYTES:
-        raise SpecError(f"{src}: file larger than {MAX_SPEC_BYTES} bytes")
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise SpecError(f"{src}: is a directory, not a spec file")
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                    or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+            raise SpecError(f"{src}: is {kind}, not a regular file; spec files are regular files")
+        if st.st_size > limit:
+            raise SpecError(f"{src}: file larger than {limit} bytes ({st.st_size} bytes)")
+        chunks, total = [], 0
+        while total <= limit:
+            try:
+                chunk = os.read(fd, min(1 << 16, limit + 1 - total))
+            except OSError as exc:
+                raise SpecError(f"{src}: cannot read: {exc.strerror or exc}") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise SpecError(f"{src}: file larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _load_path(p: Path, source: str | None) -> Spec:
+    src = source or _shown(str(p))
+    data = read_regular_file(p, src)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SpecError(f"{src}: not UTF-8 text (byte {exc.start})") from None
     return loads_spec(text, source=src)
+
+
+#: a run of digits longer than this in the TOML text is refused before tomllib reads it (Python's
+#: int() refuses 4300 digits with a ValueError that names no line)
+_MAX_TOML_DIGITS = 1000
+_DIGIT_RUN = re.compile(r"[0-9_]{" + str(_MAX_TOML_DIGITS + 1) + ",}")
 
 
 def loads_spec(text: str, source: str = "<string>") -> Spec:
@@ -284,6 +346,12 @@ def loads_spec(text: str, source: str = "<string>") -> Spec:
         raise SpecError(f"{source}: spec text must be a string, got {type(text).__name__}")
     if len(text) > MAX_SPEC_BYTES:
         raise SpecError(f"{source}: spec larger than {MAX_SPEC_BYTES} characters")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    run = _DIGIT_RUN.search(text)
+    if run:
+        line = text.count("\n", 0, run.start()) + 1
+        raise SpecError(f"{source}: line {line}: a number with more than {_MAX_TOML_DIGITS} digits")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -291,12 +359,11 @@ def loads_spec(text: str, source: str = "<string>") -> Spec:
     except RecursionError:
         raise SpecError(f"{source}: malformed TOML: arrays or tables nested too deeply") from None
     except (MemoryError, ValueError) as exc:
-        raise SpecError(f"{source}: malformed TOML: {type(exc).__name__}") from None
+        raise SpecError(f"{source}: malformed TOML: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}") \
+            from None
     try:
         return _Loader(doc, source).load()
-    except SpecError:
-        raise
-    except NotRegularError:
+    except (SpecError, NotRegularError, ResourceLimitError):  # a limit the caller set is no input error
         raise
     except (JetgeoError, ValueError, TypeError) as exc:  # a lower layer refused the data
         raise SpecError(f"{source}: {exc}") from exc
@@ -480,8 +547,9 @@ class _Loader:
                     raise self.err("parameters", name, f"unknown assumption {a!r} (allowed: {', '.join(ASSUMPTIONS)})")
             try:
                 sym = sp.Symbol(name, **{a: True for a in assume})
-            except (ValueError, TypeError, sp.core.facts.InconsistentAssumptions) as exc:
-                raise self.err("parameters", name, f"inconsistent assumptions {assume}: {exc}") from None
+            except (ValueError, TypeError, sp.core.facts.InconsistentAssumptions):
+                raise self.err("parameters", name, f"inconsistent assumptions {', '.join(assume)}: no number "
+                               "satisfies all of them") from None
             self.params[name] = sym
             self.assumptions[name] = list(assume)
         self.names = {**self.jet_names, **self.params}
@@ -683,17 +751,24 @@ class _Loader:
             if not isinstance(rf, list) or not rf or not all(isinstance(r, list) for r in rf):
                 raise self.err("problem", "reaction_forces", "must be a list of covectors, each a list of "
                                f"{Y.m} components (on dq^1..dq^m)")
+            if len(rf) > Y.m:
+                raise self.err("problem", "reaction_forces", f"{len(rf)} covectors given; a bundle of reaction "
+                               f"forces on dq^1..dq^{Y.m} has at most m = {Y.m} independent generators")
             out = []
             for i, r in enumerate(rf):
                 if len(r) != Y.m:
                     raise self.err("problem", f"reaction_forces[{i}]", f"{len(r)} components given, {Y.m} expected")
                 out.append([self.expr(c, self.names, "problem", f"reaction_forces[{i}][{j}]") for j, c in enumerate(r)])
+                _no_repeat(self, "reaction_forces", out)
             self.forces_bundle = out
         if "directions_annihilator" in tab:
             da = tab["directions_annihilator"]
             if not isinstance(da, list) or not da or not all(isinstance(r, list) for r in da):
                 raise self.err("problem", "directions_annihilator", "must be a list of 1-forms, each a list of "
                                f"{2 * Y.m} components (on dq^1..dq^m, dq̇^1..dq̇^m)")
+            if len(da) > 2 * Y.m:
+                raise self.err("problem", "directions_annihilator", f"{len(da)} 1-forms given; on (dq, dq̇) at "
+                               f"most 2m = {2 * Y.m} are independent")
             out = []
             for i, r in enumerate(da):
                 if len(r) != 2 * Y.m:
@@ -701,6 +776,7 @@ class _Loader:
                                    f"{len(r)} components given, {2 * Y.m} expected")
                 out.append([self.expr(c, self.names, "problem", f"directions_annihilator[{i}][{j}]")
                             for j, c in enumerate(r)])
+                _no_repeat(self, "directions_annihilator", out)
             self.directions = out
 
     def load_values(self) -> dict:
@@ -717,10 +793,7 @@ class _Loader:
                 raise self.err("values", k, f"{k!r} is not a declared parameter "
                                f"({', '.join(self.params) or 'none declared'})")
             e = self.expr(v, consts, "values", k)
-            try:
-                fv = float(e)
-            except (TypeError, ValueError):
-                raise self.err("values", k, f"{v!r} is not a number") from None
+            fv = evaluate_constant(e, self.where("values", k))
             if not math.isfinite(fv):
                 raise self.err("values", k, f"{v!r} is not finite")
             sym = self.params[k]
@@ -742,6 +815,22 @@ class _Loader:
             e = self.expr(v, consts, "initial", k)
             out[allowed[k]] = e
         return out
+
+
+def _no_repeat(loader: _Loader, key: str, rows: list) -> None:
+    """SpecError if the last generator repeats an earlier one (up to a constant factor): the
+    generators of a bundle must be independent, and a repeated one says rank < count."""
+    last = rows[-1]
+    i = len(rows) - 1
+    if all(c == 0 for c in last):
+        raise loader.err("problem", f"{key}[{i}]", "is zero; a generator of a bundle must not vanish")
+    for j, r in enumerate(rows[:-1]):
+        ratios = {sp.cancel(a / b) for a, b in zip(last, r) if b != 0}
+        zeros_match = all((a == 0) == (b == 0) for a, b in zip(last, r))
+        if zeros_match and len(ratios) == 1 and next(iter(ratios)).is_number:
+            same = "repeats" if next(iter(ratios)) == 1 else "is a constant multiple of"
+            raise loader.err("problem", f"{key}[{i}]", f"{same} {key}[{j}]: the generators of the bundle must be "
+                             "linearly independent")
 
 
 def _implied(a: str, s: sp.Symbol) -> bool:
@@ -773,11 +862,10 @@ def _kind(v) -> str:
 
 def _num(spec: Spec, e, vals: dict, key: str) -> float:
     v = as_expr(e).xreplace(vals)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        free = ", ".join(sorted(map(str, as_expr(v).free_symbols)))
-        raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}") from None
+    if v.free_symbols:
+        free = ", ".join(sorted(map(str, v.free_symbols)))
+        raise SpecError(f"{spec.source}: [initial] {key}: needs values for {free}")
+    return evaluate_constant(v, f"{spec.source}: [initial] {key}")
 
 
 def _check_initial_on_Q(spec: Spec) -> None:
@@ -797,11 +885,13 @@ def _check_initial_on_Q(spec: Spec) -> None:
 def _off_Q(spec: Spec, vals: dict) -> None:
     """InitialDataError unless |f^i| ≤ 1e-9 (1 + Σ|terms of f^i|) at ``vals`` for every constraint."""
     for i, f in enumerate(spec.Q.f):
-        try:
-            val = float(f.xreplace(vals))
-            scale = 1.0 + sum(abs(float(term.xreplace(vals))) for term in sp.Add.make_args(sp.expand(f)))
-        except (TypeError, ValueError):
+        at = f.xreplace(vals)
+        if at.free_symbols:
             continue
+        where = f"{spec.source}: [initial]: constraint {i + 1} at the initial data"
+        val = evaluate_constant(at, where)  # bounded: refuses overflow and non-real values
+        scale = 1.0 + sum(abs(evaluate_constant(term.xreplace(vals), where))
+                          for term in sp.Add.make_args(sp.expand(f)))
         if not math.isfinite(val) or abs(val) > _OFF_Q_TOL * scale:
             point = ", ".join(f"{s} = {vals[s]}" for s in (*spec.Y.q, *spec.Y.qdot) if s in vals)
             raise InitialDataError(

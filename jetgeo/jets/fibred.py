@@ -13,12 +13,12 @@ then ``x_5``, ``x_6``, ….  The total derivative is the explicit operator
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 import sympy as sp
 
-from ..errors import ChartError, SpecError
+from ..errors import ChartError, InputError, SpecError
 from ..geometry import Chart, Form, VectorField
 from ..geometry.chart import as_symbols
 from ..geometry.coerce import as_expr
@@ -26,6 +26,19 @@ from ..geometry.coerce import as_expr
 __all__ = ["FibredManifold"]
 
 _SUFFIX = {1: "dot", 2: "ddot", 3: "dddot", 4: "ddddot"}
+
+
+def _check_coordinate_name(c: object) -> None:
+    """A coordinate is named by an ASCII identifier that is not a Python keyword (the jet names
+    add suffixes to it, and generated code uses it as a variable): InputError otherwise."""
+    import keyword
+
+    name = c.name if isinstance(c, sp.Symbol) else c
+    if not isinstance(name, str):
+        raise InputError(f"a coordinate must be a name or a sympy Symbol, got {type(c).__name__} {c!r:.60}")
+    if not (name.isidentifier() and name.isascii()) or keyword.iskeyword(name):
+        raise InputError(f"coordinate name {name!r:.60} is not a valid name (ASCII letters, digits and '_', "
+                         "not first a digit, not a Python keyword)")
 
 
 class FibredManifold:
@@ -41,6 +54,14 @@ class FibredManifold:
     """
 
     def __init__(self, coords: Sequence, time: str | sp.Symbol = "t", autonomous: bool = False) -> None:
+        if isinstance(coords, (str, bytes)) or not isinstance(coords, Iterable):
+            raise InputError(f"coordinates: expected a list of names or symbols, got {type(coords).__name__} "
+                             f"{coords!r:.60}")
+        coords = list(coords)
+        for c in [*coords, time]:
+            _check_coordinate_name(c)
+        if not isinstance(autonomous, bool):
+            raise InputError(f"autonomous: expected True or False, got {autonomous!r:.60}")
         q = as_symbols(coords)
         if not q:
             raise SpecError("a fibred manifold needs at least one fibre coordinate")

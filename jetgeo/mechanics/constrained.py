@@ -37,6 +37,7 @@ from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.linalg import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
+from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
 
@@ -293,6 +294,7 @@ class ConstrainedSystem:
         return sp.Matrix(A), sp.Matrix(B)
 
     @cached_property
+    @staged("implicit derivatives of the constraints")
     def _implicit_derivatives(self) -> tuple:
         """(∂g^D/∂q̇^I, d̄g^D/dt) on Q by implicit differentiation of f(t, q, q̇^I, g) = 0:
 
@@ -320,6 +322,7 @@ class ConstrainedSystem:
         return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
 
     @cached_property
+    @staged("reduced equations")
     def _reduced_AB(self) -> tuple:
         Y = self.Y
         m = Y.m
@@ -405,9 +408,11 @@ class ConstrainedSystem:
         """∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s = −B′ (004 (12))."""
         return -self.reduced_coefficients()[1]
 
+    @staged("regularity")
     def is_regular(self) -> bool:
         return generic_rank(self.regularity_matrix()).rank == len(self.independent)
 
+    @staged("regularity")
     def regularity_condition(self) -> sp.Expr:
         """The determinant (12); the reduced equations are regular where it is non-zero.
 
@@ -423,6 +428,7 @@ class ConstrainedSystem:
 
     # --- accelerations and multipliers ------------------------------------------------------------------------
     @cached_property
+    @staged("accelerations")
     def _acc_independent(self) -> dict:
         A, B = self.reduced_coefficients()
         if generic_rank(B).rank < B.rows:
@@ -443,6 +449,7 @@ class ConstrainedSystem:
         return dict(self._acc_all)
 
     @cached_property
+    @staged("accelerations")
     def _acc_all(self) -> dict:
         acc = dict(self._acc_independent)
         for dd, expr in self.gdot.items():

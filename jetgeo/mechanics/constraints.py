@@ -6,7 +6,7 @@ A constraint submanifold of codimension k < m is given
   states where the rank drops are the *singular states* (for a homogeneous
   quadratic constraint: the zero section, 001 Remark 7.5);
 * in **normal form**, q̇^{D_i} = g^i(t, q, q̇^I) (004 (4)), the dependent velocities
-  q̇^D chosen by a structural bipartite matching (networkx) between equations and
+  q̇^D chosen by a structural bipartite matching (ranked linear assignments) between equations and
   velocities, made deterministic and verified to have a generically non-singular
   block ∂f/∂q̇^D; nonlinear constraints may have several branches;
 * **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k (001 (2.1), (2.3)).
@@ -19,21 +19,22 @@ genuinely *nonlinear*.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
+from itertools import chain, combinations
 
-import networkx as nx
 import sympy as sp
 
-from ..errors import BranchError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
+from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
+from ..limits import staged
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
@@ -172,11 +173,19 @@ class ConstraintSubmanifold:
             raise SpecError(f"constraints must be symbolic expressions: {exc}") from exc
         if not fs:
             raise SpecError("a constraint submanifold needs at least one constraint f^i = 0")
-        for f in fs:
+        for i, f in enumerate(fs):
             if isinstance(f, sp.Equality):
                 raise SpecError(f"give constraints as expressions f (meaning f = 0), not equations: {f}")
+            if not isinstance(f, sp.Expr):
+                raise InputError(f"constraint {i + 1}: expected an expression, got {type(f).__name__} {f}")
+            if f.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+                raise InputError(f"constraint {i + 1}: {f} is not finite")
+            if f.has(sp.I):
+                raise InputError(f"constraint {i + 1}: {f} is not real (it contains the imaginary unit); "
+                                 "jetgeo works over the reals")
             if Y.jet_order(f) > 1:
                 raise SpecError(f"constraints must depend on (t, q, q̇) only; {f} contains accelerations")
+            _refuse_empty(f, i)
         k = len(fs)
         if k >= Y.m:
             raise RankDeficientError(
@@ -186,6 +195,8 @@ class ConstraintSubmanifold:
         self.f = fs
         self.k = k
         self._dependent_hint = tuple(dependent) if dependent is not None else None
+        for d in self._dependent_hint or ():  # at once, not when the normal form is first asked for
+            as_symbol(d, Y.qdot, "dependent velocity")
         self._branch_hint = branch
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
@@ -290,6 +301,7 @@ class ConstraintSubmanifold:
 
     # --- dependent velocities ------------------------------------------------------------
     @cached_property
+    @staged("dependent velocities")
     def dependent(self) -> tuple:
         """The dependent velocities q̇^D (user's choice, else a verified structural matching)."""
         Y = self.Y
@@ -332,9 +344,10 @@ class ConstraintSubmanifold:
         J = self._jacobian
         rows = list(range(k))
         current = tuple(Y.qdot.index(d) for d in self.dependent)
-        subsets = [current] + [c for c in combinations(range(m), k) if c != tuple(sorted(current))
-                               and c != current]
-        total = len(subsets)
+        # lazily: C(40, 20) = 1.4·10¹¹ subsets must never be listed, only the first ``limit`` examined
+        others = (c for c in combinations(range(m), k) if c != tuple(sorted(current)) and c != current)
+        subsets = chain([current], others)
+        total = math.comb(m, k)
         found, examined = [], 0
         for cols in subsets:
             if examined >= limit:
@@ -358,9 +371,11 @@ class ConstraintSubmanifold:
 
     # --- branches and normal form ------------------------------------------------------
     @cached_property
+    @staged("normal form")
     def _branches(self) -> list:
         dep = list(self.dependent)
-        sols = _solve_for(list(self.f), dep, "the constraints")
+        _check_solvable_degree(self.f, dep)
+        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints"), self.f)
         out = []
         for i, sol in enumerate(sols):
             g = {d: sol[d] for d in dep}
@@ -372,6 +387,7 @@ class ConstraintSubmanifold:
         """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
         return list(self._branches)
 
+    @staged("normal form")
     def normal_form(self, dependent: Sequence | None = None, branch: int | None = None) -> NormalForm:
         """The normal form (004, eq. (4)) for the chosen dependent velocities and branch.
 
@@ -562,11 +578,13 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
 
     A bipartite graph joins equation i to velocity σ when ∂f^i/∂q̇^σ ≢ 0 (structurally
     non-zero).  Edge costs prefer (1) equations linear in the velocity, (2) a
-    constant coefficient, (3) later velocities (004's convention q̇^{m−k+i}); a
-    minimum-weight full matching (networkx) gives a candidate whose block is then
-    verified to be generically non-singular.  If it is not, blocks are tried in
-    order of cost until one is (a pure structural matching can pick a singular
-    block, e.g. when two equations have proportional rows).
+    constant coefficient, (3) later velocities (004's convention q̇^{m−k+i}).  Full matchings
+    are generated in order of increasing cost (Murty's ranking of assignments [Murty 1968]) —
+    never the C(m, k) column sets, which for 13 constraints on 26 velocities are 10⁷ — and the
+    first whose block is generically non-singular is a candidate (a pure structural matching can
+    pick a singular block, e.g. when two equations have proportional rows).  At most
+    :data:`_MAX_MATCHINGS` matchings are examined; then the pivot columns of the Jacobian's
+    generic rank decide.
 
     Among generically non-singular blocks, one that is also non-singular at the
     ``reference`` configuration (t = 0, q = 0: angles zero, bodies aligned) is preferred:
@@ -576,11 +594,6 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
     """
     k, m = J.shape
     cost = {}
-    G = nx.Graph()
-    for i in range(k):
-        G.add_node(("eq", i))
-    for s in range(m):
-        G.add_node(("v", s))
     for i in range(k):
         for s in range(m):
             e = J[i, s]
@@ -588,24 +601,9 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
                 continue
             linear = sp.diff(e, qdot[s]) == 0
             const = e.is_number
-            c = (0 if linear else 100) + (0 if const else 10) + (m - 1 - s)
-            cost[(i, s)] = c
-            G.add_edge(("eq", i), ("v", s), weight=c)
-    cands = []
-    try:
-        M = nx.bipartite.minimum_weight_full_matching(G, top_nodes=[("eq", i) for i in range(k)])
-        cols = sorted(M[("eq", i)][1] for i in range(k))
-        cands.append(cols)
-    except (ValueError, nx.NetworkXError):
-        pass
-    scored = sorted(
-        combinations(range(m), k),
-        key=lambda cols: (sum(min((cost.get((i, s), 10**6) for i in range(k)), default=10**6) for s in cols),
-                          tuple(-c for c in cols)),
-    )
-    cands.extend(list(c) for c in scored[:200])
+            cost[(i, s)] = (0 if linear else 100) + (0 if const else 10) + (m - 1 - s)
     first = None
-    for n_tried, cols in enumerate(cands):
+    for n_tried, cols in enumerate(_ranked_matchings(cost, k, m, _MAX_MATCHINGS)):
         block = J.extract(list(range(k)), list(cols))
         if generic_rank(block).rank < k:
             continue
@@ -619,6 +617,138 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
         return first
     info = generic_rank(J)
     return list(info.cols)
+
+
+#: matchings examined by :func:`_structural_choice` before it falls back to the Jacobian's pivots
+_MAX_MATCHINGS = 64
+
+
+def _ranked_matchings(cost: dict, k: int, m: int, limit: int):
+    """Column sets of full matchings (every equation i to a distinct velocity s with an edge
+    (i, s) in ``cost``), in order of increasing total cost, each set once, at most ``limit``.
+
+    Murty's partition [Murty 1968]: the best assignment under (forced, forbidden) edge sets is
+    split, for its j-th free edge e_j, into the subproblem forcing e_1 … e_{j−1} and forbidding
+    e_j; a heap of subproblems yields the assignments in order.  Each subproblem is one linear
+    assignment (scipy's ``linear_sum_assignment``), so the work is polynomial in k and m."""
+    import heapq
+
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    big = 1.0 + 2.0 * sum(cost.values())
+
+    def best(forced: frozenset, forbidden: frozenset):
+        C = np.full((k, m), big)
+        for (i, s), c in cost.items():
+            if (i, s) not in forbidden:
+                C[i, s] = c
+        for i, s in forced:
+            keep = C[i, s]
+            C[i, :] = big
+            C[:, s] = big
+            C[i, s] = keep
+        rows, cols = linear_sum_assignment(C)
+        if any(C[i, s] >= big for i, s in zip(rows, cols)):
+            return None
+        return float(C[rows, cols].sum()), tuple((int(i), int(s)) for i, s in zip(rows, cols))
+
+    first = best(frozenset(), frozenset())
+    if first is None:
+        return
+    heap = [(first[0], first[1], frozenset(), frozenset())]
+    seen: set = set()
+    solves = 1
+    while heap and len(seen) < limit and solves < 8 * limit:
+        total, assign, forced, forbidden = heapq.heappop(heap)
+        cols = tuple(sorted(s for _, s in assign))
+        if cols not in seen:
+            seen.add(cols)
+            yield list(cols)
+        free = [e for e in assign if e not in forced]
+        fixed = set(forced)
+        for e in free:
+            sub = best(frozenset(fixed), forbidden | {e})
+            solves += 1
+            if sub is not None:
+                heapq.heappush(heap, (sub[0], sub[1], frozenset(fixed), forbidden | {e}))
+            fixed.add(e)
+
+
+#: highest degree in a dependent velocity for which the branches are sought in closed form
+MAX_SOLVE_DEGREE = 4
+
+
+def _check_solvable_degree(fs, dep) -> None:
+    """UndecidedError before solving when a constraint is a polynomial of degree > 4 in a dependent
+    velocity: its roots have no closed form in general (Abel–Ruffini), and sympy's attempt
+    (factoring over algebraic extensions) runs for minutes — ``ydot**100 - xdot**2 - 1`` > 90 s."""
+    for i, f in enumerate(fs):
+        for d in dep:
+            if not f.has(d):
+                continue
+            try:
+                deg = sp.degree(f, d) if f.is_polynomial(d) else None
+            except sp.PolynomialError:
+                deg = None
+            if deg is not None and deg > MAX_SOLVE_DEGREE:
+                raise UndecidedError(
+                    f"constraint {i + 1} has degree {deg} in {d}: its {deg} branches have no closed form "
+                    f"(degree > {MAX_SOLVE_DEGREE}); give the normal form q̇^D = g, or another dependent velocity"
+                )
+
+
+def _real_solutions(sols: list, fs) -> list:
+    """The solutions that are real somewhere: a branch written with the imaginary unit (the two
+    complex cube roots of ẏ³ = ẋ² + 1) is kept only if it is real at one of 12 random real points
+    (a real root of a cubic with three real roots is written with I too, casus irreducibilis).
+    InputError when no branch is real at any of them."""
+    import random
+
+    rng = random.Random(20240515)
+    out = []
+    for sol in sols:
+        vals = [v for v in sol.values() if v.has(sp.I)]
+        if not vals:
+            out.append(sol)
+            continue
+        syms = sorted(set().union(*(v.free_symbols for v in vals)), key=lambda x: x.name)
+        for _ in range(12):
+            pt = {x: sp.Float(rng.uniform(0.1, 3.0) if x.is_positive or x.is_nonnegative else rng.uniform(-3, 3))
+                  for x in syms}
+            nums = [complex(v.xreplace(pt).evalf(20)) for v in vals]
+            if all(abs(z.imag) <= 1e-9 * (1 + abs(z.real)) for z in nums):
+                out.append(sol)
+                break
+    if not out:
+        listing = "; ".join(", ".join(f"{k} = {v}" for k, v in sol.items()) for sol in sols)
+        raise InputError(f"the constraints {list(fs)} have no real solution branch (every branch is complex "
+                         f"at every point tried: {listing[:300]})")
+    return out
+
+
+def _refuse_empty(f: sp.Expr, i: int) -> None:
+    """InputError when f = 0 has no real solution because f is a positive (or negative) constant plus
+    a sum of even powers with coefficients of that sign, e.g. ẋ² + ẏ² + 1 (a sufficient test,
+    exact: Q would be empty, and its 'normal form' ẏ = √(−ẋ² − 1) is not real anywhere)."""
+    syms = sorted(f.free_symbols, key=lambda s: s.name)
+    if not syms or not f.is_polynomial(*syms):
+        return
+    try:
+        p = sp.Poly(f, *syms)
+    except sp.PolynomialError:
+        return
+    if p.length() > 200:
+        return
+    const = p.coeff_monomial(1)
+    coeffs = p.coeffs()
+    if not const.is_number or const == 0 or not all(c.is_number and c.is_real for c in coeffs):
+        return
+    sgn = 1 if const > 0 else -1
+    if all(all(e % 2 == 0 for e in mon) for mon in p.monoms()) and all(sgn * c > 0 for c in coeffs):
+        raise InputError(f"constraint {i + 1}: {f} = 0 has no real solution ({f} is "
+                         f"{'positive' if sgn > 0 else 'negative'} everywhere: a constant plus even powers with "
+                         "coefficients of its sign); the constraint submanifold would be empty")
 
 
 def _solve_for(eqs, unknowns, what: str) -> list:

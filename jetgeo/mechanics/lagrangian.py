@@ -35,6 +35,7 @@ from ..geometry.coerce import as_expr
 from ..geometry.polydiff import poly_of
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
+from ..limits import staged
 
 __all__ = ["LagrangianSystem"]
 
@@ -239,6 +240,7 @@ class LagrangianSystem:
         return self._hessian.copy()
 
     @cached_property
+    @staged("regularity")
     def _rank_info(self):
         return generic_rank(self._hessian)
 
@@ -292,6 +294,7 @@ class LagrangianSystem:
         return dict(self._accelerations)
 
     @cached_property
+    @staged("accelerations")
     def _accelerations(self) -> dict:
         W = self._hessian
         rhs = sp.Matrix(self._free_rhs)

@@ -42,6 +42,7 @@ caught too (a minimum search on the step's dense output).
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 import weakref
@@ -52,7 +53,7 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
-from ..errors import BranchError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
+from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy_latex
 from .compile import CompiledFunction, compile_rhs
@@ -603,6 +604,56 @@ def _progress(enabled, t0, t1):
     return tqdm(total=1000, desc="simulate", unit="‰", leave=False)
 
 
+def _finite(value, what: str, positive: bool = False, allow_inf: bool = False) -> float:
+    """``value`` as a float, InputError unless finite (or +inf with ``allow_inf``) and > 0 / ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating, sp.Number)):
+        raise InputError(f"simulate: {what} must be a number, got {type(value).__name__} {value!r:.40}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
+        raise InputError(f"simulate: {what} must be finite, got {value!r}")
+    if (positive and not v > 0) or v < 0:
+        raise InputError(f"simulate: {what} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    return v
+
+
+def _check_arguments(t_span, rtol, atol, t_eval, max_step, singular_tol, manifold_tol) -> None:
+    """InputError for arguments the integrator would misread: t_span = (0, nan) and rtol = nan ran for
+    ever, manifold_tol = nan switched the off-Q check off, t_eval outside the span returned one sample
+    with success=True, t_span = (0, 0) raised ZeroDivisionError."""
+    try:
+        t0, t1 = t_span
+    except (TypeError, ValueError):
+        raise InputError(f"simulate: t_span must be a pair (t0, t1), got {t_span!r:.60}") from None
+    if isinstance(t0, bool) or isinstance(t1, bool):
+        raise InputError(f"simulate: t_span must hold numbers, got {t_span!r:.60}")
+    t0 = _finite(t0, "t_span[0]")
+    t1 = _finite(t1, "t_span[1]")
+    if t0 == t1:
+        raise InputError(f"simulate: t_span = ({t0:g}, {t1:g}) is empty; give t1 != t0")
+    _finite(rtol, "rtol", positive=True)
+    _finite(atol, "atol")
+    _finite(max_step, "max_step", positive=True, allow_inf=True)
+    _finite(singular_tol, "singular_tol")
+    _finite(manifold_tol, "manifold_tol")
+    if t_eval is not None:
+        try:
+            te = np.asarray(t_eval, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"simulate: t_eval must be a sequence of numbers, got {t_eval!r:.60}") from None
+        if te.size == 0:
+            raise InputError("simulate: t_eval is empty")
+        if not np.all(np.isfinite(te)):
+            raise InputError("simulate: t_eval holds a non-finite value")
+        lo, hi = min(t0, t1), max(t0, t1)
+        tol = 1e-12 * max(1.0, abs(lo), abs(hi))
+        out = te[(te < lo - tol) | (te > hi + tol)]
+        if out.size:
+            raise InputError(f"simulate: t_eval value {out[0]:g} lies outside t_span = ({t0:g}, {t1:g})")
+        d = np.diff(te)
+        if te.size > 1 and not (np.all(d > 0) if t1 > t0 else np.all(d < 0)):
+            raise InputError("simulate: t_eval must be strictly monotonic in the direction of t_span")
+
+
 def simulate(
     system,
     t_span: Sequence,
@@ -690,6 +741,7 @@ def simulate(
     ``help(importlib.import_module("jetgeo.numerics.simulate"))`` shows — ``jetgeo.numerics.simulate``
     is this function — and ``theory/numerics.md``.
     """
+    _check_arguments(t_span, rtol, atol, t_eval, max_step, singular_tol, manifold_tol)
     if formulation == "full" and _pair_of(system) is not None:
         formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
     prep = system if isinstance(system, Prepared) else prepare(system, formulation, first_integrals,

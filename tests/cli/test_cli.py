@@ -93,15 +93,15 @@ def test_exit_code_2_bad_spec_and_debug_traceback(tmp_path):
     assert "Traceback" not in r.stderr and not (tmp_path / "pwned").exists()
 
 
-def test_debug_lets_the_exception_through(tmp_path, monkeypatch):
-    from jetgeo.errors import SpecError
-
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.toml").write_text('[coordinates]\nq = ["x"]\n[lagrangian]\nL = "x.real"\n', encoding="utf-8")
-    with pytest.raises(SpecError):
-        main(["--debug", "derive", "bad.toml"])
-    with pytest.raises(SpecError):
-        main(["derive", "bad.toml", "--debug"])
+    for argv in (["--debug", "derive", "bad.toml"], ["derive", "bad.toml", "--debug"]):
+        assert main(argv) == 2  # --debug once turned exit 2 into 1 (the exception left main)
+        err = capsys.readouterr().err
+        assert "Traceback (most recent call last)" in err and "SpecError" in err
+        assert err.splitlines()[-1] == ("jetgeo: error: bad.toml: [lagrangian] L: attribute access is not allowed "
+                                        "(only numbers, declared names, + - * / ** and functions) in 'x.real'")
 
 
 def test_exit_code_1_not_regular(tmp_path, capsys):
