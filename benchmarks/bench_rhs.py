@@ -56,7 +56,7 @@ from jetgeo.numerics.simulate import prepare  # noqa: E402
 
 # --- the systems and their hand-written right-hand sides ---------------------------------------
 def vertical_disc():
-    """Seed 001 §9.2: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇; θ̈ = ψ̈ = 0, ẍ = −R sin ψ ψ̇ θ̇, ÿ = R cos ψ ψ̇ θ̇."""
+    """[Benenti 2007, §9.2]: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇; θ̈ = ψ̈ = 0, ẍ = −R sin ψ ψ̇ θ̇, ÿ = R cos ψ ψ̇ θ̇."""
     Y = FibredManifold(["x", "y", "theta", "psi"])
     x, y, th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
@@ -72,11 +72,11 @@ def vertical_disc():
         w = R * psd * thd
         return np.array([xd, yd, thd, psd, -w * np.sin(ps), w * np.cos(ps), 0.0, 0.0])
 
-    return "vertical rolling disc (001 §9.2)", cs, params, point, hand
+    return "vertical rolling disc [Benenti 2007, §9.2]", cs, params, point, hand
 
 
 def example1():
-    """Seed 004 Example 1: ẍ = −xy(yẋ + xẏ)ẋ/(1 + x²y²), ÿ = 0, z̈ = d/dt(xyẋ)."""
+    """[Stolařová 2009, Example 1]: ẍ = −xy(yẋ + xẏ)ẋ/(1 + x²y²), ÿ = 0, z̈ = d/dt(xyẋ)."""
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
     xd, yd, zd = Y.qdot
@@ -89,11 +89,11 @@ def example1():
         zdd = (xd * y + x * yd) * xd + x * y * xdd
         return np.array([xd, yd, zd, xdd, 0.0, zdd])
 
-    return "seed 004 Example 1 (Chaplygin)", cs, {}, point, hand
+    return "[Stolařová 2009, Example 1] (Chaplygin)", cs, {}, point, hand
 
 
 def example3():
-    """Seed 004 Example 3 (pursuit).  With d = (x − k₁t, y − η), η = k₂t − Gt²/2, J = (−d_y, d_x),
+    """[Stolařová 2009, Example 3] (pursuit).  With d = (x − k₁t, y − η), η = k₂t − Gt²/2, J = (−d_y, d_x),
     d̄f = −k₁ẏ + (k₂ − Gt)ẋ and q̈ = (0, −G) + Jᵀλ/m, the constraint's derivative gives
     λ/m = (k₁ẏ − (k₂ − Gt)ẋ + G d_x)/|d|²."""
     Y = FibredManifold(["x", "y"])
@@ -117,11 +117,11 @@ def example3():
         lam = (k1 * yd - (k2 - G * t) * xd + G * dx) / (dx * dx + dy * dy)
         return np.array([xd, yd, -dy * lam, -G + dx * lam])
 
-    return "seed 004 Example 3 (pursuit, time-dependent)", cs, params, point, hand, tt
+    return "[Stolařová 2009, Example 3] (pursuit, time-dependent)", cs, params, point, hand, tt
 
 
 def two_points():
-    """Seed 001 §9.4 on an inclined plane: W q̈ = A + λ∇_q̇ C with C = ẋ₁ẏ₂ − ẋ₂ẏ₁; eliminating λ
+    """[Benenti 2007, §9.4] on an inclined plane: W q̈ = A + λ∇_q̇ C with C = ẋ₁ẏ₂ − ẋ₂ẏ₁; eliminating λ
     with Ċ = 0 by hand: λ = g(ẏ₁ − ẏ₂)/((ẋ₂² + ẏ₂²)/m₁ + (ẋ₁² + ẏ₁²)/m₂)."""
     Y = FibredManifold(["x1", "y1", "x2", "y2"])
     x1, y1, x2, y2 = Y.q
@@ -142,7 +142,7 @@ def two_points():
         lam = g * (b - d) / ((d * d + c * c) / m1 + (b * b + a * a) / m2)
         return np.array([a, b, c, d, g + lam * d / m1, -lam * c / m1, g - lam * b / m2, lam * a / m2])
 
-    return "two points with parallel velocities (001 §9.4)", cs, params, point, hand
+    return "two points with parallel velocities [Benenti 2007, §9.4]", cs, params, point, hand
 
 
 # --- timing ------------------------------------------------------------------------------------

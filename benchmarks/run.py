@@ -162,7 +162,7 @@ def _nonlinear_report(name: str) -> dict:
     """What each tool says about a nonlinear constraint besides the accelerations (not timed as derive).
 
     jetgeo: the classification of Q, the singular states (rank ∂f/∂q̇ drops), the division made
-    by the normal form (its condition and branches), Theorem 2's compatibility (seed 002: det M,
+    by the normal form (its condition and branches), Theorem 2's compatibility ([Ibort et al. 1996]: det M,
     singular locus), the Chetaev multipliers and reaction forces.  LagrangesMethod: its multipliers;
     it has no notion of singular states or compatibility.  KanesMethod: the exception it raises.
     """
@@ -180,10 +180,10 @@ def _nonlinear_report(name: str) -> dict:
         "normal_form": str(nf),
         "normal_form_condition (≠ 0 required)": str(nf.condition),
         "branches": len(Q.branches()),
-        "compatible (002 Theorem 2)": bool(comp.compatible),
-        "det M (002 (4.17))": str(comp.determinant),
+        "compatible [Ibort et al. 1996, Theorem 2]": bool(comp.compatible),
+        "det M [Ibort et al. 1996, eq. (4.17)]": str(comp.determinant),
         "compatibility singular locus": [str(e) for e in comp.singular_locus],
-        "regularity singular locus (004 (12))": [str(e) for e in cs.singular_locus()],
+        "regularity singular locus [Stolařová 2009, eq. (12)]": [str(e) for e in cs.singular_locus()],
         "chetaev_multipliers": [str(e) for e in cs.multipliers()],
         "reaction_forces": [str(e) for e in cs.reaction_forces()],
     }

@@ -20,9 +20,9 @@ Preprocessing shared by both tools (not timed): T and f are expanded and reduced
 modulo sin²θ + cos²θ − 1 (sin² → 1 − cos²), the form in which a careful user would
 type them.
 
-Systems: Chaplygin sleigh (skate for a = 0; 001 Example 9.1), vertical rolling disc
-(001 Example 9.2), heavy rolling disc in Euler angles (003 Application 3.3), chain of
-n knife-edge bodies (n-trailer), two points with parallel velocities (001 Example 9.4,
+Systems: Chaplygin sleigh (skate for a = 0; [Benenti 2007, Example 9.1]), vertical rolling disc
+[Benenti 2007, Example 9.2], heavy rolling disc in Euler angles [Ghori 1960, Application 3.3], chain of
+n knife-edge bodies (n-trailer), two points with parallel velocities ([Benenti 2007, Example 9.4],
 nonlinear: KanesMethod rejects it).
 """
 
@@ -118,7 +118,7 @@ def chaplygin_sleigh() -> Model:
     """Chaplygin sleigh: knife edge at P = (x, y), heading θ, centre of mass at G = P + a e_θ.
 
     T = m/2 |v_G|² + I/2 θ̇², constraint (no lateral slip at P): −sin θ ẋ + cos θ ẏ = 0.
-    With a = 0 this is Benenti's skate (001 Example 9.1).
+    With a = 0 this is Benenti's skate [Benenti 2007, Example 9.1].
     """
     th, x, y = dynamicsymbols("th x y")
     m, I_, a = sp.symbols("m I a", positive=True)
@@ -145,7 +145,7 @@ def _rolling_constraints(Cg: Point, G: Point, R: ReferenceFrame, N: ReferenceFra
 
 
 def vertical_disc() -> Model:
-    """Vertical rolling disc (001 Example 9.2): heading θ, spin φ, centre above (x, y).
+    """Vertical rolling disc [Benenti 2007, Example 9.2]: heading θ, spin φ, centre above (x, y).
 
     T = m/2(ẋ² + ẏ²) + A/2 θ̇² + C/2 φ̇²; constraints ẋ = r φ̇ cos θ, ẏ = r φ̇ sin θ.
     """
@@ -165,7 +165,7 @@ def vertical_disc() -> Model:
 
 
 def heavy_disc() -> Model:
-    """Heavy rolling disc in Euler angles (003 Application 3.3; the sympy docs' rolling disc).
+    """Heavy rolling disc in Euler angles ([Ghori 1960, Application 3.3]; the sympy docs' rolling disc).
 
     Yaw ψ about N.z, lean θ about the heading's x, spin φ about the lean frame's y (the
     disc axis); contact point (x, y); centre G = C + r L.z.  Diametral/axial moments
@@ -227,7 +227,7 @@ def n_trailer(n: int) -> Model:
 
 
 def parallel_points() -> Model:
-    """Two points with parallel velocities (001 Example 9.4): ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 (nonlinear).
+    """Two points with parallel velocities [Benenti 2007, Example 9.4]: ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 (nonlinear).
 
     T = m₁/2(ẋ₁² + ẏ₁²) + m₂/2(ẋ₂² + ẏ₂²).  KanesMethod rejects the constraint (not
     linear in the speeds); LagrangesMethod applies Chetaev's rule silently.
@@ -244,7 +244,7 @@ def parallel_points() -> Model:
     bodies = [Particle("p1", P1, m1), Particle("p2", P2, m2)]
     f = x1.diff() * y2.diff() - x2.diff() * y1.diff()
     return _finish("parallel_points", N, [x1, y1, x2, y2], bodies, [], 0, [f], {m1: 1.0, m2: 2.5},
-                   linear=False, notes="nonlinear constraint (001 Example 9.4)")
+                   linear=False, notes="nonlinear constraint [Benenti 2007, Example 9.4]")
 
 
 SYSTEMS: dict[str, Callable[[], Model]] = {

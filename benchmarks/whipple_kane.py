@@ -6,9 +6,7 @@ loads, the front-contact holonomic constraint and the no-slip rolling constraint
 ``KanesMethod.linearize`` about upright straight-ahead motion at speed v.  The same
 objects are imported into jetgeo by ``tests/benchmarks/test_whipple_import.py``.
 
-Model (Meijaard, Papadopoulos, Ruina, Schwab 2007, *Linearized dynamics equations for the
-balance and steer of a bicycle: a benchmark and review*, Proc. R. Soc. A 463:1955–1982,
-§2 and Appendix; axes: x forward, y right, z **down**):
+Model ([Meijaard et al. 2007, §2 and Appendix]; axes: x forward, y right, z **down**):
 
 * coordinates: rear contact (x, y) on the ground, yaw ψ about N.z, roll φ (lean) about
   the heading's x, pitch θ of the rear frame about the lean frame's y, steer δ about the
@@ -75,7 +73,7 @@ __all__ = [
 RESULTS = Path(__file__).resolve().parent / "results"
 _t = dynamicsymbols._t
 
-# --- published values (Meijaard et al. 2007, Proc. R. Soc. A 463:1955, Table 1, eq. (A1)-(A4), Table 2) --------------
+# --- published values [Meijaard et al. 2007, Table 1, eqs. (A1)–(A4), Table 2] --------------
 
 #: Table 1: the benchmark bicycle's parameters (SI units; λ = π/10 exactly).
 BENCHMARK = {
@@ -87,7 +85,7 @@ BENCHMARK = {
 }
 
 #: The linearised equations M q̈ + v C₁ q̇ + [g K₀ + v² K₂] q = 0, q = (φ, δ), at the benchmark values
-#: (Meijaard et al. 2007, eq. (A1)–(A4) with Table 1; 14 significant digits as printed).
+#: ([Meijaard et al. 2007, eqs. (A1)–(A4)] with Table 1; 14 significant digits as printed).
 PUBLISHED_MATRICES = {
     "M": [[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]],
     "C1": [[0.0, 33.86641391492494], [-0.85035641456978, 1.68540397397560]],
@@ -102,7 +100,7 @@ PUBLISHED_EIGENVALUES = {
         -0.32286642900409],
 }
 
-#: Weave and capsize speeds (Meijaard et al. 2007, §4 and Table 2).
+#: Weave and capsize speeds [Meijaard et al. 2007, §4, Table 2].
 WEAVE_SPEED = 4.29238253634111
 CAPSIZE_SPEED = 6.02426201538837
 

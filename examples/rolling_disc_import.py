@@ -13,7 +13,7 @@
 # rolling enters as velocity constraints — the material point at the contact has velocity zero —
 # and `jetgeo.io.sympy_import.from_mechanics` brings the model over (theory/rolling_bodies.md).
 # Then: the steady circles (`steady_motions`), the upright coin's stability threshold
-# Ω² = A m g r/(C(C + m r²)) from the linearisation about a steady motion (Routh §244), and a
+# Ω² = A m g r/(C(C + m r²)) from the linearisation about a steady motion [Routh 1884, §244], and a
 # wobbling simulation.
 
 # %%

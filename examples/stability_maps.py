@@ -67,7 +67,7 @@ save(fig, "stability_disc")
 
 # %% [markdown]
 # ## The Whipple bicycle against its trail
-# Symbolic in the trail c and the speed v, all other parameters from Meijaard et al. 2007,
+# Symbolic in the trail c and the speed v, all other parameters from [Meijaard et al. 2007],
 # Table 1.  The benchmark geometry c = 0.08 m is one point of the sweep.
 
 # %%

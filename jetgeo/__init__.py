@@ -2,7 +2,8 @@
 
 Layers (imports point down this list, never up): ``geometry`` ← ``jets`` ←
 ``mechanics`` ← ``implicit`` ← ``recipes`` ← ``numerics`` / ``io`` / ``cli``.
-See ``DESIGN.md`` of the project and the pages in ``theory/``.
+See ``theory/architecture.md`` (the design), ``theory/references.md`` (the
+bibliography) and the other pages in ``theory/``.
 """
 
 from . import errors

@@ -382,13 +382,13 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
     with stage("regularity of the constrained system"):
         creg = cs.is_regular()
         ok = state["ok"] = ok and creg
-        out.write(f"Constrained system (004 (12)): {'regular' if creg else 'NOT regular'}; "
+        out.write(f"Constrained system [Stolařová 2009, eq. (12)]: {'regular' if creg else 'NOT regular'}; "
                   f"{where(cs.regularity_condition(), 'regular') if creg else 'its condition vanishes identically'}\n")
     try:
         imp = importlib.import_module("jetgeo.implicit")
     except ImportError:
         imp = None
-        out.write("Compatibility (002 Theorem 2): skipped (jetgeo.implicit is not available)\n")
+        out.write("Compatibility [Ibort et al. 1996, Theorem 2]: skipped (jetgeo.implicit is not available)\n")
     if imp is not None and hasattr(imp, "NonholonomicProblem"):
         out.flush()
         try:
@@ -402,12 +402,12 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
             if hasattr(P, "integrability"):
                 with stage("integrability"):
                     report = str(P.integrability())
-                out.write("Integrability algorithm (002 (3.9)-(3.10)):\n")
+                out.write("Integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)]:\n")
                 for line in report.splitlines():
                     out.write(f"  {line}\n")
         except (IncompatibleError, NotRegularError) as exc:
             ok = state["ok"] = False
-            out.write(f"Compatibility (002 Theorem 2): NOT compatible: {exc}\n")
+            out.write(f"Compatibility [Ibort et al. 1996, Theorem 2]: NOT compatible: {exc}\n")
         except MethodUnavailable as exc:
             out.write(f"Compatibility: skipped ({exc})\n")
     if not ok:

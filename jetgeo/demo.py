@@ -21,7 +21,7 @@ def rolling_disc_distribution() -> Distribution:
 
     Coordinates (x, y, θ, ψ): contact point, rolling angle θ, heading ψ.  Rolling
     without slipping, ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇, leaves the directions
-    ∂_θ + R cos ψ ∂_x + R sin ψ ∂_y and ∂_ψ (seed 001, §9.2).
+    ∂_θ + R cos ψ ∂_x + R sin ψ ∂_y and ∂_ψ [Benenti 2007, §9.2].
     """
     C = Chart(["x", "y", "theta", "psi"])
     _x, _y, _th, ps = C
@@ -62,7 +62,7 @@ def run_demo(out: TextIO = sys.stdout) -> None:
 
 
 def rolling_disc_system():
-    """(system, Q) of the vertical rolling disc: K of 001 (9.3), constraints (9.2)."""
+    """(system, Q) of the vertical rolling disc: K of [Benenti 2007, eq. (9.3)], constraints (9.2)."""
     from .jets import FibredManifold
     from .mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -78,15 +78,15 @@ def rolling_disc_system():
 def derive_all(S, Q, psi=None, z=None) -> dict:
     """{method: Motion or the exception saying why it does not apply}: every recipe, Ghori's
     forms, Novoselov's coordinates (the natural quasi-velocities of the parametrisation) and
-    the unique SODE of the non-holonomic problem (seed 002, Theorem 2)."""
+    the unique SODE of the non-holonomic problem [Ibort et al. 1996, Theorem 2]."""
     from . import recipes
     from .errors import JetgeoError
     from .implicit import NonholonomicProblem
 
     out = recipes.all_methods(S, Q, psi=psi, z=z)
-    for name, make in (("ghori R (003 2.3.14)", lambda: recipes.ghori_symmetric(S, Q, "R")),
-                       ("ghori S (003 2.2.19)", lambda: recipes.ghori_symmetric(S, Q, "S")),
-                       ("ibort SODE (002)", lambda: NonholonomicProblem(S, Q).solve())):
+    for name, make in (("ghori R [Ghori 1960, eq. (2.3.14)]", lambda: recipes.ghori_symmetric(S, Q, "R")),
+                       ("ghori S [Ghori 1960, eq. (2.2.19)]", lambda: recipes.ghori_symmetric(S, Q, "S")),
+                       ("ibort SODE [Ibort et al. 1996]", lambda: NonholonomicProblem(S, Q).solve())):
         try:
             out[name] = make()
         except JetgeoError as exc:
@@ -121,7 +121,7 @@ def _dynamics(out: TextIO) -> None:
 
     e = systems.load("vertical_disc")
     S, Q = e
-    _section(out, "Mechanics: Krupková's constrained system on Q (seed 004, (6)-(12))")
+    _section(out, "Mechanics: Krupková's constrained system on Q [Stolařová 2009, eqs. (6)–(12)]")
     out.write(f"  catalogue entry 'vertical_disc' [{e.reference}]\n")
     out.write(f"  Lagrangian regular: {S.is_regular()} (det W = {S.regularity_condition()})\n")
     out.write(f"  constraints: {'; '.join(f'{f} = 0' for f in Q.f)}\n")
@@ -137,10 +137,10 @@ def _dynamics(out: TextIO) -> None:
     dE = cs.on_Q(S.Y.total_derivative(S.energy())).xreplace(acc)
     out.write(f"  energy conserved along the motion (dE/dt = 0 on Q): {is_zero(dE)}\n")
 
-    _section(out, "Compatibility of the problem (L, C, D, F) (seed 002, Theorem 2)")
+    _section(out, "Compatibility of the problem (L, C, D, F) [Ibort et al. 1996, Theorem 2]")
     P = NonholonomicProblem(S, Q)
     out.write("  " + str(P.compatibility()).replace("\n", "\n  ") + "\n")
-    _section(out, "Integrability algorithm (seed 002, (3.9)-(3.10))")
+    _section(out, "Integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)]")
     out.write("  " + str(P.integrability()).replace("\n", "\n  ") + "\n")
 
     _section(out, "Every method, compared with Krupková's reduced equations by recipes.equivalent")

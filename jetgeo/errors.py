@@ -45,7 +45,7 @@ class NotRegularError(JetgeoError):
 
 
 class IncompatibleError(JetgeoError):
-    """A non-holonomic problem (L, C, D, F) has no unique solution (seed 002, Theorem 2)."""
+    """A non-holonomic problem (L, C, D, F) has no unique solution [Ibort et al. 1996, Theorem 2]."""
 
 
 class BranchError(JetgeoError, ValueError):

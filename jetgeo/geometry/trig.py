@@ -1,4 +1,4 @@
-"""Cheap exact reduction of expressions polynomial in sines and cosines (DESIGN §2).
+"""Cheap exact reduction of expressions polynomial in sines and cosines.
 
 Used on small matrices (Gauss matrices G_αβ, C W⁻¹ Cᵀ) so that sin² + cos² does
 not survive into every acceleration; never a general simplifier.

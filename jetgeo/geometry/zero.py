@@ -1,7 +1,7 @@
 r"""Deciding whether a symbolic expression vanishes identically.
 
 jetgeo never calls ``simplify`` in a computation path.  A zero test runs in three
-tiers (DESIGN §2):
+tiers (theory/architecture.md, 'Zero tests'):
 
 1. **cheap exact normalisation** — ``expand`` and, for rational functions,
    ``cancel``; decides polynomial and rational identities exactly;
@@ -12,7 +12,7 @@ tiers (DESIGN §2):
    trigonometric identities hold *exactly* in rational arithmetic.  A non-zero
    value proves the expression non-zero.  Zero values at ``trials`` independent
    points make it zero with failure probability at most ``(D/N)^trials``
-   (Schwartz–Zippel, ``D`` the degree of the numerator after the circle
+   (Schwartz–Zippel [Schwartz 1980], [Zippel 1979], ``D`` the degree of the numerator after the circle
    substitution, ``N = 10^6`` the inverse of the largest probability of one
    sampled value; the probability is over the choice of the seed);
 3. **proof** — for expressions polynomial in sines and cosines over rational
@@ -419,7 +419,7 @@ def _schwartz_zippel(expr: sp.Expr, sampler: PointSampler, trials: int) -> float
     r"""Failure bound :math:`(D/N)^{\text{trials}}` of the exact random-point test.
 
     Each coordinate is drawn independently with every value of probability at most
-    ``1/N`` (``N = sampler.size``), so by the Schwartz–Zippel lemma a non-zero
+    ``1/N`` (``N = sampler.size``), so by the Schwartz–Zippel lemma ([Schwartz 1980], [Zippel 1979]) a non-zero
     polynomial of degree ``D`` vanishes at one sample with probability at most ``D/N``.
     The polynomial is the numerator P of ``expr`` with, for every angle θ,
     sin θ, cos θ = 2u/(1+u²), (1−u²)/(1+u²) (tan θ = 2u/(1−u²)) and the denominators

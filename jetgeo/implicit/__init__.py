@@ -1,5 +1,5 @@
 """Implicit differential equations, Tulczyjew's triple and the non-holonomic problem
-(L, C, D, F) of seed 002.  Imports geometry, jets and mechanics only.
+(L, C, D, F) of [Ibort et al. 1996].  Imports geometry, jets and mechanics only.
 """
 
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport

@@ -1,13 +1,13 @@
-r"""Implicit differential equations E ⊂ TP and the integrability algorithm (seed 002, §3, §4.2).
+r"""Implicit differential equations E ⊂ TP and the integrability algorithm [Ibort et al. 1996, §3, §4.2].
 
 An implicit differential equation on a manifold P with coordinates x^i is a submanifold
 E ⊂ TP, given here by equations F^a(t, x, ẋ, λ) = 0 in which auxiliary unknowns λ
 (multipliers) may occur; E is their projection to TP.  A solution is a curve whose tangent
-lies in E.  The integrability algorithm of 002 (eqs. 3.9–3.10),
+lies in E.  The integrability algorithm of [Ibort et al. 1996, eqs. (3.9)–(3.10)],
 
 .. math:: E_0 = E,\; C_0 = \tau_P(E),\qquad E_k = E_{k-1}\cap TC_{k-1},\; C_k = \tau_P(E_k),
 
-extracts the integrable part; with a field of permitted directions D̂ (002, Fig. 2 and
+extracts the integrable part; with a field of permitted directions D̂ ([Ibort et al. 1996, Fig. 2] and
 eqs. 4.13–4.14) the first intersection is E_1 = E_0 ∩ D̂_0 and D̂_k = D̂_{k−1}|_{C_k} ∩ TC_k,
 i.e. the annihilators of D̂ are imposed on ẋ together with the tangency conditions.
 
@@ -21,7 +21,7 @@ Exact computation (fibres affine in the unknowns w = (ẋ, λ)):
   "vanishes on C_k" is a substitution followed by a zero test (:mod:`jetgeo.geometry.zero`);
   the coefficients divided by are recorded as conditions, branch choices as notes;
 * the algorithm stops when C_k = C_{k−1}; then E_{k+1} = E_k = E_∞.  ``steps`` is that k
-  (002's "the algorithm stops at the first step" is ``steps == 1``).  The fibre of E_∞ has
+  ([Ibort et al. 1996] "the algorithm stops at the first step" is ``steps == 1``).  The fibre of E_∞ has
   dimension ``free_parameters`` (0: E_∞ is the graph of a vector field on C_∞).
 * a constraint that reduces to a non-zero constant (or to an expression in the parameters
   alone, which vanishes only for special parameter values) makes E_∞ empty.
@@ -212,13 +212,13 @@ class _Variety:
 
 @dataclass
 class IntegrabilityReport:
-    """Outcome of the integrability algorithm (002, eqs. 3.9–3.10; adapted: 4.13–4.14).
+    """Outcome of the integrability algorithm ([Ibort et al. 1996, eqs. (3.9)–(3.10)]; adapted: 4.13–4.14).
 
     Attributes
     ----------
     steps : int
         The k at which the algorithm stabilised (C_k = C_{k−1}, so E_k = E_∞); 1 means
-        "stops at the first step" (002, eq. 4.13).
+        "stops at the first step" [Ibort et al. 1996, eq. (4.13)].
     primary_constraints : list
         Equations of C_0 = τ(E): the given velocity-free equations and the conditions for the
         fibre equations of E to be solvable.
@@ -358,7 +358,7 @@ def _affine(eqs, w):
 
 
 class ImplicitDifferentialEquation:
-    r"""An implicit differential equation E ⊂ TP (002, §3).
+    r"""An implicit differential equation E ⊂ TP [Ibort et al. 1996, §3].
 
     Parameters
     ----------
@@ -366,11 +366,11 @@ class ImplicitDifferentialEquation:
     xdot : their velocities, one per coordinate.  An entry that is a fresh symbol is an unknown
         of the fibre; an entry that is an expression in the coordinates prescribes that velocity
         (e.g. on P = TQ with x = (q, q̇), ``xdot = (q̇, q̈)``: the second-order condition of
-        α⁻¹(dL + F), 002 §6.1, is built in).
+        α⁻¹(dL + F), [Ibort et al. 1996, §6.1], is built in).
     equations : expressions F^a(t, x, ẋ, λ), meaning F^a = 0.
     unknowns : auxiliary unknowns λ (multipliers) to be determined or left free.
     time : optional time symbol t (ṫ = 1): time-dependent equations, d/dt = ∂_t + ẋ^i ∂_{x^i}.
-    permitted : optional annihilators β of a field of permitted directions D̂ (002, Fig. 2):
+    permitted : optional annihilators β of a field of permitted directions D̂ [Ibort et al. 1996, Fig. 2]:
         each a list of components on dx^1..dx^n (or n + 1 components, the first on dt);
         the adapted algorithm imposes ⟨β, (1, ẋ)⟩ = 0 from the first step on.
 

@@ -1,13 +1,13 @@
-r"""The non-holonomic problem (L, C, D, F) of seed 002 (§2, §4, §5).
+r"""The non-holonomic problem (L, C, D, F) of [Ibort et al. 1996, §2, §4, §5].
 
 Data: a Lagrangian system (L and its generalised forces A), a constraint submanifold
 C = {φ^a(t, q, q̇) = 0} ⊂ J¹Y (TQ in the autonomous case), a field of permitted directions
 D ⊂ T_C(J¹Y) along C — D° = (TC)° ⊕ K, K spanned by extra annihilators β^b (``permitted``;
 default none: D = TC) — and a bundle F of horizontal reaction forces f^B = f^B_σ dq^σ
-(``forces``; default Chetaev's bundle F = S*(D°), 002 eqs. 5.20–5.21: S*(dφ^a) = ∂φ^a/∂q̇^σ dq^σ,
+(``forces``; default Chetaev's bundle F = S*(D°), [Ibort et al. 1996, eqs. (5.20)–(5.21)]: S*(dφ^a) = ∂φ^a/∂q̇^σ dq^σ,
 S*(β^b) = β^b_{q̇^σ} dq^σ).
 
-The sought motions are the SODEs Γ = Γ_L + Λ_L(f), f ∈ F, lying in D (002 eq. 2.6).  In the
+The sought motions are the SODEs Γ = Γ_L + Λ_L(f), f ∈ F, lying in D [Ibort et al. 1996, eq. (2.6)].  In the
 jet coordinates the force f = λ_B f^B enters the Euler–Lagrange equations with Newton's sign,
 
 .. math:: W_{\sigma\nu}\ddot q^\nu = L_\sigma + \lambda_B f^B_\sigma ,
@@ -16,7 +16,7 @@ jet coordinates the force f = λ_B f^B enters the Euler–Lagrange equations wit
 ⟨β^C, Γ⟩ = 0 for the generators β^C = β^C_t dt + γ^C_σ dq^σ + β^C_σ dq̇^σ of D°.  Hence
 
 .. math:: M^{BC}\lambda_B = -\langle\beta^C, \Gamma_L\rangle,\qquad
-          M^{BC} = W^{\sigma\nu} f^B_\sigma \beta^C_\nu   \quad (002\ \text{eq. } 4.17),
+          M^{BC} = W^{\sigma\nu} f^B_\sigma \beta^C_\nu   \quad (\text{[Ibort et al. 1996, eq. (4.17)]}),
 
 and Theorem 2: if rank F = corank D (4.15) and det M ≠ 0 on C (⇔ D° ∩ F^⊥ = 0, 4.16), the
 problem is compatible and has a unique SODE.  Where Theorem 2 fails, the adapted integrability
@@ -45,7 +45,7 @@ __all__ = ["NonholonomicProblem", "CompatibilityReport", "HamiltonianPicture", "
 
 @dataclass
 class CompatibilityReport:
-    """Theorem 2 of seed 002 for (L, C, D, F).
+    """Theorem 2 of [Ibort et al. 1996] for (L, C, D, F).
 
     ``rank_F`` and ``corank_D`` (condition 4.15), ``matrix`` M^{BC} = W^{σν} f^B_σ β^C_ν on C
     (4.17; rows B index the forces, columns C the annihilators of D), its ``determinant`` on C,
@@ -68,7 +68,7 @@ class CompatibilityReport:
         return self.compatible
 
     def __str__(self) -> str:
-        return (f"Theorem 2 (seed 002): {'compatible' if self.compatible else 'NOT established'}; "
+        return (f"Theorem 2 [Ibort et al. 1996]: {'compatible' if self.compatible else 'NOT established'}; "
                 f"rank F = {self.rank_F}, corank D = {self.corank_D}, det M = {tidy(self.determinant)}"
                 + (f"; singular where {[tidy(e) for e in self.singular_locus]} vanish" if self.singular_locus else "")
                 + (f"\n  {self.explanation}" if self.explanation else ""))
@@ -76,7 +76,7 @@ class CompatibilityReport:
     def _repr_latex_(self) -> str:
         verdict = r"\text{compatible}" if self.compatible else r"\text{NOT established}"
         locus = ", ".join(sp.latex(tidy(e)) for e in self.singular_locus)
-        return (rf"$\text{{Theorem 2 (002)}}: {verdict};\ \operatorname{{rank}}F = {self.rank_F},\ "
+        return (rf"$\text{{Theorem 2 [Ibort et al. 1996]}}: {verdict};\ \operatorname{{rank}}F = {self.rank_F},\ "
                 rf"\operatorname{{corank}}D = {self.corank_D};\ M = {sp.latex(self.matrix)},\ "
                 rf"\det M = {sp.latex(tidy(self.determinant))}"
                 + (rf";\ \text{{singular where }} {locus} = 0" if locus else "") + "$")
@@ -84,7 +84,7 @@ class CompatibilityReport:
 
 @dataclass
 class HamiltonianPicture:
-    """The solution on C* = F_L(C) ⊂ T*Q (002 §4.1, §6.1).
+    """The solution on C* = F_L(C) ⊂ T*Q [Ibort et al. 1996, §4.1, §6.1].
 
     ``momenta`` p_σ; ``legendre`` {p: ∂L/∂q̇}; ``velocities`` {q̇: q̇(t, q, p)};
     ``constraints`` the equations of C* (φ∘F_L⁻¹, numerators); ``vector_field``
@@ -143,7 +143,7 @@ def _as_covector_rows(Y, beta, what: str) -> list:
 
 
 class NonholonomicProblem:
-    """The non-holonomic Lagrangian problem (L, C, D, F) of seed 002.
+    """The non-holonomic Lagrangian problem (L, C, D, F) of [Ibort et al. 1996].
 
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
@@ -254,13 +254,14 @@ class NonholonomicProblem:
                                    regular=True, explanation="; ".join(why))
 
     def compatibility(self) -> CompatibilityReport:
-        """Theorem 2 (002 eqs. 4.15–4.17): see :class:`CompatibilityReport`."""
+        """Theorem 2 [Ibort et al. 1996, eqs. (4.15)–(4.17)]: see :class:`CompatibilityReport`."""
         return self._compat
 
     # --- the implicit differential equations ------------------------------------------------------
     def ide(self) -> ImplicitDifferentialEquation:
         """The Lagrangian picture: E ⊂ T(J¹Y) on P = J¹Y, x = (q, q̇), ẋ = (q̇, q̈), unknowns λ_B:
-        E_σ + λ_B f^B_σ = 0 and φ^a = 0, with D̂'s annihilators β^b permitted (002 eqs. 4.11, 4.13)."""
+        E_σ + λ_B f^B_σ = 0 and φ^a = 0, with D̂'s annihilators β^b permitted [Ibort et al. 1996, eqs. (4.11),
+        (4.13)]."""
         Y = self.Y
         E = self.system.euler_lagrange()
         eqs = []
@@ -273,7 +274,7 @@ class NonholonomicProblem:
         )
 
     def hamiltonian_ide(self) -> ImplicitDifferentialEquation:
-        """The Tulczyjew picture: E = α⁻¹(dL + F) ⊂ T(T*Q), unknowns (q̇, ṗ, λ) (002 eq. 4.11, §6.1);
+        """The Tulczyjew picture: E = α⁻¹(dL + F) ⊂ T(T*Q), unknowns (q̇, ṗ, λ) [Ibort et al. 1996, eq. (4.11), §6.1];
         its C_0 = τ(E) is C* = F_L(C).  The forces' coefficients and the constraints are functions
         of q̇ here (v∘α = q̇); permitted directions are not translated (D̂ = TF_L(D) needs F_L⁻¹)."""
         Y = self.Y
@@ -291,7 +292,7 @@ class NonholonomicProblem:
 
     @staged("integrability")
     def integrability(self, picture: str = "lagrangian") -> IntegrabilityReport:
-        """The adapted integrability algorithm (002 Fig. 2, eqs. 4.13–4.14) on the Lagrangian
+        """The adapted integrability algorithm [Ibort et al. 1996, Fig. 2, eqs. (4.13)–(4.14)] on the Lagrangian
         picture (default) or on α⁻¹(dL + F) ⊂ T(T*Q) (``picture="hamiltonian"``)."""
         if picture == "lagrangian":
             return self.ide().integrability()
@@ -309,7 +310,7 @@ class NonholonomicProblem:
         rep = self.compatibility()
         if not rep.compatible:
             raise IncompatibleError(
-                f"(L, C, D, F) does not satisfy Theorem 2 of seed 002: {rep.explanation}. "
+                f"(L, C, D, F) does not satisfy Theorem 2 of [Ibort et al. 1996]: {rep.explanation}. "
                 "NonholonomicProblem.integrability() shows what the adapted algorithm finds "
                 "(secondary constraints, a family of solutions, or none)"
             )
@@ -324,7 +325,8 @@ class NonholonomicProblem:
             c.append(row[0] + sp.Add(*[row[1 + i] * qd_on_C[i] for i in range(m)]))
         Bv = D.extract(list(range(D.rows)), list(range(1 + m, 1 + 2 * m)))
         k = Fm.rows
-        # the saddle-point system  W q̈ − Fᵀλ = L,  ⟨β, Γ⟩ = β_t + γ·q̇ + β_v·q̈ = 0  (002 eqs. 2.6, 4.17)
+        # the saddle-point system  W q̈ − Fᵀλ = L,  ⟨β, Γ⟩ = β_t + γ·q̇ + β_v·q̈ = 0  [Ibort et al. 1996, eqs. (2.6),
+        # (4.17)]
         K = sp.Matrix.vstack(sp.Matrix.hstack(W, -Fm.T), sp.Matrix.hstack(Bv, sp.zeros(k, k)))
         sol = _solve_fraction_free(K, sp.Matrix.vstack(rhs, -sp.Matrix(c)))
         acc = sp.Matrix(sol[:m])

@@ -1,13 +1,13 @@
-r"""Tulczyjew's triple T*(TQ) ←α— T(T*Q) —β→ T*(T*Q) in coordinates (seed 002, eq. 2.1, §6.1).
+r"""Tulczyjew's triple T*(TQ) ←α— T(T*Q) —β→ T*(T*Q) in coordinates [Ibort et al. 1996, eq. (2.1), §6.1].
 
 Coordinates: (q^i, p_i; q̇^i, ṗ_i) on T(T*Q); (q^i, v^i; r_i, s_i) on T*(TQ) (the covector
 r_i dq^i + s_i dv^i); (q^i, p_i; a_i, b^i) on T*(T*Q) (the covector a_i dq^i + b^i dp_i).
 
-* α(q, p, q̇, ṗ) = (q, v = q̇; r = ṗ, s = p)   (002 §6.1: s_i∘α = p_i, r_i∘α = ṗ_i, v^i∘α = q̇^i);
+* α(q, p, q̇, ṗ) = (q, v = q̇; r = ṗ, s = p)   ([Ibort et al. 1996, §6.1]: s_i∘α = p_i, r_i∘α = ṗ_i, v^i∘α = q̇^i);
 * β(q, p, q̇, ṗ) = (q, p; a = −ṗ, b = q̇): β(V) = i_V ω_Q with ω_Q = dq^i ∧ dp_i, so that
   β⁻¹(dH) is Hamilton's equations q̇ = ∂H/∂p, ṗ = −∂H/∂q;
 * α⁻¹(dL + f) for f = f_i dq^i horizontal: p = ∂L/∂v (at v = q̇), ṗ = ∂L/∂q + f — the
-  Euler–Lagrange equations with the force f in implicit form (002 eq. 4.11);
+  Euler–Lagrange equations with the force f in implicit form [Ibort et al. 1996, eq. (4.11)];
 * the Legendre map F_L(q, v) = (q, ∂L/∂v) and, for regular L, H = p_i v^i − L with v = v(q, p).
 """
 
@@ -53,7 +53,7 @@ def inverse_legendre(system) -> dict:
     (:class:`UndecidedError` when it fails or finds several branches)."""
     Y = system.Y
     if generic_rank(system.hessian()).rank < Y.m:
-        raise NotRegularError("the Legendre map of a singular Lagrangian is not invertible (002 §2)")
+        raise NotRegularError("the Legendre map of a singular Lagrangian is not invertible [Ibort et al. 1996, §2]")
     leg = legendre_map(system)
     eqs = [pv - p for p, pv in leg.items()]
     qd = list(Y.qdot)
@@ -81,7 +81,7 @@ def hamiltonian(system) -> sp.Expr:
 
 def alpha_inverse_equations(system, qdot_syms: Sequence, pdot_syms: Sequence, forces: Sequence = ()) -> list:
     """Equations of α⁻¹(dL + f) ⊂ T(T*Q), f = Σ forces (each a list of dq-components):
-    p − ∂L/∂v|_{v=q̇} = 0 and ṗ − ∂L/∂q|_{v=q̇} − A − f = 0 (002 eq. 4.11; §6.1's E)."""
+    p − ∂L/∂v|_{v=q̇} = 0 and ṗ − ∂L/∂q|_{v=q̇} − A − f = 0 ([Ibort et al. 1996, eq. (4.11)]; §6.1's E)."""
     Y = system.Y
     p = momenta_symbols(Y)
     at = dict(zip(Y.qdot, qdot_syms))
@@ -95,7 +95,7 @@ def alpha_inverse_equations(system, qdot_syms: Sequence, pdot_syms: Sequence, fo
 
 
 def beta_inverse_equations(H, q: Sequence, p: Sequence, qdot_syms: Sequence, pdot_syms: Sequence) -> list:
-    """Equations of β⁻¹(dH): q̇ − ∂H/∂p = 0, ṗ + ∂H/∂q = 0 (Hamilton's equations, 002 eq. 4.12)."""
+    """Equations of β⁻¹(dH): q̇ − ∂H/∂p = 0, ṗ + ∂H/∂q = 0 (Hamilton's equations, [Ibort et al. 1996, eq. (4.12)])."""
     return [qd - sp.diff(H, pi) for qd, pi in zip(qdot_syms, p)] + [
         pd + sp.diff(H, qi) for pd, qi in zip(pdot_syms, q)
     ]

@@ -1,7 +1,7 @@
 r"""Numerical integration of a spec, for ``jetgeo simulate``, through :func:`jetgeo.numerics.simulate`.
 
 The full state (q, q̇) obeys q̈ = F(t, q, q̇) with F the accelerations of Krupková's
-reduced equations extended to every coordinate (004 (8) with q̈^D = dg/dt), started on
+reduced equations extended to every coordinate ([Stolařová 2009, eq. (8)] with q̈^D = dg/dt), started on
 Q (the spec's initial data, dependent velocities completed from the normal form); the
 drift max |f^i| along the computed trajectory measures how well the integration stays
 on the constraint manifold (the exact flow is tangent to Q).

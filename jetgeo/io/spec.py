@@ -1,13 +1,13 @@
 r"""System specification files (TOML) → jetgeo objects, and back.
 
 A spec file describes a mechanical system as jetgeo's Python API does
-(DESIGN §4): a fibred manifold Y → R (``[coordinates]``), parameters with
+(``theory/specfiles.md``): a fibred manifold Y → R (``[coordinates]``), parameters with
 assumptions (``[parameters]``), a Lagrangian L or kinetic energy T, potential V
-and generalised forces A_σ (``[lagrangian]``; Newton's sign, seed 001 eq. 3.14),
-a constraint submanifold Q ⊂ J¹Y given implicitly f^i(t,q,q̇) = 0 (seed 004
-(2)–(3)), in normal form q̇^D = g (004 (4)) or parametrically q̇ = ψ(t,q,z)
-(seed 001 (2.1)) (``[constraints]``), optionally a bundle of reaction forces and
-permitted directions (seed 002, the problem (L, C, D, F): ``[problem]``), initial
+and generalised forces A_σ (``[lagrangian]``; Newton's sign, [Benenti 2007, eq. (3.14)]),
+a constraint submanifold Q ⊂ J¹Y given implicitly f^i(t,q,q̇) = 0 [Stolařová 2009, eqs.
+(2)–(3)], in normal form q̇^D = g [Stolařová 2009, eq. (4)] or parametrically q̇ = ψ(t,q,z)
+[Benenti 2007, eq. (2.1)] (``[constraints]``), optionally a bundle of reaction forces and
+permitted directions ([Ibort et al. 1996], the problem (L, C, D, F): ``[problem]``), initial
 data and numerical parameter values (``[initial]``, ``[values]``).
 
 Every expression goes through :func:`jetgeo.io.parse.parse_expression` (no
@@ -79,7 +79,7 @@ class Spec:
     (ConstraintSubmanifold or None), ``parameters`` ({name: Symbol}), ``params``
     ({Symbol: numeric value}), ``initial`` ({jet symbol: value}, t included when
     given), ``forces_bundle`` (list of covectors [F_1..F_m] spanning the reaction
-    forces, seed 002, or None for Chetaev's), ``directions`` (list of 1-forms on TQ,
+    forces, [Ibort et al. 1996], or None for Chetaev's), ``directions`` (list of 1-forms on TQ,
     components on (dq, dq̇), that annihilate the permitted directions D in addition to
     the dφ^a, or None for D = TC), ``branch``,
     ``dependent``, ``psi``/``z`` for parametric constraints.
@@ -148,7 +148,7 @@ class Spec:
 
         A :class:`~jetgeo.errors.NotRegularError` of the mechanics layer is raised again with
         the file and table in front of its message: ``"<file>: [lagrangian]: ..."`` for the free
-        Lagrangian, ``"<file>: [constraints]: ..."`` for the constrained system (004 (12)).
+        Lagrangian, ``"<file>: [constraints]: ..."`` for the constrained system [Stolařová 2009, eq. (12)].
         """
         if self.Q is None:
             try:
@@ -482,7 +482,7 @@ class _Loader:
                                "constraints, initial data)" + (f" — a misspelling of {near[0]!r}?" if near else ""))
 
     def check_autonomous(self) -> None:
-        """With ``autonomous = true`` nothing may depend on the time (002: the system lives on TQ)."""
+        """With ``autonomous = true`` nothing may depend on the time ([Ibort et al. 1996]: the system lives on TQ)."""
         if not self.Y.autonomous:
             return
         t = self.Y.t

@@ -9,7 +9,7 @@ rewriting its kinematics:
   rolling contact embedded in the kinematics — usual in models written for KanesMethod —
   would put a non-holonomic constraint into L: refused, see :func:`_check_velocities`);
 * the potential V, if given, enters L = T − V; loads are turned into generalised forces
-  (Newton's sign, DESIGN §3) by partial velocities with respect to the coordinate
+  (Newton's sign, [Benenti 2007, eq. (3.14)]) by partial velocities with respect to the coordinate
   velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
 * the velocity constraints f^i(t, q, q̇) = 0 become a
   :class:`~jetgeo.mechanics.ConstraintSubmanifold` (linear or not: KanesMethod's

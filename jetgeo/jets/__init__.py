@@ -1,5 +1,5 @@
 """Jet bundles over time: fibred manifolds Y → R, J¹Y, J²Y, contact forms,
-horizontalisation, holonomic sections, prolongations (seed 004, §2).
+horizontalisation, holonomic sections, prolongations [Stolařová 2009, §2].
 
 Imports only :mod:`jetgeo.geometry` (and errors).
 """

@@ -1,4 +1,4 @@
-r"""Horizontalisation and the contact decomposition of forms on jet charts (004, §2).
+r"""Horizontalisation and the contact decomposition of forms on jet charts [Stolařová 2009, §2].
 
 On J^{r+1}Y the 1-forms ``dt`` and the contact forms
 :math:`\omega^\sigma_{(j)} = dq^\sigma_{(j)} - q^\sigma_{(j+1)}dt` (j ≤ r) together
@@ -11,7 +11,7 @@ collecting the terms with exactly k contact factors gives its k-contact part
 
 where the horizontal part hη = p₀η is obtained from
 :math:`h(dt) = dt,\ h(dq^\sigma_{(j)}) = q^\sigma_{(j+1)}dt`.
-A q-form is k-contact iff i_ξ of it is (k−1)-contact for every vertical ξ (004),
+A q-form is k-contact iff i_ξ of it is (k−1)-contact for every vertical ξ [Stolařová 2009],
 and horizontal iff all its contractions with vertical fields vanish.
 """
 

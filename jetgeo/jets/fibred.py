@@ -1,4 +1,4 @@
-r"""Fibred manifolds π: Y → X = R and their jet prolongations (seed 004, §2).
+r"""Fibred manifolds π: Y → X = R and their jet prolongations [Stolařová 2009, §2].
 
 Coordinates: t on X; (t, q^σ) on Y; (t, q^σ, q̇^σ) on J¹Y; (t, q^σ, q̇^σ, q̈^σ) on
 J²Y.  All are plain sympy ``Symbol``s, named ``x``, ``xdot``, ``xddot`` (sympy
@@ -8,7 +8,7 @@ then ``x_5``, ``x_6``, ….  The total derivative is the explicit operator
 .. math:: \frac{d}{dt} = \partial_t + \dot q^\sigma \partial_{q^\sigma}
           + \ddot q^\sigma \partial_{\dot q^\sigma} + \dots
 
-(004, §2: df/dt for f on J¹Y, and d̄f without the second-order term).
+([Stolařová 2009, §2]: df/dt for f on J¹Y, and d̄f without the second-order term).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class FibredManifold:
         return f
 
     def cut_total_derivative(self, f) -> sp.Expr:
-        """d̄f = ∂_t f + q̇^σ ∂_{q^σ} f (004, §2): the total derivative without the q̈ term."""
+        """d̄f = ∂_t f + q̇^σ ∂_{q^σ} f [Stolařová 2009, §2]: the total derivative without the q̈ term."""
         f = as_expr(f)
         return sp.diff(f, self.t) + sp.Add(*[v * sp.diff(f, s) for s, v in zip(self.q, self.qdot)])
 

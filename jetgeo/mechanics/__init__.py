@@ -1,5 +1,5 @@
 """Lagrangian systems, constraint submanifolds and Krupková's constrained system
-(seed 004, §2; seed 001, §2–3).  Imports jets and geometry only.
+([Stolařová 2009, §2]; [Benenti 2007, §2–3]).  Imports jets and geometry only.
 """
 
 from .constrained import ConstrainedSystem

@@ -1,24 +1,24 @@
-r"""Krupková's constrained system on a constraint submanifold Q (seed 004, eqs. (6)–(12)).
+r"""Krupková's constrained system on a constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)].
 
-Let Q be given in normal form q̇^{D_i} = g^i(t, q, q̇^I) (004 (4)), with
+Let Q be given in normal form q̇^{D_i} = g^i(t, q, q̇^I) [Stolařová 2009, eq. (4)], with
 coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
 
-* Canonical constraint 1-forms (004 (6)):
+* Canonical constraint 1-forms [Stolařová 2009, eq. (6)]:
   :math:`\iota^*\varphi^i = -\frac{\partial g^i}{\partial\dot q^l}\omega^l + dq^{D_i} - g^i dt`.
   They annihilate the canonical distribution 𝒞, spanned by ∂/∂q̇^l,
   ∂/∂q^l + ∂g^i/∂q̇^l ∂/∂q^{D_i} and ∂/∂t + (g^i − q̇^l ∂g^i/∂q̇^l) ∂/∂q^{D_i}.
 * The constrained system [α_Q] is represented by α_Q = ι*α (α = dθ_λ + A_σ ω^σ∧dt);
-  its reduced equations are J¹γ* i_ξ α_Q = 0 for ξ ∈ 𝒞 (004 (7)).  In
-  coordinates (004 (8)–(11)) they read, for l ∈ I,
+  its reduced equations are J¹γ* i_ξ α_Q = 0 for ξ ∈ 𝒞 [Stolařová 2009, eq. (7)].  In
+  coordinates [Stolařová 2009, eqs. (8)–(11)] they read, for l ∈ I,
 
   .. math:: \Big(E_l + E_{D_i}\,\frac{\partial g^i}{\partial\dot q^l}\Big)\circ\iota_2 = 0
             \quad\Longleftrightarrow\quad A'_l + B'_{ls}\,\ddot q^s = 0,
 
   where E_σ are the Euler–Lagrange expressions with forces and ι₂ puts
-  q̇^D = g, q̈^D = dg/dt.  Seed 004's (9)–(10) give A′ and B′ through L̄ = L∘ι;
+  q̇^D = g, q̈^D = dg/dt.  [Stolařová 2009, eqs. (9)–(10)] give A′ and B′ through L̄ = L∘ι;
   :meth:`ConstrainedSystem.krupkova_coefficients` evaluates those printed formulas
   independently, and the tests compare.
-* Regularity (004 (12)): det(∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s) = det(−B′) ≠ 0.
+* Regularity [Stolařová 2009, eq. (12)]: det(∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s) = det(−B′) ≠ 0.
 * Chetaev multipliers: with reaction forces R_σ = λ_i ∂f^i/∂q̇^σ the full
   equations are E_σ + λ_i ∂f^i/∂q̇^σ = 0 (i.e. d/dt ∂L/∂q̇ − ∂L/∂q = A + R with
   R = −… see :meth:`ConstrainedSystem.multipliers`), solved on the dependent rows.
@@ -44,8 +44,8 @@ from .lagrangian import LagrangianSystem
 __all__ = ["ConstrainedSystem"]
 
 #: above this many expression-tree nodes an expression containing trigonometric functions is not
-#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on seed 001
-#: §9.3, spends ~25 s producing larger output); it is returned as solved.
+#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on [Benenti 2007,
+#: §9.3], spends ~25 s producing larger output); it is returned as solved.
 _TIDY_MAX_TRIG_OPS = 300
 
 
@@ -59,7 +59,7 @@ def _tidy(expr) -> sp.Expr:
 
 
 class ConstrainedSystem:
-    """The constrained system [α_Q] of a Lagrangian system on Q (004, §2).
+    """The constrained system [α_Q] of a Lagrangian system on Q [Stolařová 2009, §2].
 
     Everything is expressed in the coordinates (t, q^σ, q̇^l, q̈^l) of Q and its
     prolongation; ``on_Q(expr)`` restricts any function on J¹Y or J²Y to them.
@@ -140,7 +140,7 @@ class ConstrainedSystem:
     # --- canonical forms and distribution ----------------------------------------------------
     @cached_property
     def constraint_forms(self) -> list:
-        """ι*φ^i = −∂g^i/∂q̇^l ω^l + dq^{D_i} − g^i dt (004, eq. (6)) on Q."""
+        """ι*φ^i = −∂g^i/∂q̇^l ω^l + dq^{D_i} − g^i dt [Stolařová 2009, eq. (6)] on Q."""
         Y, C = self.Y, self.chart
         dt = C.dx(Y.t)
         out = []
@@ -218,7 +218,7 @@ class ConstrainedSystem:
         A vector ξ on Q (coordinates t, q, q̇^I) is ι_*ξ on J¹Y with the extra
         components ξ(g^i) along ∂/∂q̇^{D_i}.  The components are functions on Q; two
         descriptions of the same Q (other dependent velocities, f ↦ A·f) give the same
-        span at every point of Q — the representation independence of 𝒞 (004 §2).
+        span at every point of Q — the representation independence of 𝒞 [Stolařová 2009, §2].
         """
         Y = self.Y
         C1 = Y.J1
@@ -246,7 +246,7 @@ class ConstrainedSystem:
         return [A[r] + sp.Add(*[B[r][c] * qdd[c] for c in range(len(qdd))]) for r in range(len(qdd))]
 
     def reduced_equations(self, method: str = "coordinates") -> list:
-        """Reduced equations (004 (8)); each expression = 0, one per independent velocity.
+        """Reduced equations [Stolařová 2009, eq. (8)]; each expression = 0, one per independent velocity.
 
         ``method="coordinates"`` uses the projection of the Euler–Lagrange
         expressions; ``method="forms"`` evaluates the definition (7)
@@ -277,13 +277,13 @@ class ConstrainedSystem:
         return out
 
     def reduced_coefficients(self) -> tuple:
-        """(A′, B′) with reduced equations A′_l + B′_ls q̈^s = 0 (004 (8)).
+        """(A′, B′) with reduced equations A′_l + B′_ls q̈^s = 0 [Stolařová 2009, eq. (8)].
 
         Computed without differentiating the (large) restricted equations: E_σ is affine
         in the accelerations, E_σ = e_σ − W_σρ q̈^ρ with W = ∂²L/∂q̇∂q̇ and e_σ = E_σ|_{q̈=0};
         on the prolongation of Q, q̈^D = d̄g/dt + Ψ^D_s q̈^s with Ψ^D_s = ∂g^D/∂q̇^s and
         d̄/dt the total derivative without q̈ terms.  With Ψ^σ_l = δ^σ_l on the independent
-        rows, the reduced equations Ψ^σ_l E_σ∘ι = 0 (004 (8)) read
+        rows, the reduced equations Ψ^σ_l E_σ∘ι = 0 [Stolařová 2009, eq. (8)] read
 
             A′_l = Ψ^σ_l (e_σ − W_σD d̄g^D/dt)∘ι,      B′_ls = −(Ψᵀ W Ψ)_ls∘ι.
 
@@ -356,7 +356,7 @@ class ConstrainedSystem:
         return tuple(A), tuple(tuple(B.row(i)) for i in range(B.rows))
 
     def krupkova_coefficients(self) -> tuple:
-        """A′ and B′ evaluated by the printed formulas (9)–(11) of seed 004 via L̄ = L∘ι.
+        """A′ and B′ evaluated by the printed formulas (9)–(11) of [Stolařová 2009] via L̄ = L∘ι.
 
         An independent route to the reduced equations used to cross-check
         :meth:`reduced_coefficients` (includes the forces: A_l + A_{D_i} ∂g^i/∂q̇^l).
@@ -405,7 +405,7 @@ class ConstrainedSystem:
 
     # --- regularity ------------------------------------------------------------------------------------
     def regularity_matrix(self) -> sp.Matrix:
-        """∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s = −B′ (004 (12))."""
+        """∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s = −B′ [Stolařová 2009, eq. (12)]."""
         return -self.reduced_coefficients()[1]
 
     @staged("regularity")
@@ -433,7 +433,7 @@ class ConstrainedSystem:
         A, B = self.reduced_coefficients()
         if generic_rank(B).rank < B.rows:
             raise NotRegularError(
-                "the constrained system is not regular: the matrix of (12) in seed 004 is generically "
+                "the constrained system is not regular: the matrix of (12) in [Stolařová 2009] is generically "
                 f"singular (rank {generic_rank(B).rank} < {B.rows}); the reduced equations do not "
                 "determine the accelerations"
             )

@@ -1,19 +1,19 @@
-r"""Non-holonomic constraint submanifolds Q ⊂ J¹Y (seed 004, eqs. (2)–(5); seed 001, §2).
+r"""Non-holonomic constraint submanifolds Q ⊂ J¹Y ([Stolařová 2009, eqs. (2)–(5)]; [Benenti 2007, §2]).
 
 A constraint submanifold of codimension k < m is given
 
-* **implicitly**, f^i(t, q, q̇) = 0 with rank(∂f^i/∂q̇^σ) = k (004 (2)–(3)); the
+* **implicitly**, f^i(t, q, q̇) = 0 with rank(∂f^i/∂q̇^σ) = k [Stolařová 2009, eqs. (2)–(3)]; the
   states where the rank drops are the *singular states* (for a homogeneous
-  quadratic constraint: the zero section, 001 Remark 7.5);
-* in **normal form**, q̇^{D_i} = g^i(t, q, q̇^I) (004 (4)), the dependent velocities
+  quadratic constraint: the zero section, [Benenti 2007, Remark 7.5]);
+* in **normal form**, q̇^{D_i} = g^i(t, q, q̇^I) [Stolařová 2009, eq. (4)], the dependent velocities
   q̇^D chosen by a structural bipartite matching (ranked linear assignments) between equations and
   velocities, made deterministic and verified to have a generically non-singular
   block ∂f/∂q̇^D; nonlinear constraints may have several branches;
-* **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k (001 (2.1), (2.3)).
+* **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k [Benenti 2007, eqs. (2.1), (2.3)].
 
-Classification (004 §2): *affine* ("simple", given by a distribution on Y);
+Classification [Stolařová 2009, §2]: *affine* ("simple", given by a distribution on Y);
 *semiholonomic* (that distribution is integrable — the system is really
-holonomic); *Chaplygin* (004 (5)): q̇^{D_i} = b^i_s(t, q^I) q̇^s; otherwise
+holonomic); *Chaplygin* [Stolařová 2009, eq. (5)]: q̇^{D_i} = b^i_s(t, q^I) q̇^s; otherwise
 genuinely *nonlinear*.
 """
 
@@ -66,7 +66,7 @@ class Branch:
 
 @dataclass
 class NormalForm:
-    """q̇^{D_i} = g^i(t, q, q̇^I): the normal form (004, eq. (4)) on one branch.
+    """q̇^{D_i} = g^i(t, q, q̇^I): the normal form [Stolařová 2009, eq. (4)] on one branch.
 
     ``condition`` is det(∂f/∂q̇^D) on the branch (the normal form is valid where
     it does not vanish); ``branch`` records the branch and its domain.
@@ -118,7 +118,7 @@ class Classification:
     """What kind of constraint Q is; ``kind`` is the most specific name.
 
     kind ∈ {"semiholonomic", "chaplygin", "affine", "nonlinear"}; ``affine`` is
-    004's "simple" (representable by a distribution on Y), ``homogeneous`` means
+    [Stolařová 2009] "simple" (representable by a distribution on Y), ``homogeneous`` means
     linear (no velocity-free term), ``scleronomic`` time-independent.  Being affine,
     homogeneous or integrable does not depend on the choice of dependent velocities; being in
     Chaplygin's form does, so every admissible choice is examined: ``chaplygin`` (and the kind
@@ -134,7 +134,7 @@ class Classification:
     explanation: str
     #: the dependent velocities of the normal form classified first (the choice in force)
     dependent: tuple = ()
-    #: every admissible choice of dependent velocities that puts Q in Chaplygin's form (004 (5))
+    #: every admissible choice of dependent velocities that puts Q in Chaplygin's form [Stolařová 2009, eq. (5)]
     chaplygin_choices: tuple = ()
     #: False when the enumeration of choices was cut (see ConstraintSubmanifold.admissible_choices)
     choices_complete: bool = True
@@ -149,7 +149,7 @@ class ConstraintSubmanifold:
     >>> import sympy as sp
     >>> Y = FibredManifold(["x", "y", "z"])
     >>> x, y, z = Y.q; xd, yd, zd = Y.qdot
-    >>> Q = ConstraintSubmanifold(Y, [zd - x*y*xd])        # seed 004, Example 1
+    >>> Q = ConstraintSubmanifold(Y, [zd - x*y*xd])        # [Stolařová 2009, Example 1]
     >>> Q.normal_form().g
     {zdot: x*xdot*y}
     >>> Q.classify().kind
@@ -205,14 +205,14 @@ class ConstraintSubmanifold:
         if rank < k:
             raise RankDeficientError(
                 f"the constraint Jacobian ∂f/∂q̇ has generic rank {rank} < k = {k} "
-                f"for constraints {list(fs)}; condition (3) of seed 004 fails (are some constraints "
+                f"for constraints {list(fs)}; condition (3) of [Stolařová 2009] fails (are some constraints "
                 "holonomic, or dependent on the others?)"
             )
 
     # --- alternative constructors -----------------------------------------------------
     @classmethod
     def from_normal_form(cls, Y: FibredManifold, g: Mapping) -> ConstraintSubmanifold:
-        """Q given as q̇^{D_i} = g^i (004, eq. (4))."""
+        """Q given as q̇^{D_i} = g^i [Stolařová 2009, eq. (4)]."""
         g = {as_symbol(k, Y.qdot, "dependent velocity"): as_expr(v, f"normal form of {k}") for k, v in g.items()}
         for dv in g:
             if dv not in Y.qdot:
@@ -222,7 +222,7 @@ class ConstraintSubmanifold:
 
     @classmethod
     def parametric(cls, Y: FibredManifold, psi: Sequence, z: Sequence) -> ConstraintSubmanifold:
-        """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z (001, eqs. (2.1), (2.3)).
+        """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z [Benenti 2007, eqs. (2.1), (2.3)].
 
         The implicit equations are obtained by choosing m − k velocities q̇^I with
         ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
@@ -235,7 +235,7 @@ class ConstraintSubmanifold:
             raise SpecError(f"parametric constraints: need 1 ≤ dim z < m = {Y.m}, got {len(z)}")
         z_user = z
         if set(z) & (set(Y.q) | set(Y.qdot) | {Y.t}):
-            # parameters named like jet coordinates (e.g. z = q̇^I, 001 Remark 7.3): rename
+            # parameters named like jet coordinates (e.g. z = q̇^I, [Benenti 2007, Remark 7.3]): rename
             fresh = tuple(sp.Dummy(f"z{i}") for i in range(len(z)))
             psi = [p.xreplace(dict(zip(z, fresh))) for p in psi]
             z = fresh
@@ -243,7 +243,7 @@ class ConstraintSubmanifold:
         info = generic_rank(J)
         if info.rank < len(z):
             raise RankDeficientError(
-                f"parametric constraints: rank ∂ψ/∂z = {info.rank} < dim z = {len(z)} (001, eq. (2.3))"
+                f"parametric constraints: rank ∂ψ/∂z = {info.rank} < dim z = {len(z)} [Benenti 2007, eq. (2.3)]"
             )
         rows = list(info.rows)  # velocities whose ψ determine z
         sols = _solve_for(
@@ -284,9 +284,9 @@ class ConstraintSubmanifold:
                          else sp.diff(self.f[i], qd[s]))
 
     def singular_states(self) -> list:
-        """Expressions whose common zeros (on Q) are where rank ∂f/∂q̇ < k (004 (3)).
+        """Expressions whose common zeros (on Q) are where rank ∂f/∂q̇ < k [Stolařová 2009, eq. (3)].
 
-        For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section (001 Remark 7.5).
+        For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section [Benenti 2007, Remark 7.5].
         """
         out = list(singular_locus(self.jacobian()))
         # where f itself is undefined (a denominator vanishes, e.g. det ∂ψ^I/∂z of a parametric
@@ -329,10 +329,10 @@ class ConstraintSubmanifold:
     def admissible_choices(self, limit: int = ADMISSIBLE_CHOICES_LIMIT) -> AdmissibleChoices:
         """The choices of dependent velocities q̇^D for which the constraints can be solved:
         the k-subsets D of the velocities with a generically non-singular block ∂f/∂q̇^D
-        (each one a chart q̇^D = g_D(t, q, q̇^I) of Q, 004 (4)).
+        (each one a chart q̇^D = g_D(t, q, q̇^I) of Q, [Stolařová 2009, eq. (4)]).
 
         By the Cauchy–Binet formula, det(J Jᵀ) = Σ_D det(J_D)² for J = ∂f/∂q̇: wherever the rank
-        condition (004 (3)) holds, some choice is regular — the charts of the admissible choices
+        condition [Stolařová 2009, eq. (3)] holds, some choice is regular — the charts of the admissible choices
         cover Q.  At most ``limit`` k-subsets are examined (in lexicographic order of the velocity
         indices, the choice in force first); ``complete`` says whether every subset was.
         """
@@ -389,7 +389,7 @@ class ConstraintSubmanifold:
 
     @staged("normal form")
     def normal_form(self, dependent: Sequence | None = None, branch: int | None = None) -> NormalForm:
-        """The normal form (004, eq. (4)) for the chosen dependent velocities and branch.
+        """The normal form [Stolařová 2009, eq. (4)] for the chosen dependent velocities and branch.
 
         With several branches (e.g. ż = ±√(ẋ² + ẏ²)/a) ``branch`` must name one
         (an index into :meth:`branches`), else :class:`BranchError` lists them.
@@ -455,9 +455,9 @@ class ConstraintSubmanifold:
         return hits[0]
 
     def to_parametric(self, branch: int | None = None) -> tuple:
-        """(ψ, z): the parametric form q̇ = ψ(t, q, z) of the chosen branch (001, eq. (2.1)).
+        """(ψ, z): the parametric form q̇ = ψ(t, q, z) of the chosen branch [Benenti 2007, eq. (2.1)].
 
-        Following 001 Remark 7.3 the parameters are the independent velocities,
+        Following [Benenti 2007, Remark 7.3] the parameters are the independent velocities,
         z = q̇^I, ψ^I = z, ψ^D = g; rank ∂ψ/∂z = m − k holds trivially.
         """
         nf = self.normal_form(branch=branch)
@@ -466,12 +466,12 @@ class ConstraintSubmanifold:
 
     # --- classification --------------------------------------------------------------------
     def classify(self, branch: int | None = None) -> Classification:
-        """Affine/simple, semiholonomic, Chaplygin (004 (5)) or nonlinear.
+        """Affine/simple, semiholonomic, Chaplygin [Stolařová 2009, eq. (5)] or nonlinear.
 
-        With the normal form q̇^D = g(t, q, q̇^I) (004 (4)): Q is *affine* ("simple",
+        With the normal form q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)]: Q is *affine* ("simple",
         a distribution on Y) iff ∂²g/∂q̇^I∂q̇^I ≡ 0; *semiholonomic* iff moreover the
         Pfaffian system dq^D − (∂g/∂q̇^s) dq^s − g|_{q̇=0} dt on Y is integrable
-        (Frobenius; then Q is really holonomic); *Chaplygin* (004 (5)) iff g is linear
+        (Frobenius; then Q is really holonomic); *Chaplygin* [Stolařová 2009, eq. (5)] iff g is linear
         homogeneous with coefficients b^i_s(t, q^I) free of the dependent coordinates.
         For a constraint with several branches and ``branch=None`` every branch is
         classified; if they disagree, :class:`BranchError` asks for one.
@@ -529,12 +529,13 @@ class ConstraintSubmanifold:
             )
         elif chaplygin:
             kind, why = "chaplygin", (
-                "linear, with coefficients independent of the dependent coordinates (004, eq. (5))"
+                "linear, with coefficients independent of the dependent coordinates [Stolařová 2009, eq. (5)]"
                 + (f"; Chaplygin choices of dependent velocities: {names}" if len(choices) > 1 else "")
             )
         elif choices:
             kind, why = "chaplygin", (
-                f"linear; in Chaplygin's form (004, eq. (5)) with the dependent velocities {names}, not with the "
+                f"linear; in Chaplygin's form [Stolařová 2009, eq. (5)] with the dependent velocities {names}, not "
+                "with the "
                 f"choice in force [{', '.join(map(str, nf.dependent))}] (its coefficients depend on the dependent "
                 "coordinates)" + cut
             )
@@ -547,7 +548,7 @@ class ConstraintSubmanifold:
 
     def _chaplygin_form(self, dependent) -> bool:
         """Whether q̇^D = b(t, q^I) q̇^I for the dependent velocities ``dependent`` (Q linear): the
-        coefficients b = −(∂f/∂q̇^D)⁻¹ ∂f/∂q̇^I free of the dependent coordinates q^D (004 (5))."""
+        coefficients b = −(∂f/∂q̇^D)⁻¹ ∂f/∂q̇^I free of the dependent coordinates q^D [Stolařová 2009, eq. (5)]."""
         Y = self.Y
         cols_D = [Y.qdot.index(d) for d in dependent]
         cols_I = [j for j in range(Y.m) if j not in cols_D]
@@ -578,7 +579,7 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
 
     A bipartite graph joins equation i to velocity σ when ∂f^i/∂q̇^σ ≢ 0 (structurally
     non-zero).  Edge costs prefer (1) equations linear in the velocity, (2) a
-    constant coefficient, (3) later velocities (004's convention q̇^{m−k+i}).  Full matchings
+    constant coefficient, (3) later velocities ([Stolařová 2009] convention q̇^{m−k+i}).  Full matchings
     are generated in order of increasing cost (Murty's ranking of assignments [Murty 1968]) —
     never the C(m, k) column sets, which for 13 constraints on 26 velocities are 10⁷ — and the
     first whose block is generically non-singular is a candidate (a pure structural matching can

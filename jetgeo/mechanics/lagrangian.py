@@ -1,15 +1,15 @@
-r"""Lagrangian systems on J¹Y (seed 004, §2; seed 001, §2–3).
+r"""Lagrangian systems on J¹Y ([Stolařová 2009, §2]; [Benenti 2007, §2–3]).
 
 For a first-order Lagrangian λ = L dt and generalised forces A_σ(t, q, q̇)
 (non-potential and velocity-dependent allowed):
 
-* Euler–Lagrange expressions, forces included (Newton's sign, 001 eq. 3.14):
+* Euler–Lagrange expressions, forces included (Newton's sign, [Benenti 2007, eq. (3.14)]):
   :math:`E_\sigma = \partial L/\partial q^\sigma - \frac{d}{dt}\partial L/\partial\dot q^\sigma + A_\sigma`,
   the equations of motion being E_σ = 0, i.e. d/dt ∂L/∂q̇ − ∂L/∂q = A;
 * dynamical form :math:`E = E_\sigma\,\omega^\sigma\wedge dt` on J²Y;
 * Cartan form :math:`\theta_\lambda = L\,dt + \partial L/\partial\dot q^\sigma\,\omega^\sigma`
   and the Lepage 2-form :math:`\alpha = d\theta_\lambda + A_\sigma\,\omega^\sigma\wedge dt`,
-  whose equations :math:`J^1\gamma^* i_\xi\alpha = 0` for vertical ξ are E_σ = 0 (004, eq. (1));
+  whose equations :math:`J^1\gamma^* i_\xi\alpha = 0` for vertical ξ are E_σ = 0 [Stolařová 2009, eq. (1)];
 * Hessian :math:`W_{\sigma\nu} = \partial^2 L/\partial\dot q^\sigma\partial\dot q^\nu`; the system
   is regular where det W ≠ 0, and then
   :math:`W\ddot q = \partial L/\partial q - \partial_t p - (\partial p/\partial q)\dot q + A`
@@ -18,7 +18,7 @@ For a first-order Lagrangian λ = L dt and generalised forces A_σ(t, q, q̇)
 
 The right-hand side :math:`L_\sigma` of :math:`W_{\sigma\nu}\ddot q^\nu = L_\sigma` is
 returned by :meth:`LagrangianSystem.free_motion_functions`; for L = T − V with
-T = ½ g_{ij}(q) q̇^i q̇^j it is seed 001's eq. (7.3),
+T = ½ g_{ij}(q) q̇^i q̇^j it is [Benenti 2007, eq. (7.3)],
 :math:`L_i = A_i - \Gamma_{hki}\dot q^h\dot q^k` with A_i including −∂V/∂q^i.
 """
 
@@ -152,7 +152,7 @@ class LagrangianSystem:
 
     def euler_lagrange_without_accelerations(self) -> list:
         """e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ: the Euler–Lagrange expressions without their
-        q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, 004 §2)."""
+        q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2])."""
         Y = self.Y
         if self._momenta_poly is None:
             return [sp.diff(self.L, q) - Y.cut_total_derivative(p) + A
@@ -195,7 +195,7 @@ class LagrangianSystem:
 
     def euler_lagrange_form(self) -> Form:
         """E_λ = (∂L/∂q^σ − d/dt ∂L/∂q̇^σ) ω^σ ∧ dt on J²Y: the Euler–Lagrange form of λ alone
-        (no forces); it is the 1-contact part of dθ_λ (004, §2)."""
+        (no forces); it is the 1-contact part of dθ_λ [Stolařová 2009, §2]."""
         Y = self.Y
         return self._one_contact(
             [sp.diff(self.L, q) - Y.total_derivative(p) for q, p in zip(Y.q, self.momenta)]
@@ -245,7 +245,7 @@ class LagrangianSystem:
         return generic_rank(self._hessian)
 
     def is_regular(self) -> bool:
-        """det W ≢ 0 (generic regularity; 004 §2: det(∂²L/∂q̇^σ∂q̇^ν) ≠ 0)."""
+        """det W ≢ 0 (generic regularity; [Stolařová 2009, §2]: det(∂²L/∂q̇^σ∂q̇^ν) ≠ 0)."""
         return self._rank_info.rank == self.Y.m
 
     def regularity_condition(self) -> sp.Expr:
@@ -264,7 +264,7 @@ class LagrangianSystem:
         return tuple(self.euler_lagrange_without_accelerations())
 
     def free_motion_functions(self) -> list:
-        """L_σ with W_σν q̈^ν = L_σ (001 eq. 7.3 for L = T − V, T quadratic)."""
+        """L_σ with W_σν q̈^ν = L_σ ([Benenti 2007, eq. (7.3)] for L = T − V, T quadratic)."""
         return list(self._free_rhs)
 
     def require_regular(self, what: str = "this operation") -> None:
@@ -288,7 +288,7 @@ class LagrangianSystem:
         :meth:`free_motion_functions`), i.e. E_σ = 0 solved for q̈.
 
         Valid where det W ≠ 0 (:meth:`regularity_condition`, :meth:`singular_locus`);
-        raises :class:`NotRegularError` if det W ≡ 0 (004 §2: regularity condition).
+        raises :class:`NotRegularError` if det W ≡ 0 ([Stolařová 2009, §2]: regularity condition).
         """
         self.require_regular("LagrangianSystem.accelerations()")
         return dict(self._accelerations)
@@ -317,7 +317,7 @@ class LagrangianSystem:
 
         Γ is a semispray (SODE): ω^σ(Γ) = 0 and dt(Γ) = 1; its integral curves are the
         prolongations J¹γ of the motions.  It spans the dynamical distribution of the
-        Lepage form: :math:`i_\Gamma\alpha = 0` (004 §2, regular systems: rank Δ_α = 1).
+        Lepage form: :math:`i_\Gamma\alpha = 0` ([Stolařová 2009, §2], regular systems: rank Δ_α = 1).
         """
         self.require_regular("LagrangianSystem.semispray()")
         acc = self.accelerations()
@@ -333,7 +333,7 @@ class LagrangianSystem:
     # --- mechanical structure -----------------------------------------------------------------
     def metric(self) -> sp.Matrix:
         """g_ij = ∂²T/∂q̇^i∂q̇^j (T the kinetic energy when given, else L: the Hessian of L;
-        001 eq. 3.15 for T = ½ g_ij q̇^i q̇^j)."""
+        [Benenti 2007, eq. (3.15)] for T = ½ g_ij q̇^i q̇^j)."""
         if self.kinetic_energy is not None:
             qd = self.Y.qdot
             T = self.kinetic_energy
@@ -361,7 +361,7 @@ class LagrangianSystem:
         return g.LUsolve(sp.eye(self.Y.m)).applyfunc(normalise)
 
     def christoffel(self) -> list:
-        """Christoffel symbols of the first kind (001, §6 before eq. 7.1),
+        """Christoffel symbols of the first kind ([Benenti 2007, §6] before eq. 7.1),
         Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk), as a nested list [h][k][i]
         (symmetric in h, k; i is the lowered index of the Levi-Civita connection)."""
         g = self._metric_checked()
@@ -386,7 +386,7 @@ class LagrangianSystem:
 
     # --- constraints -----------------------------------------------------------------------------
     def constrain(self, Q):
-        """Krupková's constrained system on the constraint submanifold Q (004, eqs. (6)–(12))."""
+        """Krupková's constrained system on the constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)]."""
         from .constrained import ConstrainedSystem
 
         return ConstrainedSystem(self, Q)

@@ -9,7 +9,7 @@ gives the nonholonomic momentum
 .. math:: p = \frac{\partial L}{\partial\dot q^\sigma}\,\eta^\sigma .
 
 Along every motion of the constrained system, d/dt ∂L/∂q̇ − ∂L/∂q = A + R with the reaction R
-annihilating D (Chetaev's rule for constraints affine in the velocities, [Krupková–Stolařová 2012,
+annihilating D (Chetaev's rule for constraints affine in the velocities, [Stolařová 2009,
 §2]), so R·η = 0 and
 
 .. math:: \dot p = \Big(\frac{\partial L}{\partial q^\sigma} + A_\sigma\Big)\eta^\sigma

@@ -1,23 +1,23 @@
 r"""The constrained system in parametric coordinates (t, q, z) on Q, q̇ = ψ(t, q, z).
 
-Seed 001 (2.1): Q is the image of q̇ = ψ(t, q, z), rank[ψ^i_α] = dim z (2.3),
+[Benenti 2007, eq. (2.1)]: Q is the image of q̇ = ψ(t, q, z), rank[ψ^i_α] = dim z (2.3),
 ψ^i_α = ∂ψ^i/∂z^α.  Chetaev's virtual displacements are spanned by the ψ_α
-(001 (3.6)), so the reduced equations (004 (7)) in these coordinates — the
-Gibbs–Appell equations (001 (5.2)) — are the projections
+[Benenti 2007, eq. (3.6)], so the reduced equations [Stolařová 2009, eq. (7)] in these coordinates — the
+Gibbs–Appell equations [Benenti 2007, eq. (5.2)] — are the projections
 
 .. math:: \psi^i_\alpha\,\big(W_{ij}\ddot q^j - L_i\big)\big|_{\dot q=\psi} = 0,
           \qquad \ddot q^i = \psi^i_\beta\,\dot z^\beta + \partial_t\psi^i + \partial_j\psi^i\,\psi^j
 
-(the acceleration along a motion on Q, 001 (3.3)), where W q̈ = L is the free
-motion (001 (7.3)).  Solving the m × m system
+(the acceleration along a motion on Q, [Benenti 2007, eq. (3.3)]), where W q̈ = L is the free
+motion [Benenti 2007, eq. (7.3)].  Solving the m × m system
 
 .. math:: G_{\alpha\beta}\,\dot z^\beta = Z_\alpha, \qquad
           G_{\alpha\beta} = W_{ij}\psi^i_\alpha\psi^j_\beta,\quad
           Z_\alpha = \psi^i_\alpha\big(L_i - W_{ij}(\partial_t\psi^j + \partial_k\psi^j\psi^k)\big)
 
-gives the vector field Z = ∂_t + ψ^i ∂_{q^i} + Z^α ∂_{z^α} on Q (001 (7.1)–(7.2)).
+gives the vector field Z = ∂_t + ψ^i ∂_{q^i} + Z^α ∂_{z^α} on Q [Benenti 2007, eqs. (7.1)–(7.2)].
 
-**Misprint in seed 001.** For L = T − V with T = ½ g q̇ q̇ the free-motion functions
+**Misprint in [Benenti 2007].** For L = T − V with T = ½ g q̇ q̇ the free-motion functions
 are L_i = A_i − Γ_hki q̇^h q̇^k and the formula above becomes
 Z_α = ψ^i_α(A_i − Γ_hki ψ^h ψ^k − g_ij ∂_kψ^j ψ^k).  The printed (6.1)–(7.2) and the
 recipe of Remark 7.2 omit the last term, which comes from the q-dependence of ψ in
@@ -82,7 +82,7 @@ class ParametricConstrainedSystem:
         info = generic_rank(J)
         if info.rank < len(z):
             raise RankDeficientError(
-                f"rank [∂ψ/∂z] = {info.rank} < dim z = {len(z)}: ψ is not a parametrisation (001, eq. (2.3))"
+                f"rank [∂ψ/∂z] = {info.rank} < dim z = {len(z)}: ψ is not a parametrisation [Benenti 2007, eq. (2.3)]"
             )
 
     # --- the parametrisation --------------------------------------------------------------
@@ -102,7 +102,7 @@ class ParametricConstrainedSystem:
 
     @cached_property
     def drift(self) -> list:
-        """∂_tψ^i + ∂_jψ^i ψ^j: the acceleration of a motion on Q at ż = 0 (001 (3.3))."""
+        """∂_tψ^i + ∂_jψ^i ψ^j: the acceleration of a motion on Q at ż = 0 [Benenti 2007, eq. (3.3)]."""
         Y = self.Y
         return [
             sp.diff(p, Y.t) + sp.Add(*[sp.diff(p, q) * pj for q, pj in zip(Y.q, self.psi)]) for p in self.psi
@@ -127,7 +127,7 @@ class ParametricConstrainedSystem:
 
     @cached_property
     def gauss_matrix(self) -> sp.Matrix:
-        """G_αβ = W_ij ψ^i_α ψ^j_β (001 (4.3)); dim z × dim z."""
+        """G_αβ = W_ij ψ^i_α ψ^j_β [Benenti 2007, eq. (4.3)]; dim z × dim z."""
         J = self.psi_z
         return (J.T * self._W * J).applyfunc(trig_reduce)
 
@@ -164,7 +164,7 @@ class ParametricConstrainedSystem:
         return {zd: normalise(s) for zd, s in zip(self.zdot_symbols, sol)}
 
     def zdot(self) -> dict:
-        """{ż^α: Z^α(t, q, z)}: the vertical components of Z (001 (7.2), corrected)."""
+        """{ż^α: Z^α(t, q, z)}: the vertical components of Z ([Benenti 2007, eq. (7.2)], corrected)."""
         return dict(self._zdot)
 
     def vector_field(self) -> VectorField:
@@ -187,7 +187,7 @@ class ParametricConstrainedSystem:
             for i in range(len(qdd))
         ]
 
-    # --- qualitative analysis (001 Remarks 7.4, 7.5) ------------------------------------------------
+    # --- qualitative analysis [Benenti 2007, Remarks 7.4, 7.5] ------------------------------------------------
     def first_integral_condition(self, F) -> sp.Expr:
         """Z(F) = ∂_tF + ψ^i ∂F/∂q^i + Z^α ∂F/∂z^α; F is a first integral iff it vanishes (7.7)."""
         return self.vector_field()(as_expr(F))
@@ -196,7 +196,7 @@ class ParametricConstrainedSystem:
         return is_zero(self.first_integral_condition(F))
 
     def singular_point_equations(self) -> list:
-        """Equations of the singular points of Z (001 (7.8)): ψ^i = 0 and Z_α = 0."""
+        """Equations of the singular points of Z [Benenti 2007, eq. (7.8)]: ψ^i = 0 and Z_α = 0."""
         return [*self.psi, *[normalise(e) for e in self.projected_forces]]
 
     def __repr__(self) -> str:

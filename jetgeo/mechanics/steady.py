@@ -4,8 +4,8 @@ A *steady motion* for an ansatz is a motion of the constrained system along whic
 coordinates stay fixed and the chosen velocities stay constant, while the remaining (cyclic)
 coordinates change at the rates the ansatz gives — a rolling disc running round a circle at a
 constant lean, a sleigh gliding straight.  With the accelerations on Q,
-q̈^σ = F^σ(t, q, q̇^I) [Krupková–Stolařová 2012, eqs. (8), (12)] and the normal form
-q̇^D = g(t, q, q̇^I) [Krupková–Stolařová 2012, eq. (4)], the conditions are
+q̈^σ = F^σ(t, q, q̇^I) [Stolařová 2009, eqs. (8), (12)] and the normal form
+q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)], the conditions are
 
 .. math:: F^\sigma\big|_{\text{ansatz}} = 0 \quad\text{for every velocity held constant},
           \qquad g^D\big|_{\text{ansatz}} = c^D \quad\text{for a dependent velocity given a value},

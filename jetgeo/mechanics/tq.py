@@ -1,6 +1,6 @@
 r"""Constrained accelerations as functions of all velocities (no normal form substituted).
 
-Krupková's reduced equations (seed 004 (8)) project the Euler–Lagrange expressions on the
+Krupková's reduced equations [Stolařová 2009, eq. (8)] project the Euler–Lagrange expressions on the
 canonical distribution: with Ψ = ∂q̇/∂q̇^I the basis of ker(∂f/∂q̇) solved for the dependent
 velocities and d̄g/dt the q̈-free part of the dependent accelerations,
 
@@ -54,7 +54,7 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
 
     ``dependent``: the dependent velocities (default: ``Q.dependent``, the verified structural
     choice).  Raises :class:`~jetgeo.errors.NotRegularError` if the reduced mass matrix
-    ΨᵀWΨ is generically singular (seed 004 (12))."""
+    ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]."""
     Y = system.Y
     qd = list(Y.qdot)
     n = len(qd)
@@ -111,7 +111,7 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
         for b in range(a, m):
             B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
     if generic_rank_dag(B) < B.rows:
-        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
+        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]: "
                               "the constrained system does not determine the accelerations")
     acc_I = lu_solve_dag(B, A)
     out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}

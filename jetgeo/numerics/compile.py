@@ -7,7 +7,7 @@ r"""Compiled numeric right-hand sides: one Python function of (t, state, params)
    (``t``, ``y[i]`` unpacked to ``_y0, _y1, …``, ``_p0, …``); any other free symbol is
    reported (:class:`~jetgeo.errors.SpecError`) instead of failing at run time;
 2. common subexpressions are eliminated once (``sympy.cse``), so a quantity such as
-   :math:`1 + x^2y^2` (seed 004, Example 1) or ``sin θ`` is computed once per call;
+   :math:`1 + x^2y^2` [Stolařová 2009, Example 1] or ``sin θ`` is computed once per call;
 3. the straight-line code is printed with sympy's Python printer (``math`` functions on
    scalars: the fast path for ``scipy.integrate.solve_ivp``) or its NumPy printer
    (``vectorized=True``: each state component is an array of points, used to evaluate
@@ -150,8 +150,8 @@ def compile_rhs(
     factor : bool
         Factor each rational expression (``sympy.factor``, exact) before the elimination: the
         normalised accelerations of a constrained system are expanded rational functions, and
-        factoring the numerator and the denominator often halves the operation count (seed 004
-        Example 3: 285 → 87 operations with cse).  Costs a symbolic factorisation per component.
+        factoring the numerator and the denominator often halves the operation count ([Stolařová 2009,
+        Example 3]: 285 → 87 operations with cse).  Costs a symbolic factorisation per component.
     backend : "python", "c" or "auto"
         "python" (default): the generated Python function above.  "c": the same code printed
         as C and compiled with the system C compiler into a cached extension module

@@ -1,12 +1,12 @@
 r"""Exact linearisation of a constrained system about a point (a steady motion) of Q.
 
-A constrained system on Q (normal form q̇^D = g(t, q, q̇^I), seed 004 (4)) is the
+A constrained system on Q (normal form q̇^D = g(t, q, q̇^I), [Stolařová 2009, eq. (4)]) is the
 first-order system on Q with state x = (q^σ, q̇^l), l ∈ I:
 
 .. math:: \dot q^\sigma = \bar g^\sigma(t, x), \qquad \dot{\dot q}{}^l = a^l(t, x),
 
 where ḡ^σ = q̇^σ for σ ∈ I, ḡ^{D_i} = g^i, and a = −B′⁻¹A′ solves the reduced
-equations A′(x) + B′(x) a = 0 (004 (8)).  Its linearisation at a point x₀ is the
+equations A′(x) + B′(x) a = 0 [Stolařová 2009, eq. (8)].  Its linearisation at a point x₀ is the
 Jacobian J = ∂(ḡ, a)/∂x at x₀.  It is computed **exactly** and without ever forming
 the symbolic accelerations (which is where symbolic cost explodes):
 
@@ -217,13 +217,13 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     ḣ = ∂h/∂q q̇ = 0; their reactions λ₀ ≠ 0 (a normal force) bring the curvature ∂²h/∂q²
     in through the term ∂(fᵀ_{q̇} λ₀)/∂z, as they must.
 
-    ``method="reduced"`` — differentiates Krupková's reduced coefficients A′, B′ (seed 004
-    (8), see the module docstring); needs the normal form and the symbolic A′, B′.
+    ``method="reduced"`` — differentiates Krupková's reduced coefficients A′, B′ ([Stolařová 2009, eq.
+    (8)], see the module docstring); needs the normal form and the symbolic A′, B′.
 
     Raises :class:`~jetgeo.errors.SpecError` for a missing coordinate,
     :class:`~jetgeo.errors.OffManifoldError` if given dependent velocities violate the
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
-    the point (the bordered matrix K₀, equivalently det B′ = 0, seed 004 (12)).
+    the point (the bordered matrix K₀, equivalently det B′ = 0, [Stolařová 2009, eq. (12)]).
     """
     steady = point if hasattr(point, "kept_states") and hasattr(point, "point") else None
     if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
@@ -378,7 +378,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     if K0.det(method="berkowitz").expand() == 0:
         raise NotRegularError(
             "linearise: the equations of motion are singular at the point (the bordered matrix "
-            "[W, −fᵀ; f_q̇, 0] is singular: det B′ = 0, seed 004 (12))"
+            "[W, −fᵀ; f_q̇, 0] is singular: det B′ = 0, [Stolařová 2009, eq. (12)])"
         )
     y0 = _solve(K0, r0)
     qdd0, lam0 = list(y0[:n]), list(y0[n:])
@@ -685,7 +685,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     Raises :class:`~jetgeo.errors.SpecError` for a missing coordinate,
     :class:`~jetgeo.errors.OffManifoldError` if given dependent velocities violate
     the normal form, :class:`~jetgeo.errors.NotRegularError` if the reduced equations
-    are singular at the point (det B′ = 0, seed 004 (12)).
+    are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]).
     """
     Y = cs.Y
     conv = _exact if exact else as_expr
@@ -720,7 +720,8 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     A0 = Ap.xreplace(subs)
     if B0.det(method="berkowitz").equals(0):
         raise NotRegularError(
-            f"linearise: the reduced equations are singular at the point (det B′ = 0, seed 004 (12)); point {pt}"
+            "linearise: the reduced equations are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]); "
+            f"point {pt}"
         )
     a0 = B0.LUsolve(-A0)
     acc_sym = [Y.qddot[Y.qdot.index(v)] for v in ind]

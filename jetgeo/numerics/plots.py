@@ -4,7 +4,7 @@ matplotlib is imported only when a plot is asked for; without it a clear
 :class:`ImportError` says how to install it (``pip install jetgeo[plot]``).
 
 * :func:`plot_trajectory` — the trajectory in 3 (or 2) coordinates and its projections on
-  the coordinate planes (the layout of seed 004, Figs. 1–4 and 5–8);
+  the coordinate planes (the layout of [Stolařová 2009, Figs. 1–4 and 5–8]);
 * :func:`plot_monitor` — constraint residuals |f^i| and energy drift |E − E₀| against time
   (log scale);
 * :func:`plot_reactions` — reaction forces R_σ (and multipliers) against time;

@@ -1,7 +1,7 @@
 r"""Simulation with constraint monitoring: :func:`simulate` and :class:`SimulationResult`.
 
 **Formulations.**  A constrained system gives the accelerations q̈^σ = F^σ(t, q, q̇^I) of
-every coordinate on Q (seed 004 (8)–(12): the independent ones from the reduced equations,
+every coordinate on Q ([Stolařová 2009, eqs. (8)–(12)]: the independent ones from the reduced equations,
 the dependent ones as q̈^D = dg/dt).  jetgeo integrates either
 
 * ``formulation="full"`` (default): the state (q, q̇) ∈ J¹Y with
@@ -9,7 +9,7 @@ the dependent ones as q̈^D = dg/dt).  jetgeo integrates either
   f^i(t, q, q̇) along the numerical solution measure the integration error (they drift at
   the integrator's tolerance), or
 * ``formulation="reduced"``: the state (q, q̇^I) on Q with q' = (q̇^I, g(t, q, q̇^I))
-  (the normal form, 004 (4)): the constraints hold by construction.
+  (the normal form, [Stolařová 2009, eq. (4)]): the constraints hold by construction.
 
 **Projection** (``project=True``, full formulation).  After every accepted step of an
 explicit Runge–Kutta method the velocities are projected back onto Q along the kinetic
@@ -17,7 +17,7 @@ metric W = ∂²L/∂q̇∂q̇ (Newton iteration for min ½ Δq̇ᵀWΔq̇ subje
 Δq̇ = −W⁻¹Jᵀ(JW⁻¹Jᵀ)⁻¹ f with J = ∂f/∂q̇): the residuals stay at round-off.
 
 **Energy balance.**  Along any motion of the constrained system
-d/dt(∂L/∂q̇^σ) − ∂L/∂q^σ = A_σ + R_σ (001 (3.14), R_σ = λ_i ∂f^i/∂q̇^σ the Chetaev
+d/dt(∂L/∂q̇^σ) − ∂L/∂q^σ = A_σ + R_σ ([Benenti 2007, eq. (3.14)], R_σ = λ_i ∂f^i/∂q̇^σ the Chetaev
 reaction), the energy E_L = q̇^σ ∂L/∂q̇^σ − L satisfies
 
 .. math:: \frac{dE_L}{dt} = -\frac{\partial L}{\partial t} + A_\sigma\dot q^\sigma + R_\sigma\dot q^\sigma,
@@ -29,8 +29,8 @@ work.  The result object returns all three powers along the solution so that the
 balance can be checked (``energy_balance``).
 
 **Singular states.**  Integration stops (terminal events) where the problem stops being
-well posed, with an explanation: the constraint rank drops (004 (3); for a homogeneous
-constraint the zero section, 001 Remark 7.5), the regularity determinant (004 (12))
+well posed, with an explanation: the constraint rank drops ([Stolařová 2009, eq. (3)]; for a homogeneous
+constraint the zero section, [Benenti 2007, Remark 7.5]), the regularity determinant [Stolařová 2009, eq. (12)]
 vanishes, the normal form's determinant det ∂f/∂q̇^D vanishes (another choice of
 dependent velocities is needed), the branch of a nonlinear constraint leaves its
 domain, or a condition carried by a result (``Motion.conditions``) vanishes.  A quantity
@@ -150,7 +150,7 @@ def _model_of(obj, formulation: str = "full") -> _Model:
         reg = cs.regularity_condition()
         if not _is_const(reg):
             conds.append(_Condition(reg, "threshold", f"the constrained system stops being regular: the determinant "
-                                    f"of seed 004 (12), {reg}, vanishes"))
+                                    f"of [Stolařová 2009, eq. (12)], {reg}, vanishes"))
         nfc = cs.nf.condition
         if not _is_const(nfc):
             conds.append(_Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is singular: "
@@ -516,7 +516,7 @@ class Prepared:
 
     def _bordered_exprs(self) -> list:
         r"""[W (row-major), L_σ, J (row-major), d̄f] for the Chetaev-multiplier equations
-        W q̈ = L + Jᵀλ, J q̈ = −d̄f (001 (3.14) with R = Jᵀλ, and the derivative of f = 0)."""
+        W q̈ = L + Jᵀλ, J q̈ = −d̄f ([Benenti 2007, eq. (3.14)] with R = Jᵀλ, and the derivative of f = 0)."""
         M = self.model
         S = M.system
         W = S.hessian()
@@ -679,14 +679,14 @@ def simulate(
     r"""Integrate the equations of motion of a (constrained) system from data on Q.
 
     The state is integrated in one of three formulations (``"full"``: (q, q̇) on J¹Y with the
-    accelerations of Krupková's reduced equations [Krupková–Stolařová 2012, eq. (8)];
-    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Krupková–Stolařová 2012,
+    accelerations of Krupková's reduced equations [Stolařová 2009, eq. (8)];
+    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Stolařová 2009,
     eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
     solved at every step, no normal form).  The run stops early only at a *singular state of
     the problem*, with a :class:`SimulationStoppedWarning` and ``result.event`` saying why:
-    the rank of ∂f/∂q̇ drops [Krupková–Stolařová 2012, eq. (3)], the constrained system stops
-    being regular [Krupková–Stolařová 2012, eq. (12)], the multiplier equations become singular
-    [Ibort et al. 1997, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
+    the rank of ∂f/∂q̇ drops [Stolařová 2009, eq. (3)], the constrained system stops
+    being regular [Stolařová 2009, eq. (12)], the multiplier equations become singular
+    [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
     condition of a result (``Motion.conditions``) vanishes.
 
     **The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
@@ -914,17 +914,17 @@ def _events(prep: Prepared, t0, y0, p, tol, skip_chart: bool = False) -> list:
         c0 = float(np.linalg.det(J0 @ J0.T))
         if c0 <= 0:
             raise NotRegularError("the initial state is a singular state of the constraints: rank ∂f/∂q̇ < k "
-                                  "there (seed 004, condition (3))")
+                                  "there [Stolařová 2009, condition (3)]")
         out.append((make_threshold(prep.i_J, c0, True),
                     "singular state of the constraints: rank ∂f/∂q̇ drops below the number of constraints "
-                    "(seed 004 condition (3); for a homogeneous constraint this is the zero section, seed 001 "
-                    "Remark 7.5) — measured by det(J Jᵀ), J = ∂f/∂q̇", "det(J J^T)", c0))
+                    "([Stolařová 2009, condition (3)]; for a homogeneous constraint this is the zero section, "
+                    "[Benenti 2007, Remark 7.5]) — measured by det(J Jᵀ), J = ∂f/∂q̇", "det(J J^T)", c0))
     if prep.formulation == "multipliers":
         K0 = prep.rhs.solve(t0, y0, p)[2]
         d0 = float(np.linalg.det(K0))
         if d0 == 0:
             raise NotRegularError("the initial state is singular: the bordered matrix [[W, -J^T], [J, 0]] of the "
-                                  "multiplier equations is singular (seed 002, det M = 0, (4.17))")
+                                  "multiplier equations is singular (det M = 0, [Ibort et al. 1996, eq. (4.17)])")
 
         s_d0 = float(np.sign(d0))
 
@@ -935,7 +935,7 @@ def _events(prep: Prepared, t0, y0, p, tol, skip_chart: bool = False) -> list:
         bordered.direction = -1
         bordered.thr = 0.0
         out.append((bordered, "the multiplier equations become singular: det [[W, -J^T], [J, 0]] vanishes "
-                    "(the compatibility condition det M ≠ 0 of seed 002 (4.17) fails)", "det K", d0))
+                    "(the compatibility condition det M ≠ 0 of [Ibort et al. 1996, eq. (4.17)] fails)", "det K", d0))
     for c, fn in prep.i_conds:
         if skip_chart and c.kind == "chart":
             continue
@@ -1154,7 +1154,7 @@ def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals,
     ODE — it is not amplified off Q whatever the chart; the on-Q accelerations q̈(t, q, q̇^I) of a chart
     are only tangent to Q, and some charts repel: ḟ = −(∂g/∂q^D) f).  Regularity is watched through
     the bordered matrix [[W, −Jᵀ], [J, 0]], non-singular exactly where the reduced mass matrix of any
-    chart is [Ibort et al. 1997, eq. (4.17)].  Derived once per (system, chart), compiled once per
+    chart is [Ibort et al. 1996, eq. (4.17)].  Derived once per (system, chart), compiled once per
     formulation (without first integrals)."""
     from ..mechanics import accelerations_on_TQ
 
@@ -1192,7 +1192,7 @@ def _bordered_monitor(prep: Prepared, t0, y0, p):
     d0 = det_k(t0, y0)
     if not d0 or not np.isfinite(d0):
         raise NotRegularError("the constrained system is not regular here: the bordered matrix "
-                              "[[W, -J^T], [J, 0]] is singular [Ibort et al. 1997, eq. (4.17)]")
+                              "[[W, -J^T], [J, 0]] is singular [Ibort et al. 1996, eq. (4.17)]")
     s0 = float(np.sign(d0))
 
     def ev(t, y):
@@ -1202,7 +1202,7 @@ def _bordered_monitor(prep: Prepared, t0, y0, p):
     ev.direction = -1
     ev.thr = 0.0
     return (ev, "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes (equivalently the "
-            "reduced mass matrix of every chart is singular) [Ibort et al. 1997, eq. (4.17)]", "det K", d0)
+            "reduced mass matrix of every chart is singular) [Ibort et al. 1996, eq. (4.17)]", "det K", d0)
 
 
 def _chart_for(prep: Prepared, t, y_full, p, switches: list, first_integrals, initial_check: bool = False):

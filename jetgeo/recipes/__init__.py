@@ -1,4 +1,4 @@
-"""Classical recipes for the equations of motion, as special cases of the core (seed 001, 003).
+"""Classical recipes for the equations of motion, as special cases of the core ([Benenti 2007], [Ghori 1960]).
 
 Each recipe takes the system objects of :mod:`jetgeo.mechanics` and returns a
 :class:`jetgeo.mechanics.Motion` (accelerations of every coordinate, multipliers and
@@ -8,17 +8,18 @@ reactions when the method gives them, the conditions under which it holds), so t
 ========================  ==================================================  =====================
 recipe                    input                                               reference
 ========================  ==================================================  =====================
-``krupkova``              (system, Q)                                         004 (7)–(12)
-``voronets``              (system, Q)                                         004 (9)–(11)
-``lagrange_multipliers``  (system, Q)                                         003 (2.2.20)–(2.2.23)
-``gibbs_appell``          (system, Q) or (system, psi=…, z=…)                 001 (5.2); 003 (2.2.11)
-``benenti_first_kind``    (system, psi, z)                                    001 Thm 7.1
-``benenti_second_kind``   (system, Q)                                         001 Thm 8.1, (8.6)
-``chaplygin``             (system, Q), Chaplygin systems                      004 (5)
-``maggi``                 (system, Q)                                         003 ch. 2
-``hamel``                 (system, Q, quasi=…), affine constraints            003 ch. 4
-``ghori_symmetric``       (system, Q, "R" or "S")                             003 (2.3.14), (2.2.19)
-``novoselov``             (system, Q, characteristics)                        003 (4.3.12)–(4.3.14)
+``krupkova``              (system, Q)                                         [Stolařová 2009, eqs. (7)–(12)]
+``voronets``              (system, Q)                                         [Stolařová 2009, eqs. (9)–(11)]
+``lagrange_multipliers``  (system, Q)                                         [Ghori 1960, eqs. (2.2.20)–(2.2.23)]
+``gibbs_appell``          (system, Q) or (system, psi=…, z=…)                 [Benenti 2007, eq. (5.2)]; [Ghori 1960,
+eq. (2.2.11)]
+``benenti_first_kind``    (system, psi, z)                                    [Benenti 2007, Theorem 7.1]
+``benenti_second_kind``   (system, Q)                                         [Benenti 2007, Theorem 8.1, eq. (8.6)]
+``chaplygin``             (system, Q), Chaplygin systems                      [Stolařová 2009, eq. (5)]
+``maggi``                 (system, Q)                                         [Ghori 1960, ch. 2]
+``hamel``                 (system, Q, quasi=…), affine constraints            [Ghori 1960, ch. 4]
+``ghori_symmetric``       (system, Q, "R" or "S")                             [Ghori 1960, eqs. (2.3.14), (2.2.19)]
+``novoselov``             (system, Q, characteristics)                        [Ghori 1960, eqs. (4.3.12)–(4.3.14)]
 ========================  ==================================================  =====================
 """
 

@@ -66,7 +66,7 @@ def _solve_fraction_field(M: sp.Matrix, b: sp.Matrix, max_terms: int | None = No
     the structurally smallest non-zero entry (fewest terms, then sparsest row and column),
     so constant pivots — the unit coefficients of constraints, constant inertias — go
     first and the fill-in stays small: on the bordered 10 × 10 system of the co-axial
-    discs (001 §9.3) this took 90 s with plain fraction-field LU and takes about 2 s.
+    discs [Benenti 2007, §9.3] this took 90 s with plain fraction-field LU and takes about 2 s.
 
     Returns ``([x_1, …, x_n], numerator of det M)``, or None when the entries do not fit
     a polynomial fraction field, or when ``max_terms`` is given and an intermediate entry

@@ -1,7 +1,7 @@
-r"""Benenti's two recipes for non-linear non-holonomic constraints (seed 001, §7–8).
+r"""Benenti's two recipes for non-linear non-holonomic constraints [Benenti 2007, §7–8].
 
-**First kind** (001 Theorem 7.1, Remark 7.2).  Constraints given parametrically,
-q̇ = ψ(t, q, z) with rank[ψ^i_α] = dim z (001 (2.1), (2.3)).  The motions are the
+**First kind** [Benenti 2007, Theorem 7.1, Remark 7.2].  Constraints given parametrically,
+q̇ = ψ(t, q, z) with rank[ψ^i_α] = dim z [Benenti 2007, eqs. (2.1), (2.3)].  The motions are the
 integral curves of the vector field on C ≅ (t, q, z)
 
 .. math:: Z = \partial_t + \psi^i\,\partial_{q^i} + Z^\alpha\,\partial_{z^\alpha},\qquad
@@ -11,14 +11,14 @@ G_αβ = W_ij ψ^i_α ψ^j_β (only the dim z × dim z matrix is solved).  The p
 (7.2)/Remark 7.2 lack the term W_ij ∂_kψ^j ψ^k (see
 :mod:`jetgeo.mechanics.parametric`, which computes Z).
 
-**Second kind** (001 Theorem 8.1–8.2, Remarks 8.1–8.2).  Constraints given
+**Second kind** [Benenti 2007, Theorems 8.1–8.2, Remarks 8.1–8.2].  Constraints given
 implicitly, f^i(t, q, q̇) = 0, with Chetaev reactions R_σ = λ_i C^i_σ,
 C^i_σ = ∂f^i/∂q̇^σ.  The vector field D on TQ (on J¹Y when time-dependent) is
 
 .. math:: \ddot q = W^{-1}(L + C^T\lambda),\qquad
           G\lambda = -\big(\partial_t f + \partial_{q}f\,\dot q\big) - C\,W^{-1}L,\qquad G = C W^{-1} C^T
 
-(001 (8.6)); the reaction forces R = λC as functions of the state (001 (8.13)).
+[Benenti 2007, eq. (8.6)]; the reaction forces R = λC as functions of the state [Benenti 2007, eq. (8.13)].
 D is defined on all of TQ and is tangent to every level set f = const; on C it
 gives the motions.  W⁻¹ is never formed: X = W⁻¹Cᵀ and W⁻¹L are LU solves.
 """
@@ -58,7 +58,7 @@ def _solve(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = None) -> tuple[sp
 
 
 def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> Motion:
-    """Benenti's recipe of the first kind: the vector field Z on C (001 Theorem 7.1).
+    """Benenti's recipe of the first kind: the vector field Z on C [Benenti 2007, Theorem 7.1].
 
     Returns a :class:`Motion` whose accelerations are written in (t, q, z); ``to_jet``
     gives z as a function of (t, q, q̇) on C (so results can be compared in jet
@@ -107,7 +107,7 @@ def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> 
 
 
 def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> Motion:
-    """Benenti's recipe of the second kind: the vector field D on TQ (001 Theorem 8.1).
+    """Benenti's recipe of the second kind: the vector field D on TQ [Benenti 2007, Theorem 8.1].
 
     Returns a :class:`Motion` with accelerations in (t, q, q̇) valid on Q (and D
     tangent to every level set of f), the multipliers (8.6) and the reaction forces
@@ -141,7 +141,7 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
         )
     if Q.k <= 2:
         lam, tidy = _solve(G, -b - C * Y0)
-    else:  # k ≥ 3 (the co-axial discs, 001 §9.3): fraction-field gcds on G blow up; exact unexpanded LU
+    else:  # k ≥ 3 (the co-axial discs, [Benenti 2007, §9.3]): fraction-field gcds on G blow up; exact unexpanded LU
         lam, tidy = G.LUsolve(-b - C * Y0), False
     # k ≥ 3: exact but unexpanded (see above); large results are left unexpanded too (cancel of
     # the heavy disc's accelerations cost 38 of 59 s and does not shrink them)

@@ -1,4 +1,4 @@
-r"""Chaplygin's equations (seed 004 eq. (5); seed 003 ch. 2).
+r"""Chaplygin's equations ([Stolařová 2009, eq. (5)]; [Ghori 1960, ch. 2]).
 
 A Chaplygin system: affine constraints q̇^D = g^D = a^D_l(t, q^I) q̇^l + a^D_0(t, q^I)
 whose coefficients do not depend on the dependent coordinates q^D, a Lagrangian
@@ -12,7 +12,7 @@ p̄_D = (∂L/∂q̇^D)∘ι the motion of the q^I decouples:
 a system of m − k second-order equations on the reduced configuration space (the
 bracket is the curvature of the constraint distribution; it vanishes iff Q is
 semiholonomic).  The dependent accelerations follow from q̈^D = d g^D/dt.  This is
-the special case of the general reduced equations (004 (8)) in which the terms
+the special case of the general reduced equations [Stolařová 2009, eq. (8)] in which the terms
 with ∂/∂q^D drop out; here it is computed from L̄ alone.
 """
 
@@ -64,7 +64,7 @@ def chaplygin_choices(system: LagrangianSystem, Q: ConstraintSubmanifold) -> lis
 
 
 def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> Motion:
-    """Chaplygin's equations for a Chaplygin system (004 (5)); accelerations in (t, q, q̇^I).
+    """Chaplygin's equations for a Chaplygin system [Stolařová 2009, eq. (5)]; accelerations in (t, q, q̇^I).
 
     Raises :class:`jetgeo.errors.NotApplicableError` naming each failed hypothesis.
     Extras: ``"reduced_lagrangian"`` (L̄), ``"equations"``.

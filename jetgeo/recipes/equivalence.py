@@ -1,7 +1,7 @@
 r"""Do two results describe the same dynamics on the constraint manifold?
 
 Every result is brought to the jet coordinates of Q in normal form, (t, q, q̇^I)
-with q̇^D = g^D(t, q, q̇^I) (004 (4)): parameters z of a parametrisation and
+with q̇^D = g^D(t, q, q̇^I) [Stolařová 2009, eq. (4)]: parameters z of a parametrisation and
 quasi-velocities u are first replaced by their expressions in the velocities
 (``Motion.to_jet``), then the dependent velocities by g.  The differences of the
 accelerations (and, when both results carry them, of the reaction forces, which do

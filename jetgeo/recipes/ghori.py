@@ -1,8 +1,8 @@
-r"""Ghori's forms of the equations of motion (seed 003 ch. 2 and ch. 4).
+r"""Ghori's forms of the equations of motion ([Ghori 1960, ch. 2] and ch. 4).
 
-**Symmetric forms** (003 (2.2.19) with Gibbs' function S; 003 (2.3.14) with the
+**Symmetric forms** ([Ghori 1960, eq. (2.2.19)] with Gibbs' function S; [Ghori 1960, eq. (2.3.14)] with the
 function R of §2.3).  With Q in normal form q̇^D = g^D(t, q, q̇^I) (Woronetz's choice
-of independent velocities, 003 (2.2.2)), a^D_i = ∂g^D/∂q̇^i and Π the generalised
+of independent velocities, [Ghori 1960, eq. (2.2.2)]), a^D_i = ∂g^D/∂q̇^i and Π the generalised
 forces, the equations for the independent indices i are
 
 .. math:: \Big(\frac{\partial F}{\partial\ddot q^i} - \Pi_i\Big)
@@ -12,8 +12,8 @@ forces, the equations for the independent indices i are
 where F is a function of the *unconstrained* system whose q̈-gradient is the
 left-hand side of Lagrange's equations, d/dt ∂T/∂q̇ − ∂T/∂q:
 
-* F = S, the energy of accelerations (Pogosov's symmetric form 003 (2.2.19));
-* F = R = ½ T̈ − (3/2) T̈₀ (003 §2.3, Tzenoff's function), where T̈ = d²T/dt² along a
+* F = S, the energy of accelerations (Pogosov's symmetric form [Ghori 1960, eq. (2.2.19)]);
+* F = R = ½ T̈ − (3/2) T̈₀ ([Ghori 1960, §2.3], Tzenoff's function), where T̈ = d²T/dt² along a
   curve (it contains the jerks q⃛) and T̈₀ is the same derivative with the velocities in
   T frozen (T₀(t, q) = T(t, q, q̇₀)).  Derivation: with ẋ = J(t, q) q̇ + x_t,
   ∂x⃛/∂q̈^σ = 3 d/dt ∂ẋ/∂q̇^σ and ∂ẍ/∂q̈^σ = ∂x/∂q^σ, so
@@ -24,10 +24,10 @@ left-hand side of Lagrange's equations, d/dt ∂T/∂q̇ − ∂T/∂q:
 Ghori's R-form (2.3.11) with the constrained function R′ needs the jerks of the
 dependent coordinates; the symmetric form (2.3.14) used here avoids them.
 
-**Novoselov's nonlinear nonholonomic coordinates** (003 §4.1, §4.3).  Kinetic
+**Novoselov's nonlinear nonholonomic coordinates** [Ghori 1960, §4.1, §4.3].  Kinetic
 characteristics ω^s = ω^s(t, q, q̇), possibly nonlinear in q̇, of which the constraint
-ones are ω^α = f^α (003 (4.1.6), Chetaev type): on Q the n − r independent
-characteristics ω^i are coordinates of the velocities, q̇ = φ(t, q, ω^i) (003 (4.3.12),
+ones are ω^α = f^α ([Ghori 1960, eq. (4.1.6)], Chetaev type): on Q the n − r independent
+characteristics ω^i are coordinates of the velocities, q̇ = φ(t, q, ω^i) ([Ghori 1960, eq. (4.3.12)],
 found here by solving ω^i(t, q, q̇^I, g(t, q, q̇^I)) = ω^i for q̇^I), the virtual
 displacements are δq = ∂φ/∂ω^i δπ^i (4.3.13) and Appell's equations read
 ∂S′/∂ω̇^i = Π_s ∂φ^s/∂ω^i (4.3.14), S′ the energy of accelerations in (t, q, ω, ω̇).
@@ -53,7 +53,7 @@ __all__ = ["tzenoff_function", "ghori_symmetric", "novoselov"]
 
 
 def tzenoff_function(system: LagrangianSystem) -> sp.Expr:
-    """R = ½ T̈ − (3/2) T̈₀ of 003 §2.3 (an expression in t, q, q̇, q̈, q⃛).
+    """R = ½ T̈ − (3/2) T̈₀ of [Ghori 1960, §2.3] (an expression in t, q, q̇, q̈, q⃛).
 
     T is the kinetic part of the Lagrangian (``LagrangianSystem.mechanical``), else L.
     """
@@ -69,7 +69,7 @@ def tzenoff_function(system: LagrangianSystem) -> sp.Expr:
 
 def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function: str = "R",
                     branch: int | None = None, dependent=None) -> Motion:
-    """Ghori's symmetric equations of motion: 003 (2.3.14) (``function="R"``) or (2.2.19) (``"S"``).
+    """Ghori's symmetric equations of motion: [Ghori 1960, eq. (2.3.14)] (``function="R"``) or (2.2.19) (``"S"``).
 
     Accelerations in (t, q, q̇^I) on Q.  Extras: ``"function"`` (R or S of the
     unconstrained system), ``"equations"``.
@@ -84,7 +84,8 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     """
     check_system(system, Q)
     if function not in ("R", "S"):
-        raise SpecError(f"ghori_symmetric: function must be 'R' (003 (2.3.14)) or 'S' (003 (2.2.19)), got {function!r}")
+        raise SpecError("ghori_symmetric: function must be 'R' [Ghori 1960, eq. (2.3.14)] or 'S' [Ghori 1960, eq. "
+                        f"(2.2.19)], got {function!r}")
     Y = system.Y
     F = tzenoff_function(system) if function == "R" else energy_of_accelerations(system)
     _, Pi = _split(system)
@@ -109,7 +110,7 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
 
 def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristics: Sequence,
               symbols: Sequence | None = None, solution: int = 0, branch: int | None = None) -> Motion:
-    """Appell's equations in Novoselov's nonlinear nonholonomic coordinates (003 (4.3.12)–(4.3.14)).
+    """Appell's equations in Novoselov's nonlinear nonholonomic coordinates [Ghori 1960, eqs. (4.3.12)–(4.3.14)].
 
     ``characteristics``: the n − r independent kinetic characteristics ω^i(t, q, q̇)
     (any functions of the velocities whose restriction to Q can be inverted);

@@ -1,4 +1,4 @@
-r"""The Gibbs–Appell equations with the energy of accelerations (seed 001 §5–6; seed 003 (2.2.11)).
+r"""The Gibbs–Appell equations with the energy of accelerations ([Benenti 2007, §5–6]; [Ghori 1960, eq. (2.2.11)]).
 
 Split the Lagrangian as L = T − V when the system was built by
 :meth:`LagrangianSystem.mechanical` (otherwise T := L, V := 0); the generalised
@@ -15,9 +15,9 @@ Gibbs–Appell equations are
 .. math:: \frac{\partial\bar S}{\partial\ddot q^l} = \bar\Pi_l + \bar\Pi_D\,\frac{\partial g^D}{\partial\dot q^l},
           \qquad l\in I
 
-(Chetaev's virtual displacements δq^D = ∂g^D/∂q̇^l δq^l; 001 (5.2) for ψ = the normal
-form).  **Parametric form** q̇ = ψ(t,q,z): q̈ = ψ_α ż^α + ∂_tψ + ∂_kψ ψ^k (001 (3.3)),
-S̃(ż) = S∘(q̇ = ψ, q̈ = …), and ∂S̃/∂ż^α = Π_i ψ^i_α (001 (5.2)).
+(Chetaev's virtual displacements δq^D = ∂g^D/∂q̇^l δq^l; [Benenti 2007, eq. (5.2)] for ψ = the normal
+form).  **Parametric form** q̇ = ψ(t,q,z): q̈ = ψ_α ż^α + ∂_tψ + ∂_kψ ψ^k [Benenti 2007, eq. (3.3)],
+S̃(ż) = S∘(q̇ = ψ, q̈ = …), and ∂S̃/∂ż^α = Π_i ψ^i_α [Benenti 2007, eq. (5.2)].
 
 In both forms the equations are linear in the unknown accelerations with matrix the
 Hessian of S̄ (S̃), which is solved by LU; its determinant is the condition recorded.
@@ -50,7 +50,7 @@ def _split(system: LagrangianSystem) -> tuple:
 
 
 def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
-    """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q (001 (5.1))."""
+    """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q [Benenti 2007, eq. (5.1)]."""
     Y = system.Y
     T, _ = _split(system)
     lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
@@ -65,7 +65,7 @@ def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
 def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = None, *,
                  psi: Sequence | None = None, z: Sequence | None = None,
                  branch: int | None = None, dependent=None) -> Motion:
-    """Equations of motion from the Gibbs–Appell equations (001 (5.2); 003 (2.2.11)).
+    """Equations of motion from the Gibbs–Appell equations ([Benenti 2007, eq. (5.2)]; [Ghori 1960, eq. (2.2.11)]).
 
     ``gibbs_appell(sys, Q)`` works in the normal form of Q (accelerations in
     (t, q, q̇^I)); ``gibbs_appell(sys, psi=[...], z=[...])`` in parametric coordinates

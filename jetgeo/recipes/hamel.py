@@ -1,4 +1,4 @@
-r"""Hamel's (Boltzmann–Hamel) equations in quasi-velocities (seed 003 ch. 4).
+r"""Hamel's (Boltzmann–Hamel) equations in quasi-velocities [Ghori 1960, ch. 4].
 
 For affine constraints f^i = C^i_σ(t,q) q̇^σ + c^i(t,q) choose m − k independent
 quasi-velocities u^α = A^α_σ(t,q) q̇^σ + a^α(t,q) and complete them with the

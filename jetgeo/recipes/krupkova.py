@@ -1,8 +1,8 @@
-r"""Krupková's reduced equations (seed 004, §2) as a :class:`Motion` — the reference result.
+r"""Krupková's reduced equations [Stolařová 2009, §2] as a :class:`Motion` — the reference result.
 
-The reduced equations J¹γ* i_ξ α_Q = 0 for ξ in the canonical distribution (004 (7)),
-in coordinates A′_l + B′_ls q̈^s = 0 (004 (8)), solved for the independent
-accelerations where det B′ ≠ 0 (004 (12)); the dependent ones follow from
+The reduced equations J¹γ* i_ξ α_Q = 0 for ξ in the canonical distribution [Stolařová 2009, eq. (7)],
+in coordinates A′_l + B′_ls q̈^s = 0 [Stolařová 2009, eq. (8)], solved for the independent
+accelerations where det B′ ≠ 0 [Stolařová 2009, eq. (12)]; the dependent ones follow from
 q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
 :class:`jetgeo.mechanics.ConstrainedSystem`; this function only packages it.
 """
@@ -19,7 +19,7 @@ class _CoreMotion(Motion):
     """A Motion whose multipliers and reactions are the core's, computed on first use.
 
     (``ConstrainedSystem.multipliers`` can take long on large systems — the co-axial discs of
-    001 §9.3 — and the accelerations alone are often all that is wanted.)
+    [Benenti 2007, §9.3] — and the accelerations alone are often all that is wanted.)
     """
 
     def _fill(self) -> None:
@@ -53,7 +53,7 @@ def _motion(cs, method: str, acc: dict, extras: dict) -> Motion:
 
 def krupkova(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
              dependent=None) -> Motion:
-    """Equations of motion on Q by Krupková's constrained system (004 (7)–(12)).
+    """Equations of motion on Q by Krupková's constrained system [Stolařová 2009, eqs. (7)–(12)].
 
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
@@ -80,7 +80,7 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
               - \overline{\frac{\partial L}{\partial\dot q^D}}\Big(\frac{d}{dt}a^D_l - \frac{\partial g^D}{\partial q^l}
               - a^E_l\frac{\partial g^D}{\partial q^E}\Big) = \bar A_l + a^D_l \bar A_D,
 
-    which is Krupková's coordinate form (004 (9)–(11), with the index misprints of (9)
+    which is Krupková's coordinate form ([Stolařová 2009, eqs. (9)–(11)], with the index misprints of (9)
     corrected) — so this recipe *is* that formula, evaluated through L̄ rather than
     through the projection of the Euler–Lagrange expressions used by :func:`krupkova`.
     For affine g these are Voronets' equations.

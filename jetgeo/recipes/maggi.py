@@ -1,4 +1,4 @@
-r"""Maggi's equations (seed 003 ch. 2; the projection form of 001 Theorem 3.1).
+r"""Maggi's equations ([Ghori 1960, ch. 2]; the projection form of [Benenti 2007, Theorem 3.1]).
 
 Chetaev's virtual displacements at a state are the kernel of C = ∂f/∂q̇.  With a
 basis e_α (α = 1..m−k) of that kernel, Maggi's equations are the projections of

@@ -1,4 +1,5 @@
-r"""Lagrange's equations with multipliers under Chetaev's condition (003 (2.2.20)–(2.2.23); 001 Thm 3.1).
+r"""Lagrange's equations with multipliers under Chetaev's condition ([Ghori 1960, eqs. (2.2.20)–(2.2.23)]; [Benenti
+2007, Theorem 3.1]).
 
 The reactions are R_σ = λ_i ∂f^i/∂q̇^σ (Chetaev's rule) and the unknowns (q̈, λ)
 solve the bordered (m + k) × (m + k) linear system on Q
@@ -10,7 +11,7 @@ solve the bordered (m + k) × (m + k) linear system on Q
 
 (the free motion is W q̈ = L; the second row is d/dt f = 0).  Its determinant is
 det W · det(C W⁻¹ Cᵀ): regular Lagrangian and independent constraints — the
-compatibility condition of Theorem 2 of seed 002 for Chetaev's bundle.
+compatibility condition of Theorem 2 of [Ibort et al. 1996] for Chetaev's bundle.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ True
 >>> sys, Q = systems.load("skate")            # a LagrangianSystem and its ConstraintSubmanifold
 >>> entry = systems.load("vertical_disc", R=1)  # parameters can be given values
 >>> entry.reference
-'seed 001 (Benenti), §9.2, eqs. (9.2)-(9.4)'
+'[Benenti 2007, §9.2, eqs. (9.2)–(9.4)]'
 
 Every entry is derived from the physics (kinetic energy by König's theorem, rolling
 conditions v_contact = 0) and cross-checked with the paper it comes from; where a

@@ -2,9 +2,9 @@ r"""The systems of the catalogue, each derived from the physics and checked agai
 
 Conventions: kinetic energies by König's theorem (translation of the centre of mass
 plus rotation about it); rolling without slipping is v_contact = v_G + ω × GI = 0;
-generalised forces enter with Newton's sign, d/dt ∂L/∂q̇ − ∂L/∂q = A (001 eq. 3.14).
+generalised forces enter with Newton's sign, d/dt ∂L/∂q̇ − ∂L/∂q = A [Benenti 2007, eq. (3.14)].
 Every entry gives the implicit constraints f^i(t, q, q̇) = 0 and, where it is natural,
-a parametrisation q̇ = ψ(t, q, z) of the same submanifold (001 eq. 2.1), which
+a parametrisation q̇ = ψ(t, q, z) of the same submanifold [Benenti 2007, eq. (2.1)], which
 Benenti's recipe of the first kind needs.
 """
 
@@ -23,10 +23,10 @@ def _pos(names: str):
     return sp.symbols(names, positive=True, seq=True)
 
 
-# --- seed 001 (Benenti), §9 ------------------------------------------------------------------------------
+# --- [Benenti 2007, §9] ------------------------------------------------------------------------------
 
 
-@register("skate", "skate / Chaplygin sleigh: ẋ sin θ − ẏ cos θ = 0 (001 §9.1, eq. 9.1)")
+@register("skate", "skate / Chaplygin sleigh: ẋ sin θ − ẏ cos θ = 0 [Benenti 2007, §9.1, eq. (9.1)]")
 def _skate() -> Spec:
     Y = FibredManifold(["x", "y", "theta"])
     x, y, th = Y.q
@@ -40,16 +40,16 @@ def _skate() -> Spec:
         psi=[z1 * cos(th), z1 * sin(th), z2], z=(z1, z2),
         parameters=(m, I), params={m: Rat(2), I: Rat(1, 3)},
         guess={x: 1, y: -1, th: Rat(1, 3), xd: Rat(3, 2), yd: 0, thd: Rat(1, 2)},
-        reference="seed 001 (Benenti), §9.1, eq. (9.1)",
+        reference="[Benenti 2007, §9.1, eq. (9.1)]",
         description=(
             "A homogeneous rod (mass m, moment of inertia I about its centre G) sliding on a plane; "
             "coordinates (x, y) of G and the angle θ of the rod; the velocity of G is parallel to the rod."
         ),
-        notes=["001 §9.1 prints the kinetic energy as ½m(ẋ² + ẏ²) + ½Iθ̇: the square on θ̇ is missing."],
+        notes=["[Benenti 2007, §9.1] prints the kinetic energy as ½m(ẋ² + ẏ²) + ½Iθ̇: the square on θ̇ is missing."],
     )
 
 
-@register("vertical_disc", "vertical rolling disc: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ (001 §9.2, eqs. 9.2–9.4)")
+@register("vertical_disc", "vertical rolling disc: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ [Benenti 2007, §9.2, eqs. (9.2)–(9.4)]")
 def _vertical_disc() -> Spec:
     Y = FibredManifold(["x", "y", "theta", "psi"])
     x, y, th, ps = Y.q
@@ -64,7 +64,7 @@ def _vertical_disc() -> Spec:
         psi=[R * cos(ps) * z1, R * sin(ps) * z1, z1, z2], z=(z1, z2),
         parameters=(m, A, B, R), params={m: Rat(1), A: Rat(1, 2), B: Rat(1, 4), R: Rat(1)},
         guess={x: 0, y: 0, th: 0, ps: Rat(1, 4), xd: 0, yd: 0, thd: 2, psd: Rat(1, 3)},
-        reference="seed 001 (Benenti), §9.2, eqs. (9.2)-(9.4)",
+        reference="[Benenti 2007, §9.2, eqs. (9.2)–(9.4)]",
         description=(
             "A disc of radius R kept vertical, rolling without slipping on a plane: (x, y) its centre, θ the "
             "rotation about its axis (moment A), ψ the orientation of the axis (moment B about a diameter)."
@@ -73,13 +73,14 @@ def _vertical_disc() -> Spec:
 
 
 def _coaxial_T(m, A, B, xd, yd, thd1, thd2, psd, ad, ps, a):
-    """Kinetic energy of the two discs; P₂ = P₁ + a(sin ψ, −cos ψ) (001 §9.3, before (9.10))."""
+    """Kinetic energy of the two discs; P₂ = P₁ + a(sin ψ, −cos ψ) ([Benenti 2007, §9.3], before (9.10))."""
     x2d = xd + a * cos(ps) * psd + sin(ps) * ad
     y2d = yd + a * sin(ps) * psd - cos(ps) * ad
     return (m / 2 * (xd**2 + yd**2 + x2d**2 + y2d**2) + A / 2 * (thd1**2 + thd2**2) + B * psd**2)
 
 
-@register("coaxial_discs", "two co-axial rolling discs, axle length a a coordinate (001 §9.3, eqs. 9.9–9.11)")
+@register("coaxial_discs", "two co-axial rolling discs, axle length a a coordinate [Benenti 2007, §9.3, eqs. "
+                           "(9.9)–(9.11)]")
 def _coaxial_discs() -> Spec:
     Y = FibredManifold(["x", "y", "theta1", "theta2", "psi", "a"])
     x, y, th1, th2, ps, a = Y.q
@@ -100,21 +101,23 @@ def _coaxial_discs() -> Spec:
         parameters=(m, A, B, R), params={m: Rat(1), A: Rat(1, 2), B: Rat(1, 4), R: Rat(1, 2)},
         guess={x: 0, y: 0, th1: 0, th2: 0, ps: Rat(1, 5), a: Rat(3, 2),
                xd: 0, yd: 0, thd1: 1, thd2: 2, psd: 0, ad: 0},
-        reference="seed 001 (Benenti), §9.3, eqs. (9.9)-(9.11), (9.12)-(9.13)",
+        reference="[Benenti 2007, §9.3, eqs. (9.9)–(9.11), (9.12)–(9.13)]",
         description=(
             "Two identical discs (mass m, radius R, moments A, B) rolling vertically on a plane, joined by a "
             "massless common axis along which they slide freely; coordinates (x, y) of the first centre, the "
             "rotation angles θ₁, θ₂, the axis orientation ψ and the distance a of the centres (ȧ = 0 follows)."
         ),
         notes=[
-            "001 §9.3 prints the metric entry g₁₅ = g₅₁ as (ma/2) cos ψ (and g₂₅ as (ma/2) sin ψ); the kinetic "
+            "[Benenti 2007, §9.3] prints the metric entry g₁₅ = g₅₁ as (ma/2) cos ψ (and g₂₅ as (ma/2) sin ψ); the "
+            "kinetic "
             "energy printed just above it, … + ma ψ̇ (ẋ cos ψ + ẏ sin ψ), gives g₁₅ = ma cos ψ, g₂₅ = ma sin ψ.",
         ],
     )
 
 
 @register("coaxial_discs_reduced",
-          "two co-axial rolling discs on Q₅, a = const (001 §9.3, eqs. 9.12–9.13 and the metric after them)")
+          "two co-axial rolling discs on Q₅, a = const ([Benenti 2007, §9.3, eqs. (9.12)–(9.13)] and the metric "
+          "after them)")
 def _coaxial_discs_reduced() -> Spec:
     Y = FibredManifold(["x", "y", "theta1", "theta2", "psi"])
     x, y, th1, th2, ps = Y.q
@@ -131,12 +134,12 @@ def _coaxial_discs_reduced() -> Spec:
         parameters=(m, A, B, R, a),
         params={m: Rat(1), A: Rat(1, 2), B: Rat(1, 4), R: Rat(1, 2), a: Rat(3, 2)},
         guess={x: 0, y: 0, th1: 0, th2: 0, ps: Rat(1, 5), xd: 0, yd: 0, thd1: 1, thd2: 2, psd: 0},
-        reference="seed 001 (Benenti), §9.3, eqs. (9.12)-(9.13)",
+        reference="[Benenti 2007, §9.3, eqs. (9.12)–(9.13)]",
         description=(
             "The co-axial discs with the constant distance a eliminated (configuration space Q₅): "
             "K = m(ẋ² + ẏ²) + A/2 (θ̇₁² + θ̇₂²) + (ma²/2 + B) ψ̇² + ma ψ̇ (ẋ cos ψ + ẏ sin ψ)."
         ),
-        notes=["See coaxial_discs: the printed g₁₅, g₂₅ of 001 §9.3 lack a factor 2."],
+        notes=["See coaxial_discs: the printed g₁₅, g₂₅ of [Benenti 2007, §9.3] lack a factor 2."],
     )
 
 
@@ -160,7 +163,7 @@ def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> Spec:
     forces = None
     if inclined:
         (g,) = _pos("g")
-        V = -g * (m1 * x1 + m2 * x2)  # A₁ = m₁g, A₃ = m₂g (001 before (9.18))
+        V = -g * (m1 * x1 + m2 * x2)  # A₁ = m₁g, A₃ = m₂g ([Benenti 2007], before eq. (9.18))
         parameters += (g,)
         params[g] = Rat(10)
     if forces_generic:
@@ -181,23 +184,24 @@ def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> Spec:
 
 
 @register("parallel_velocities",
-          "two points with parallel velocities, generic constant forces A₁..A₄ (001 §9.4, eqs. 9.14–9.17)")
+          "two points with parallel velocities, generic constant forces A₁..A₄ [Benenti 2007, §9.4, eqs. "
+          "(9.14)–(9.17)]")
 def _parallel_velocities() -> Spec:
     s = _parallel(True, False, False)
-    s.reference = "seed 001 (Benenti), §9.4, eqs. (9.14)-(9.17)"
+    s.reference = "[Benenti 2007, §9.4, eqs. (9.14)–(9.17)]"
     s.description = (
         "Two material points (masses m₁, m₂) in the plane whose velocities stay parallel, "
         "ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 — a genuinely nonlinear constraint, singular on the zero section; generic "
-        "constant generalised forces A₁..A₄ (001 (9.16)-(9.17))."
+        "constant generalised forces A₁..A₄ [Benenti 2007, eqs. (9.16)–(9.17)]."
     )
     return s
 
 
 @register("parallel_velocities_inclined",
-          "two points with parallel velocities on an inclined plane, masses m₁ ≠ m₂ (001 §9.4, eq. 9.18)")
+          "two points with parallel velocities on an inclined plane, masses m₁ ≠ m₂ [Benenti 2007, §9.4, eq. (9.18)]")
 def _parallel_inclined() -> Spec:
     s = _parallel(False, True, False)
-    s.reference = "seed 001 (Benenti), §9.4, eq. (9.18)"
+    s.reference = "[Benenti 2007, §9.4, eq. (9.18)]"
     s.description = (
         "The points of parallel_velocities on an inclined plane: A₁ = m₁g, A₃ = m₂g, A₂ = A₄ = 0, i.e. the "
         "potential V = −g(m₁x₁ + m₂x₂) (g the component of gravity along the plane's slope)."
@@ -206,19 +210,19 @@ def _parallel_inclined() -> Spec:
 
 
 @register("parallel_velocities_inclined_equal",
-          "two points with parallel velocities on an inclined plane, equal masses (001 §9.4, eq. 9.19)")
+          "two points with parallel velocities on an inclined plane, equal masses [Benenti 2007, §9.4, eq. (9.19)]")
 def _parallel_inclined_equal() -> Spec:
     s = _parallel(False, True, True)
-    s.reference = "seed 001 (Benenti), §9.4, eq. (9.19)"
+    s.reference = "[Benenti 2007, §9.4, eq. (9.19)]"
     s.description = "parallel_velocities_inclined with m₁ = m₂ = m."
     return s
 
 
-# --- seed 002 (Ibort, de León, Marmo, Martín de Diego), §6 ------------------------------------------
+# --- [Ibort et al. 1996, §6] ------------------------------------------
 
 
 @register("appell_machine",
-          "Appell's machine: rolling wheel, rope and hanging mass on a frame of length ρ (002 §6.2)")
+          "Appell's machine: rolling wheel, rope and hanging mass on a frame of length ρ [Ibort et al. 1996, §6.2]")
 def _appell_machine() -> Spec:
     Y = FibredManifold(["x", "y", "z", "theta", "phi"])
     x, y, z, th, ph = Y.q
@@ -239,7 +243,7 @@ def _appell_machine() -> Spec:
         params={M: Rat(2), m: Rat(1), R: Rat(1), r: Rat(1, 4), I1: Rat(1), I2: Rat(1, 2), g: Rat(10),
                 rho: Rat(1, 2)},
         guess={x: 0, y: 0, z: 0, th: Rat(1, 6), ph: 0, xd: 0, yd: 0, zd: 0, thd: Rat(1, 2), phd: 1},
-        reference="seed 002 (Ibort-de León-Marmo-Martín de Diego), §6.2, (6.27)-(6.30)",
+        reference="[Ibort et al. 1996, §6.2, eqs. (6.27)–(6.30)]",
         description=(
             "A wheel (mass M, radius R, moments I₁ about its axle, I₂ about the vertical) rolls on the floor; "
             "a rope wound on a coaxial drum of radius r carries a mass m at (x, y, z) hanging from a massless "
@@ -247,8 +251,10 @@ def _appell_machine() -> Spec:
             "the machine of Fig. 3."
         ),
         notes=[
-            "002 §6.2 (ρ = 0) prints L with +mgz while (6.27) has ṗ_z = λ₃ − mg: the potential is +mgz, L = T − mgz.",
-            "002 (6.29)-(6.30) print (I₂ + (M+m)ρ²)θ̈ + ρRm θ̇φ̇ = 0 and (I₁ + (m+M)R² + mr²)φ̈ − MRρθ̇² = −mrg; "
+            "[Ibort et al. 1996, §6.2] (ρ = 0) prints L with +mgz while (6.27) has ṗ_z = λ₃ − mg: the potential is "
+            "+mgz, L = T − mgz.",
+            "[Ibort et al. 1996, eqs. (6.29)–(6.30)] print (I₂ + (M+m)ρ²)θ̈ + ρRm θ̇φ̇ = 0 and (I₁ + (m+M)R² + "
+            "mr²)φ̈ − MRρθ̇² = −mrg; "
             "deriving from the Lagrangian the paper states (the wheel's centre of mass on the contact "
             "vertical, the mass m at distance ρ) gives (I₂ + mρ²)θ̈ + mρR θ̇φ̇ = 0 and "
             "(I₁ + (M+m)R² + mr²)φ̈ − mRρθ̇² = −mrg: only the mass m sits on the frame, so M must not "
@@ -258,10 +264,11 @@ def _appell_machine() -> Spec:
 
 
 @register("benenti_problem",
-          "Benenti's problem: two free points with parallel velocities, no forces (002 §6.3, eq. 6.31)")
+          "Benenti's problem: two free points with parallel velocities, no forces [Ibort et al. 1996, §6.3, eq. "
+          "(6.31)]")
 def _benenti_problem() -> Spec:
     s = _parallel(False, False, False)
-    s.reference = "seed 002 (Ibort-de León-Marmo-Martín de Diego), §6.3, eq. (6.31)"
+    s.reference = "[Ibort et al. 1996, §6.3, eq. (6.31)]"
     s.description = (
         "Two free point masses in the plane with parallel velocities, Ψ = ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0, no forces: with "
         "Chetaev's forces the multiplier vanishes and the motion is free motion with parallel initial velocities."
@@ -269,7 +276,7 @@ def _benenti_problem() -> Spec:
     return s
 
 
-# --- seed 003 (Ghori), chapter 3 --------------------------------------------------------------------------
+# --- [Ghori 1960], chapter 3 --------------------------------------------------------------------------
 
 
 def _form(form: str, name: str) -> str:
@@ -281,7 +288,8 @@ def _form(form: str, name: str) -> str:
 
 
 @register("two_wheels_axle",
-          "two wheels and their axle, one wheel rolling, one sliding (003 §3.2, eqs. 3.2.1–3.2.4)", form="linear")
+          "two wheels and their axle, one wheel rolling, one sliding [Ghori 1960, §3.2, eqs. (3.2.1)–(3.2.4)]",
+          form="linear")
 def _two_wheels(form: str = "linear") -> Spec:
     _form(form, "two_wheels_axle")
     Y = FibredManifold(["x", "y", "psi", "phi", "chi"])
@@ -305,7 +313,7 @@ def _two_wheels(form: str = "linear") -> Spec:
         psi=[a * (z1 + z2) * sin(ps), -a * (z1 + z2) * cos(ps), z1, z2, z3], z=(z1, z2, z3),
         parameters=(m1, m, a), params={m1: Rat(1), m: Rat(2), a: Rat(1, 2)},
         guess={x: 0, y: 0, ps: Rat(1, 3), ph: 0, ch: 0, xd: Rat(1, 5), yd: 0, psd: Rat(1, 2), phd: 1, chd: 2},
-        reference="seed 003 (Ghori), §3.2, eqs. (3.2.1)-(3.2.4)",
+        reference="[Ghori 1960, §3.2, eqs. (3.2.1)–(3.2.4)]",
         description=(
             "An axle (homogeneous rod, mass m₁, length 2a) with two homogeneous discs (mass m, radius a) at its "
             "ends, free to turn about it; the wheel at O = G + a·u rolls without slipping, the other slides "
@@ -322,12 +330,13 @@ def _two_wheels(form: str = "linear") -> Spec:
 
 
 def _euler_T(A, C, th, thd, psd, phd):
-    """Rotational energy of an axisymmetric body, ½[A(θ̇² + ψ̇² sin²θ) + C(φ̇ + ψ̇ cos θ)²] (003 (3.3.1))."""
+    """Rotational energy of an axisymmetric body, ½[A(θ̇² + ψ̇² sin²θ) + C(φ̇ + ψ̇ cos θ)²] [Ghori 1960, eq. (3.3.1)]."""
     return (A * (thd**2 + psd**2 * sin(th) ** 2) + C * (phd + psd * cos(th)) ** 2) / 2
 
 
 @register("rolling_disc",
-          "heavy disc rolling on a horizontal plane, Euler angles (003 §3.3, eqs. 3.3.1–3.3.18)", form="linear")
+          "heavy disc rolling on a horizontal plane, Euler angles [Ghori 1960, §3.3, eqs. (3.3.1)–(3.3.18)]",
+          form="linear")
 def _rolling_disc(form: str = "linear") -> Spec:
     _form(form, "rolling_disc")
     Y = FibredManifold(["x", "y", "theta", "psi", "phi"])
@@ -353,7 +362,7 @@ def _rolling_disc(form: str = "linear") -> Spec:
         parameters=(m, a, A, C, g), params={m: Rat(1), a: Rat(1), A: Rat(1, 4), C: Rat(1, 2), g: Rat(10)},
         guess={x: 0, y: 0, th: Rat(4, 3), ps: Rat(1, 3), ph: 0, xd: 0, yd: 0, thd: Rat(1, 10), psd: Rat(1, 2),
                phd: 3},
-        reference="seed 003 (Ghori), §3.3, eqs. (3.3.1)-(3.3.18)",
+        reference="[Ghori 1960, §3.3, eqs. (3.3.1)–(3.3.18)]",
         description=(
             "A heavy circular disc (mass m, radius a, moments A about a diameter, C about its axis) rolling "
             "without slipping on a horizontal plane; (x, y) its centre, Euler angles θ (nutation: the disc plane "
@@ -365,7 +374,8 @@ def _rolling_disc(form: str = "linear") -> Spec:
 
 
 @register("rolling_ball",
-          "heavy axisymmetric ball rolling and pivoting on a horizontal plane (003 §3.4, eqs. 3.4.1–3.4.13)",
+          "heavy axisymmetric ball rolling and pivoting on a horizontal plane [Ghori 1960, §3.4, eqs. "
+          "(3.4.1)–(3.4.13)]",
           form="linear")
 def _rolling_ball(form: str = "linear") -> Spec:
     _form(form, "rolling_ball")
@@ -375,7 +385,7 @@ def _rolling_ball(form: str = "linear") -> Spec:
     m, a, A, C = _pos("m a A C")
     z1, z2, z3 = sp.symbols("z1 z2 z3")
     if form == "linear":
-        wx = thd * cos(ps) + phd * sin(th) * sin(ps)  # ω in fixed axes (003 (3.4.1))
+        wx = thd * cos(ps) + phd * sin(th) * sin(ps)  # ω in fixed axes [Ghori 1960, eq. (3.4.1)]
         wy = thd * sin(ps) - phd * sin(th) * cos(ps)
         f = [xd - a * wy, yd + a * wx]
         branch = None
@@ -391,7 +401,7 @@ def _rolling_ball(form: str = "linear") -> Spec:
         parameters=(m, a, A, C), params={m: Rat(1), a: Rat(1), A: Rat(2, 5), C: Rat(1, 2)},
         guess={x: 0, y: 0, th: Rat(1, 2), ps: Rat(1, 3), ph: 0, xd: 0, yd: 0, thd: Rat(1, 3), psd: Rat(1, 2),
                phd: 1},
-        reference="seed 003 (Ghori), §3.4, eqs. (3.4.1)-(3.4.13)",
+        reference="[Ghori 1960, §3.4, eqs. (3.4.1)–(3.4.13)]",
         description=(
             "A heavy sphere (mass m, radius a) whose centre of mass is its centre and whose inertia ellipsoid is "
             "of revolution (A, A, C), rolling and pivoting without slipping on a horizontal plane; (x, y) its "
@@ -402,10 +412,11 @@ def _rolling_ball(form: str = "linear") -> Spec:
     )
 
 
-# --- seed 004 (Stolařová), §3 -----------------------------------------------------------------------------
+# --- [Stolařová 2009, §3] -----------------------------------------------------------------------------
 
 
-@register("stolarova_example1", "free unit particle with ż − xyẋ = 0, a Chaplygin system (004 Example 1, eq. 13)")
+@register("stolarova_example1", "free unit particle with ż − xyẋ = 0, a Chaplygin system [Stolařová 2009, Example "
+                                "1, eq. (13)]")
 def _stolarova1() -> Spec:
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
@@ -418,13 +429,14 @@ def _stolarova1() -> Spec:
         psi=[u1, u2, x * y * u1], z=(u1, u2),
         parameters=(), params={},
         guess={x: 0, y: 0, z: 0, xd: 1, yd: 1, zd: 0},
-        reference="seed 004 (Stolařová), Example 1, eq. (13)",
+        reference="[Stolařová 2009, Example 1, eq. (13)]",
         description="A free particle of unit mass in R³ subject to ż − xyẋ = 0; initial data of the paper.",
     )
 
 
 @register("stolarova_example2",
-          "particle in gravity with the nonlinear constraint ẋ² + ẏ² − a²ż² = 0, branch ż > 0 (004 Example 2)")
+          "particle in gravity with the nonlinear constraint ẋ² + ẏ² − a²ż² = 0, branch ż > 0 [Stolařová 2009, "
+          "Example 2]")
 def _stolarova2() -> Spec:
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
@@ -439,14 +451,14 @@ def _stolarova2() -> Spec:
         psi=[rho * cos(phi), rho * sin(phi), rho / a], z=(rho, phi),
         parameters=(m, G, a), params={m: Rat(1), G: Rat(10), a: Rat(2)},
         guess={x: 0, y: 0, z: 0, xd: 2, yd: 2, zd: 0},
-        reference="seed 004 (Stolařová), Example 2, eq. (14)",
+        reference="[Stolařová 2009, Example 2, eq. (14)]",
         description=(
             "A particle of mass m in the field mGz subject to ẋ² + ẏ² − a²ż² = 0 (a cone of velocities), on the "
             "component Q₊: ż = +√(ẋ² + ẏ²)/a; singular states on the zero section. Initial data of the paper "
             "(a = 2, ẋ = ẏ = 2)."
         ),
         notes=[
-            "004 Example 2 prints the normal form ẍ = a³G/((a²+1)(2−a²)) ẋ/√(ẋ²+ẏ²), "
+            "[Stolařová 2009, Example 2] prints the normal form ẍ = a³G/((a²+1)(2−a²)) ẋ/√(ẋ²+ẏ²), "
             "ÿ = −aG(1+a²)/(2−a²) √(ẋ²+ẏ²)/ẏ, which is not what its own reduced equations give "
             "(they are symmetric in x and y); solving them gives "
             "ẍ = −aG ẋ/((1+a²)√(ẋ²+ẏ²)), ÿ = −aG ẏ/((1+a²)√(ẋ²+ẏ²)).",
@@ -455,7 +467,8 @@ def _stolarova2() -> Spec:
 
 
 @register("stolarova_example3",
-          "pursuit: velocity of a particle directed at a thrown particle, time-dependent (004 Example 3, eq. 17)")
+          "pursuit: velocity of a particle directed at a thrown particle, time-dependent [Stolařová 2009, Example "
+          "3, eq. (17)]")
 def _stolarova3() -> Spec:
     Y = FibredManifold(["x", "y"])
     t = Y.t
@@ -472,14 +485,14 @@ def _stolarova3() -> Spec:
         psi=[w * (k1 * t - x), w * (eta - y)], z=(w,),
         parameters=(m, G, k1, k2), params={m: Rat(1), G: Rat(10), k1: 10 * sp.sqrt(2), k2: 10 * sp.sqrt(2)},
         guess={t: 0, x: 40, y: 20, xd: -2, yd: -1},
-        reference="seed 004 (Stolařová), Example 3, eqs. (15)-(17)",
+        reference="[Stolařová 2009, Example 3, eqs. (15)–(17)]",
         description=(
             "A particle in the vertical plane (potential mGy) whose velocity always points at a first particle "
             "thrown from the origin, ξ = k₁t, η = k₂t − Gt²/2 (k₁ = v₀ cos α, k₂ = v₀ sin α): the rheonomic "
             "constraint ẏ(x − k₁t) − ẋ(y − k₂t + Gt²/2) = 0. Sample: v₀ = 20, α = 45°, start at (40, 20)."
         ),
         notes=[
-            "004 Example 3 prints the rank condition as x ≠ k₂t − Gt²/2, y ≠ k₁t and the normal form as "
+            "[Stolařová 2009, Example 3] prints the rank condition as x ≠ k₂t − Gt²/2, y ≠ k₁t and the normal form as "
             "g = ẋ(x − k₁t)/(y − k₂t + Gt²/2): k₁ and k₂ are swapped and the fraction is upside down; from (17), "
             "ẏ = ẋ(y − k₂t + Gt²/2)/(x − k₁t), valid where x ≠ k₁t; the rank drops only where both "
             "x = k₁t and y = k₂t − Gt²/2.",
@@ -526,7 +539,7 @@ def _n_trailer(n: int = 1) -> Spec:
         Y=Y, T=T, f=f, dependent=[yd, *thds[1:]],
         psi=psi, z=(v, w),
         parameters=(*ms, *Js, *ds), params=params, guess=guess,
-        reference="classical (Laumond's n-trailer); built like the skate of 001 §9.1",
+        reference="[Laumond 1993]: the n-trailer, built like the skate of [Benenti 2007, §9.1]",
         description=(
             f"A car and {n} trailer(s), each a knife edge (skate) whose axle midpoint P_i carries its mass m_i "
             "and moment J_i; P_i = P_(i−1) − d_i (cos θ_i, sin θ_i) and the velocity of every P_i is along its "

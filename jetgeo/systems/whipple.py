@@ -1,4 +1,4 @@
-r"""The Whipple bicycle (Meijaard, Papadopoulos, Ruina & Schwab 2007) as a jetgeo system.
+r"""The Whipple bicycle [Meijaard et al. 2007] as a jetgeo system.
 
 Four rigid bodies — rear wheel R, rear frame B (with the rider), front frame H (fork and
 handlebar), front wheel F — on knife-edge wheels rolling without slipping on level ground.
@@ -32,12 +32,12 @@ Upright straight-ahead motion at speed v (all angles 0, θ̇_R = −v/r_R, θ̇_
 steady motion; :func:`benchmark_matrices` linearises about it with
 :func:`jetgeo.numerics.linearise` (multiplier route: second derivatives of L and f at the
 point; the front normal force is the multiplier of ḣ = 0) and returns M, C₁, K₀, K₂ of
-M q̈ + v C₁ q̇ + (g K₀ + v² K₂) q = 0, q = (φ, δ) — seed-independent: Meijaard et al. 2007,
-Proc. R. Soc. A 463, 1955–1982, eq. (A 1) and Table 1 (parameters), §5 and Table 2 (values).
+M q̈ + v C₁ q̇ + (g K₀ + v² K₂) q = 0, q = (φ, δ) — independent of the four papers: [Meijaard et al. 2007,
+eq. (A1), Table 1] (parameters), [Meijaard et al. 2007, §5, Table 2] (values).
 
 >>> from jetgeo.systems.whipple import benchmark_matrices
 >>> M, C1, K0, K2 = benchmark_matrices()
->>> round(float(M[0, 0]), 5)       # Meijaard et al. 2007, eq. (5.4): 80.81722
+>>> round(float(M[0, 0]), 5)       # [Meijaard et al. 2007, eq. (5.4)]: 80.81722
 80.81722
 """
 
@@ -61,7 +61,7 @@ _PARAMETER_NAMES = ("w c lam g rR mR IRxx IRyy xB zB mB IBxx IByy IBzz IBxz xH z
 
 
 def benchmark_parameters() -> dict:
-    """Meijaard et al. 2007, Table 1 (exact decimals as rationals; λ = π/10), by name."""
+    """[Meijaard et al. 2007, Table 1] (exact decimals as rationals; λ = π/10), by name."""
     R = sp.Rational
     return dict(
         w=R("1.02"), c=R("0.08"), lam=sp.pi / 10, g=R("9.81"),
@@ -221,7 +221,7 @@ def benchmark_matrices() -> tuple:
     straight-ahead motion (entries are 50-digit floats: λ = π/10 is not rational).
 
     M is the reduced mass matrix on (φ̇, δ̇); the rate columns of F are v C₁ and its angle
-    columns g K₀ + v² K₂ (Meijaard et al. 2007, eq. (A 1)); C₁, K₀, K₂ are read off as the
+    columns g K₀ + v² K₂ [Meijaard et al. 2007, eq. (A1)]; C₁, K₀, K₂ are read off as the
     coefficients of v, g and v² — they are computed, with v and g kept symbolic."""
     lin = _benchmark_linearisation()
     v, g = sp.Symbol("v"), sp.Symbol("g", positive=True)
@@ -253,7 +253,7 @@ def eigenvalues(v: float, g: float = 9.81):
 
 def stability_speeds(g: float = 9.81) -> tuple:
     """(weave speed, capsize speed): where the weave pair's and the capsize mode's real parts
-    cross zero (Meijaard et al. 2007, §5: 4.29238253634111, 6.02426201538837 m/s).  Found by
+    cross zero ([Meijaard et al. 2007, §5]: 4.29238253634111, 6.02426201538837 m/s).  Found by
     bisection to 1e-14 on the largest real part of :func:`eigenvalues`."""
     from scipy.optimize import brentq
 
@@ -266,7 +266,7 @@ def stability_speeds(g: float = 9.81) -> tuple:
 def _register() -> None:
     from .catalogue import Spec, register
 
-    @register("whipple_bicycle", "Whipple bicycle, the benchmark of Meijaard et al. 2007 (4 bodies, 8 coordinates, "
+    @register("whipple_bicycle", "Whipple bicycle, the benchmark of [Meijaard et al. 2007] (4 bodies, 8 coordinates, "
               "4 rolling constraints + 1 holonomic contact condition as ḣ = 0)", heavy=True)
     def _whipple() -> Spec:
         b = whipple_bicycle(numeric=False)
@@ -277,7 +277,7 @@ def _register() -> None:
         guess = {k: (as_expr(v).xreplace(params)) for k, v in guess.items()}
         return Spec(
             Y=Y, f=list(b.Q.f), T=b.system.kinetic_energy, V=b.system.potential_energy,
-            reference="Meijaard, Papadopoulos, Ruina & Schwab 2007, Proc. R. Soc. A 463:1955, §§2-5, Table 1",
+            reference="[Meijaard et al. 2007, §§2–5, Table 1]",
             description=("Rear wheel, rear frame with rider, front frame, front wheel on knife-edge wheels "
                          "rolling on level ground (z down). Pitch is fixed by lean and steer through the front "
                          "contact height h = 0, entered as ḣ = 0. Linearise about upright straight-ahead "

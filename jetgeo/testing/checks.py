@@ -14,16 +14,16 @@ by the normal form q̇^D = g(t, q, q̇^I) on Q's branch (or by q̇ = ψ(t, q, z)
 parametric object), then evaluated — exactly in rational arithmetic when possible,
 otherwise with 60 digits.  A non-zero value is a proof of failure; zero values at
 ``trials`` independent points make the identity true with failure probability at
-most (2·deg/N)^trials (Schwartz–Zippel, N = 10⁶ the size of the sample set).
+most (2·deg/N)^trials (Schwartz–Zippel [Schwartz 1980], [Zippel 1979], N = 10⁶ the size of the sample set).
 
 The checks:
 
 * :func:`check_tangent` — the motion stays on Q: d/dt f^i = ∂_t f^i + q̇^σ ∂_σ f^i
-  + q̈^σ ∂f^i/∂q̇^σ = 0 on Q with q̈ the accelerations (004 §2: the dynamics is a
-  vector field on Q; 001 (3.3));
+  + q̈^σ ∂f^i/∂q̇^σ = 0 on Q with q̈ the accelerations ([Stolařová 2009, §2]: the dynamics is a
+  vector field on Q; [Benenti 2007, eq. (3.3)]);
 * :func:`check_reactions_do_no_virtual_work` — Chetaev's condition: R_σ δq^σ = 0 for
-  every virtual displacement, δq = ψ_α = ∂ψ/∂z^α (001 (3.6), Theorem 3.1) or
-  δq ∈ ker(∂f/∂q̇) = span{∂_{q^l} + ∂g^i/∂q̇^l ∂_{q^{D_i}}} (003 (1.3.1));
+  every virtual displacement, δq = ψ_α = ∂ψ/∂z^α [Benenti 2007, eq. (3.6), Theorem 3.1] or
+  δq ∈ ker(∂f/∂q̇) = span{∂_{q^l} + ∂g^i/∂q̇^l ∂_{q^{D_i}}} [Ghori 1960, eq. (1.3.1)];
 * :func:`check_energy_conserved` — for autonomous L = T − V without further forces
   and constraints with q̇^σ ∂f^i/∂q̇^σ = 0 on Q (homogeneous: linear or nonlinear of
   any degree), dE/dt = q̇^σ R_σ = λ_i q̇^σ ∂f^i/∂q̇^σ = 0 (E = q̇ ∂L/∂q̇ − L);
@@ -297,7 +297,8 @@ def _reactions(obj) -> list:
 
 def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = None, psi=None, z=None,
                                        trials: int = 3) -> CheckReport:
-    """Chetaev's condition: R_σ δq^σ = 0 for every virtual displacement δq (001 (3.6); 003 (1.3.1)).
+    """Chetaev's condition: R_σ δq^σ = 0 for every virtual displacement δq ([Benenti 2007, eq. (3.6)]; [Ghori 1960,
+    eq. (1.3.1)]).
 
     With a parametrisation (``psi``, ``z`` given, or the object's own) the virtual
     displacements are ψ_α = ∂ψ/∂z^α and the identity is R_σ ψ^σ_α = 0 in (t, q, z);

@@ -13,7 +13,7 @@ seconds; the structure, not the size, is what exercises the code.
 * :func:`affine_constraints`, :func:`nonlinear_constraints` — k constraints
   f = M·(q̇^D − g(t, q, q̇^I)) with M a constant unimodular integer matrix (det ±1)
   and g affine resp. quadratic in q̇^I: ∂f/∂q̇^D = M is invertible everywhere, so
-  the rank condition (004 (3)) holds **at every point**, and the constraints have
+  the rank condition [Stolařová 2009, eq. (3)] holds **at every point**, and the constraints have
   exactly one branch.
 * :func:`mechanical_systems` — (LagrangianSystem, ConstraintSubmanifold) pairs.
 """

@@ -70,7 +70,7 @@ def test_random_states_lie_on_Q():
 
 
 def test_kanes_method_rejects_parallel_velocities():
-    """001 Example 9.4: ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 is not linear in the speeds; KanesMethod raises."""
+    """[Benenti 2007, Example 9.4]: ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 is not linear in the speeds; KanesMethod raises."""
     model, Y, cs, _ = _derive("parallel_points")
     dep = [Y.qdot.index(d) for d in cs.dependent]
     with pytest.raises(NonlinearError):
@@ -79,7 +79,7 @@ def test_kanes_method_rejects_parallel_velocities():
 
 def test_parallel_velocities_free_motion_and_jetgeo_reports_singular_states():
     """With Chetaev's rule the reaction vanishes on Q (λ(m₁ρ² + m₂σ²) = 0 ⇒ λ = 0, cf. Benenti's
-    G matrix in 001 §9.4): straight-line motion, q̈ = 0; LagrangesMethod agrees but reports nothing
+    G matrix in [Benenti 2007, §9.4]): straight-line motion, q̈ = 0; LagrangesMethod agrees but reports nothing
     else, jetgeo states where the constraint is singular (the rank of ∂C/∂q̇ drops where both
     velocities vanish) and where its normal form fails."""
     model, Y, cs, acc = _derive("parallel_points")

@@ -1,11 +1,11 @@
 """Exact linearisation of constrained systems about steady motions (jetgeo.numerics.linearise).
 
 Independent truths:
-* Routh's stability condition of the upright rolling disc (Routh, *Advanced Rigid Dynamics*,
-  §244; e.g. the uniform coin rolls upright stably iff Ω² > g/(3r)): the linearised lean/heading
+* Routh's stability condition of the upright rolling disc ([Routh 1884, §244];
+  e.g. the uniform coin rolls upright stably iff Ω² > g/(3r)): the linearised lean/heading
   dynamics has characteristic polynomial λ²(A(A + mr²)λ² + C(C + mr²)Ω² − Amgr);
 * the Chaplygin sleigh's classical equations in body velocities (v along the blade, ω):
-  m v̇ = m a ω², (I + m a²) ω̇ = −m a v ω (Neimark–Fufaev), linearised about v = v₀, ω = 0: the
+  m v̇ = m a ω², (I + m a²) ω̇ = −m a v ω [Neimark–Fufaev 1972], linearised about v = v₀, ω = 0: the
   transverse eigenvalue is −m a v₀/(I + m a²);
 * a second method: central finite differences of the full symbolic accelerations
   ``cs.accelerations()`` at a generic (non-steady) point of Q.
@@ -51,7 +51,7 @@ def test_upright_rolling_disc_routh_condition():
     expected = lam**2 * (A * (A + m * rr**2) * lam**2 + C * (C + m * rr**2) * W**2 - A * m * g * rr)
     got = r.A.charpoly(lam).as_expr()
     assert sp.cancel(got * A * (A + m * rr**2) - expected) == 0
-    # uniform disc A = mr²/4, C = mr²/2: critical Ω² = g/(3r) (Routh)
+    # uniform disc A = mr²/4, C = mr²/2: critical Ω² = g/(3r) [Routh 1884]
     vals = {m: 1, rr: sp.Rational(1, 2), g: sp.Rational(981, 100), A: sp.Rational(1, 16), C: sp.Rational(1, 8)}
     crit = sp.sqrt(vals[g] / (3 * vals[rr]))
     for factor, stable in ((sp.Rational(11, 10), True), (sp.Rational(9, 10), False)):

@@ -35,7 +35,8 @@ def test_rolling_disc_round_trip_matches_kane_and_lagrange():
     g_sym = [p for p in model.params if p.name == "g"][0]
     assert imp.forces[1] != 0 and all(f.has(g_sym) or f == 0 for f in imp.forces)  # gravity only on the lean
     cs = system.constrain(Q)
-    A, B = cs.reduced_coefficients()  # reduced equations A′ + B′ q̈^I = 0 (004 (8)), solved numerically below
+    # reduced equations A′ + B′ q̈^I = 0 [Stolařová 2009, eq. (8)], solved numerically below
+    A, B = cs.reduced_coefficients()
     ind = [Y.qdot.index(v) for v in cs.independent]
     lm, _, _, _ = S.lagrange_derive(model, explicit=False)
     km, _, _, _ = S.kane_derive(model, [Y.qdot.index(d) for d in cs.dependent], explicit=False)

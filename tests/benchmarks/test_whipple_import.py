@@ -9,7 +9,7 @@ four no-slip constraints.  jetgeo's
 ``linearise(method="multipliers")`` then linearises about upright straight-ahead motion at a
 symbolic speed v.
 
-Independent truths (Meijaard, Papadopoulos, Ruina, Schwab 2007, Proc. R. Soc. A 463:1955):
+Independent truths [Meijaard et al. 2007]:
 Table 2's eigenvalues at v = 0 and v = 5 m/s; the printed matrices M, C₁, K₀, K₂ (eq. (A1)–(A4)
 evaluated with Table 1: the reduced mass matrix, damping and stiffness of the lean/steer
 linearisation); at v = 10 m/s the eigenvalues of those printed matrices (Table 2's row for
@@ -86,7 +86,7 @@ def test_import_translates_energy_and_constraints_of_the_sympy_objects():
 
 
 def test_meijaard_table2_eigenvalues_v0_v5_v10():
-    """Meijaard et al. 2007 Table 2 (v = 0: ±3.1316…, ±5.5309…; v = 5: −14.078…, −0.3229…,
+    """[Meijaard et al. 2007, Table 2] (v = 0: ±3.1316…, ±5.5309…; v = 5: −14.078…, −0.3229…,
     −0.7753… ± 4.4649…i) to 1e-10; v = 10 against the printed matrices' eigenvalues."""
     r = _lean_steer()
     for v in (0, 5):

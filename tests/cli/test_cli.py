@@ -62,11 +62,11 @@ def test_demo_runs_end_to_end(capsys):
     assert main(["demo"]) == 0  # `jetgeo demo` runs jetgeo.demo.run_demo
     elapsed = time.perf_counter() - t0
     out = capsys.readouterr().out
-    assert "xddot = -R*psidot*thetadot*sin(psi)" in out  # 001 §9.2: ẍ = −R ψ̇ θ̇ sin ψ
+    assert "xddot = -R*psidot*thetadot*sin(psi)" in out  # [Benenti 2007, §9.2]: ẍ = −R ψ̇ θ̇ sin ψ
     assert "energy conserved along the motion (dE/dt = 0 on Q): True" in out
     assert "disagree" in out and "ALL METHODS AGREE" in out  # computed by recipes.equivalent
-    assert re.search(r"ibort SODE \(002\)\s+agrees", out)
-    assert "Theorem 2 (seed 002): compatible" in out
+    assert re.search(r"ibort SODE \[Ibort et al\. 1996\]\s+agrees", out)
+    assert "Theorem 2 [Ibort et al. 1996]: compatible" in out
     assert elapsed < 30  # generous on a loaded machine; ~2 s CPU when idle
 
 
@@ -119,7 +119,7 @@ def test_exit_code_1_not_regular(tmp_path, capsys):
     assert main(["check", str(p)]) == 1
     r = capsys.readouterr()
     assert "Lagrangian: NOT regular; det W = 0" in r.out
-    assert "Constrained system (004 (12)): NOT regular" in r.out
+    assert "Constrained system [Stolařová 2009, eq. (12)]: NOT regular" in r.out
     assert r.err == f"jetgeo: {p}: the constrained problem is not well posed (see the report above)\n"
     free = tmp_path / "free.toml"
     free.write_text('[coordinates]\nq = ["x", "y"]\n[lagrangian]\nL = "(xdot + ydot)**2/2"\n', encoding="utf-8")
@@ -141,7 +141,7 @@ def test_simulate_writes_csv_and_plot_and_stays_on_Q(tmp_path, capsys):
     assert rows[0] == ["t", "x", "y", "z", "xdot", "ydot", "zdot"] and len(rows) == 12
     t, x, y, z, xd, yd, zd = map(float, rows[-1])
     assert abs(t - 1) < 1e-12 and abs(y - 1) < 1e-8  # ÿ = 0, y(0) = 0, ẏ(0) = 1
-    assert abs(zd - x * y * xd) < 1e-7  # the constraint (13) of seed 004 holds at the end
+    assert abs(zd - x * y * xd) < 1e-7  # the constraint (13) of [Stolařová 2009] holds at the end
 
 
 # in-process runs of main() for the cheaper commands -----------------------------------------------------------------
@@ -165,19 +165,20 @@ def test_check_reports(capsys):
     out = capsys.readouterr().out
     assert "classification: nonlinear" in out
     assert "singular states (rank of df/dqdot drops where all vanish): [2*xdot, 2*ydot, -2*a**2*zdot]" in out
-    assert "Constrained system (004 (12)): regular" in out
-    assert "Compatibility: Theorem 2 (seed 002): compatible; rank F = 1, corank D = 1" in out
-    assert "Integrability algorithm (002 (3.9)-(3.10)):" in out
+    assert "Constrained system [Stolařová 2009, eq. (12)]: regular" in out
+    assert "Compatibility: Theorem 2 [Ibort et al. 1996]: compatible; rank F = 1, corank D = 1" in out
+    assert "Integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)]:" in out
     assert "E_∞ is the graph of a vector field on C_∞ (unique solutions)" in out
-    # the normal form ż = +√(ẋ² + ẏ²)/a (branch 0) and the regularity condition (004 (12)), tidied for display
+    # the normal form ż = +√(ẋ² + ẏ²)/a (branch 0) and the regularity condition [Stolařová 2009, eq. (12)], tidied
+    # for display
     assert "  normal form: zdot = sqrt(xdot**2 + ydot**2)/a   (valid where -2*a*sqrt(xdot**2 + ydot**2) != 0)" in out
     assert main(["check", "skate", "--simplify"]) == 0
     out = capsys.readouterr().out
-    assert "Constrained system (004 (12)): regular; regular where I*m/cos(theta)**2 != 0" in out
+    assert "Constrained system [Stolařová 2009, eq. (12)]: regular; regular where I*m/cos(theta)**2 != 0" in out
 
 
 def test_incompatible_reaction_forces_exit_1(tmp_path, capsys):
-    # seed 002 Theorem 2: with F spanned by dθ only,
+    # [Ibort et al. 1996, Theorem 2]: with F spanned by dθ only,
     # M = W^{ij} f_i β_j = (sin θ, −cos θ, 0)·diag(1/m, 1/m, 1/I)·(0, 0, 1) vanishes identically:
     # D° ∩ F^⊥ ≠ 0, the problem (L, C, D, F) is not compatible
     imp = pytest.importorskip("jetgeo.implicit")
@@ -188,7 +189,7 @@ def test_incompatible_reaction_forces_exit_1(tmp_path, capsys):
                  + '\n[problem]\nreaction_forces = [["0", "0", "1"]]\n', encoding="utf-8")
     assert main(["check", str(p)]) == 1
     r = capsys.readouterr()
-    assert "Compatibility: Theorem 2 (seed 002): NOT established; rank F = 1, corank D = 1, det M = 0" in r.out
+    assert "Compatibility: Theorem 2 [Ibort et al. 1996]: NOT established; rank F = 1, corank D = 1, det M = 0" in r.out
     assert "step 1: constraint m*thetadot*xdot = 0" in r.out  # the secondary constraint the algorithm finds
     assert r.err == f"jetgeo: {p}: the constrained problem is not well posed (see the report above)\n"
     spec = load_spec(p)
@@ -198,7 +199,8 @@ def test_incompatible_reaction_forces_exit_1(tmp_path, capsys):
     assert capsys.readouterr().err == f"jetgeo: IncompatibleError: {p}: method ibort: {e.value}\n"
 
 
-#: (spec, method) pairs where the recipe's hypotheses fail: nonlinear constraints (Chaplygin's equations (004 (5))
+#: (spec, method) pairs where the recipe's hypotheses fail: nonlinear constraints (Chaplygin's equations [Stolařová
+#: 2009, eq. (5)]
 #: and Hamel's quasi-velocities need constraints affine in the velocities)
 NOT_APPLICABLE = {("krupkova_example2", "chaplygin"), ("krupkova_example2", "hamel"),
                   ("two_points_parallel", "chaplygin"), ("two_points_parallel", "hamel")}
@@ -213,8 +215,10 @@ def test_cli_offers_every_recipe():
 
 @pytest.mark.parametrize("name", sorted(catalogue()))
 def test_every_method_agrees_with_krupkova_on_every_shipped_spec(name):
-    # DESIGN §5: every applicable recipe and the Ibort et al. SODE (002) agree with Krupková's reduced
-    # equations (004 (8)) on Q; results in the method's own variables (z of 001 (2.1), Hamel's u) are
+    # theory/architecture.md, 'Cross-validation': every applicable recipe and the Ibort et al. SODE [Ibort et al.
+    # 1996] agree with Krupková's reduced
+    # equations [Stolařová 2009, eq. (8)] on Q; results in the method's own variables (z of [Benenti 2007, eq.
+    # (2.1)], Hamel's u) are
     # mapped back to the jet coordinates by the CLI
     pytest.importorskip("jetgeo.recipes")
     pytest.importorskip("jetgeo.implicit")
@@ -274,7 +278,7 @@ def test_formats(capsys):
     ns: dict = {}
     exec(compile(code, "generated", "exec"), ns)  # our own generated code, not spec text
     acc = ns["accelerations"](0, 0, 0, 0, 0.5, 0, 0, 2.0, 0.3, 0.5, 0.25, 1.0, 1.0)  # t,q,qdot,A,B,R,m
-    # ẍ = −R ψ̇ θ̇ sin ψ, ÿ = R ψ̇ θ̇ cos ψ on the disc (001 §9.2)
+    # ẍ = −R ψ̇ θ̇ sin ψ, ÿ = R ψ̇ θ̇ cos ψ on the disc [Benenti 2007, §9.2]
     assert abs(acc["xddot"] + 1.0 * 0.3 * 2.0 * sp.sin(0.5)) < 1e-12
     assert abs(acc["yddot"] - 1.0 * 0.3 * 2.0 * sp.cos(0.5)) < 1e-12
     assert main(["derive", "skate", "--format", "pdf"]) == 2
@@ -325,7 +329,8 @@ def test_ibort_with_the_spec_reaction_force_bundle():
     from jetgeo.cli import derive_motion
 
     base = catalogue()["skate"].read_text(encoding="utf-8")
-    # F spanned by Chetaev's covector ∂f/∂q̇ = (sin θ, −cos θ, 0): the same motion as Krupková's (002 (5.20))
+    # F spanned by Chetaev's covector ∂f/∂q̇ = (sin θ, −cos θ, 0): the same motion as Krupková's [Ibort et al. 1996,
+    # eq. (5.20)]
     chetaev = load_spec(base + '\n[problem]\nreaction_forces = [["sin(theta)", "-cos(theta)", "0"]]\n')
     ref, _ = derive_motion(chetaev, "krupkova")
     acc, info = derive_motion(chetaev, "ibort")
@@ -340,7 +345,7 @@ def test_ibort_with_the_spec_reaction_force_bundle():
 
 
 def test_ibort_with_permitted_directions(capsys):
-    # (L, C, D, F) of seed 002 with D° spanned by dφ = d(xdot − y) and dydot, F = all of T*Q: the permitted
+    # (L, C, D, F) of [Ibort et al. 1996] with D° spanned by dφ = d(xdot − y) and dydot, F = all of T*Q: the permitted
     # directions force ÿ = 0, and tangency to C (ẋ = y) gives ẍ = ẏ, whatever the potential
     pytest.importorskip("jetgeo.implicit")
     spec = load_spec('[coordinates]\nq = ["x", "y"]\n[parameters]\nw = "positive"\n[lagrangian]\n'

@@ -21,7 +21,7 @@ def annihilates(P: Codistribution, D: Distribution) -> bool:
     return all(is_zero(a(X)) for a in P.generators for X in D.generators)
 
 
-# --- the vertical rolling disc (seed 001, §9.2) -------------------------------------------------
+# --- the vertical rolling disc [Benenti 2007, §9.2] -------------------------------------------------
 
 R = sp.Symbol("R", positive=True)
 Cd = Chart(["x", "y", "theta", "psi"])

@@ -1,6 +1,7 @@
-"""Agreement of the two core methods on the catalogue (DESIGN §5 "cross-validated"): the unique SODE of
-Ibort et al. (002, Theorem 2 with Chetaev's bundle F = S*(D°), eqs. 5.20–5.21) equals the accelerations of
-Krupková's constrained system (004, eqs. (8)–(12)) on Q, for every catalogue system whose forces are Chetaev
+"""Agreement of the two core methods on the catalogue (theory/architecture.md, 'Cross-validation'): the unique SODE of
+Ibort et al. ([Ibort et al. 1996, Theorem 2] with Chetaev's bundle F = S*(D°), eqs. 5.20–5.21) equals the
+accelerations of
+Krupková's constrained system [Stolařová 2009, eqs. (8)–(12)] on Q, for every catalogue system whose forces are Chetaev
 (all of them: the catalogue's constraints are ideal).  The parameters are given the catalogue's rational values
 (``entry.params``) to keep the run short; the comparison is symbolic in the state (t, q, q̇^I)."""
 

@@ -1,5 +1,5 @@
 """Property: for a positive-definite metric and full-rank affine constraints with Chetaev's forces, Theorem 2
-of seed 002 holds (rank F = corank D, det M^{BC} ≢ 0 — M = A W⁻¹ Aᵀ is positive definite, 4.17/4.19) and the
+of [Ibort et al. 1996] holds (rank F = corank D, det M^{BC} ≢ 0 — M = A W⁻¹ Aᵀ is positive definite, 4.17/4.19) and the
 integrability algorithm stops at the first step with E_1 the graph of a vector field."""
 
 import sympy as sp

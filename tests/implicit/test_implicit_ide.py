@@ -1,4 +1,4 @@
-"""Outside checks of the integrability algorithm (seed 002, eqs. 3.9–3.10) on implicit
+"""Outside checks of the integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)] on implicit
 differential equations that are not in the paper: each answer is compared with a hand
 derivation written out in the test (an independent truth), never with the algorithm's own output."""
 

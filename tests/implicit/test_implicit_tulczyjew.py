@@ -1,5 +1,6 @@
-"""Tulczyjew's triple (002 eq. 2.1, §6.1), Theorem 2's failure modes, and the adapted algorithm with a field of
-permitted directions (002 Fig. 2, eqs. 4.13–4.14)."""
+"""Tulczyjew's triple [Ibort et al. 1996, eq. (2.1), §6.1], Theorem 2's failure modes, and the adapted algorithm with
+a field of
+permitted directions [Ibort et al. 1996, Fig. 2, eqs. (4.13)–(4.14)]."""
 
 import pytest
 import sympy as sp

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "specs"
 
 
-# --- the shipped specs against systems built with the Python API (DESIGN §4) -------------------------------------
+# --- the shipped specs against systems built with the Python API -------------------------------------------------
 
 
 def _skate():
@@ -122,7 +122,7 @@ def test_shipped_spec_equals_python_api(name):
 
 
 def test_example1_matches_seed_004_normal_form():
-    # seed 004, Example 1: ẍ = −(x y² ẋ² + x² y ẋ ẏ)/(1 + x² y²), ÿ = 0
+    # [Stolařová 2009, Example 1]: ẍ = −(x y² ẋ² + x² y ẋ ẏ)/(1 + x² y²), ÿ = 0
     spec = load_spec(catalogue()["krupkova_example1"])
     x, y, _ = spec.Y.q
     xd, yd, _ = spec.Y.qdot
@@ -159,7 +159,7 @@ zdot = "x*y*xdot"
     k = spec.parameters["k"]
     assert spec.params == {k: sp.Rational(1, 2)}
     acc = spec.accelerations()
-    # reduced equation (004 (8)) with A_x = −k ẋ: (1 + x²y²) ẍ + x y (y ẋ + x ẏ) ẋ = −k ẋ
+    # reduced equation [Stolařová 2009, eq. (8)] with A_x = −k ẋ: (1 + x²y²) ẍ + x y (y ẋ + x ẏ) ẋ = −k ẋ
     assert is_zero(acc[spec.Y.qddot[0]] - (-k * xd - x * y * (y * xd + x * yd) * xd) / (1 + x**2 * y**2))
 
 
@@ -262,7 +262,7 @@ def test_error_rank_deficient_jacobian():
     msg = err(BASE + '[constraints]\nimplicit = ["zdot - x*ydot", "2*zdot - 2*x*ydot"]\n')
     assert msg == (
         "<string>: [constraints] implicit: the constraint Jacobian ∂f/∂q̇ has generic rank 1 < k = 2 for "
-        "constraints [-x*ydot + zdot, -2*x*ydot + 2*zdot]; condition (3) of seed 004 fails (are some "
+        "constraints [-x*ydot + zdot, -2*x*ydot + 2*zdot]; condition (3) of [Stolařová 2009] fails (are some "
         "constraints holonomic, or dependent on the others?)"
     )
 
@@ -525,17 +525,18 @@ def test_fuzz_random_specs_raise_only_spec_error():
     print(f"\nspec fuzz: {counts['cases']} cases ({counts['loaded']} loaded), 0 exceptions other than SpecError")
 
 
-# --- seed 004 Example 2: the derived motion, and the paper's printed normal form ---------------------------------
+# --- [Stolařová 2009, Example 2]: the derived motion, and the paper's printed normal form ---------------------------
 
 
-def test_krupkova_example2_seed004_printed_normal_form_is_a_misprint():
+def test_krupkova_example2_stolarova2009_printed_normal_form_is_a_misprint():
     spec = load_spec(catalogue()["krupkova_example2"])
     G, a = spec.parameters["G"], spec.parameters["a"]
     xd, yd, _ = spec.Y.qdot
     v = sp.sqrt(xd**2 + yd**2)
     acc = spec.accelerations()
     xdd, ydd, zdd = spec.Y.qddot
-    # derived: ẍ = −G a ẋ/((1 + a²)|v|), ÿ likewise, z̈ = −G/(1 + a²)  (reduced equations 004 (8) on Q+)
+    # derived: ẍ = −G a ẋ/((1 + a²)|v|), ÿ likewise, z̈ = −G/(1 + a²)  (reduced equations [Stolařová 2009, eq. (8)]
+    # on Q+)
     assert is_zero(acc[xdd] + G * a * xd / ((1 + a**2) * v))
     assert is_zero(acc[ydd] + G * a * yd / ((1 + a**2) * v))
     assert is_zero(acc[zdd] + G / (1 + a**2))

@@ -1,8 +1,8 @@
 """Contact forms, horizontalisation, the contact decomposition and holonomic sections
-(seed 004, §2).
+[Stolařová 2009, §2].
 
 Independent truths: the defining property of h (J^{r+1}γ* hη = J^rγ* η for every section γ),
-the recursive definition of k-contact forms in 004 §2 (i_ξ of a k-contact form is (k−1)-contact
+the recursive definition of k-contact forms in [Stolařová 2009, §2] (i_ξ of a k-contact form is (k−1)-contact
 for vertical ξ, horizontal forms are killed by every vertical ξ), explicit hand expansions.
 """
 
@@ -63,7 +63,7 @@ def vertical_fields(chart):
 
 
 def is_k_contact(eta: Form, k: int) -> bool:
-    """004 §2, verbatim: horizontal iff i_ξη = 0 for all vertical ξ; k-contact iff i_ξη is
+    """[Stolařová 2009, §2], verbatim: horizontal iff i_ξη = 0 for all vertical ξ; k-contact iff i_ξη is
     (k−1)-contact for all vertical ξ (1-contact: i_ξη horizontal)."""
     if eta.is_zero():
         return True
@@ -106,7 +106,7 @@ def test_contact_ideal_membership():
 
 # --- horizontalisation ---------------------------------------------------------------------------
 def test_horizontal_of_coordinate_forms():
-    # h(dt) = dt, h(dq^σ) = q̇^σ dt, h(dq̇^σ) = q̈^σ dt (004, §2)
+    # h(dt) = dt, h(dq^σ) = q̇^σ dt, h(dq̇^σ) = q̈^σ dt [Stolařová 2009, §2]
     assert horizontal(Y, Y.Y.dx(x)) == xd * J1.dx(t)  # a form on Y: h lands on J¹Y
     assert Y.horizontal(J1.dx(x)) == xd * J2.dx(t)
     assert Y.horizontal(J1.dx(yd)) == ydd * J2.dx(t)

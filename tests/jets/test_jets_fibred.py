@@ -1,4 +1,4 @@
-"""FibredManifold: jet coordinates, charts, the total derivative (seed 004, §2) and the
+"""FibredManifold: jet coordinates, charts, the total derivative [Stolařová 2009, §2] and the
 conversion to ``sympy.physics.mechanics.dynamicsymbols``.
 
 Independent truths used: the chain rule along a section (sympy's ``diff`` of the composed
@@ -84,11 +84,11 @@ def test_is_autonomous():
 
 # --- total derivative -----------------------------------------------------------------------
 def test_total_derivative_explicit():
-    # d/dt = ∂_t + q̇ ∂_q + q̈ ∂_q̇ (004, §2)
+    # d/dt = ∂_t + q̇ ∂_q + q̈ ∂_q̇ [Stolařová 2009, §2]
     f = t * x**2 + sp.sin(y) * xd
     expected = x**2 + 2 * t * x * xd + sp.cos(y) * yd * xd + sp.sin(y) * xdd
     assert sp.expand(Y2.total_derivative(f) - expected) == 0
-    # d̄ f = ∂_t f + q̇ ∂_q f: the total derivative without the q̈ term (004, §2)
+    # d̄ f = ∂_t f + q̇ ∂_q f: the total derivative without the q̈ term [Stolařová 2009, §2]
     assert sp.expand(Y2.cut_total_derivative(f) - (expected - sp.sin(y) * xdd)) == 0
     # the third-order coordinate appears for a J²-function
     assert Y2.total_derivative(xdd) == Y2.jet_symbols(3)[0]
@@ -131,7 +131,7 @@ def test_total_derivative_field_agrees_with_operator(f):
 @settings(max_examples=20)
 @given(polynomial(J1, trig=False))
 def test_cut_total_derivative_is_truncation(f):
-    # d̄f = df/dt − (∂f/∂q̇^σ) q̈^σ (004, §2)
+    # d̄f = df/dt − (∂f/∂q̇^σ) q̈^σ [Stolařová 2009, §2]
     cut = Y2.total_derivative(f) - sum(sp.diff(f, v) * a for v, a in zip(Y2.qdot, Y2.qddot))
     assert sp.expand(Y2.cut_total_derivative(f) - cut) == 0
 

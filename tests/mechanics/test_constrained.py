@@ -1,4 +1,4 @@
-"""Krupková's constrained system (004 (6)–(12)): properties on random systems (hypothesis).
+"""Krupková's constrained system [Stolařová 2009, eqs. (6)–(12)]: properties on random systems (hypothesis).
 
 * 𝒞 does not depend on the representation of Q: f ↦ A·f (A invertible), or another choice
   of dependent velocities (compared as subspaces of TJ¹Y along Q);

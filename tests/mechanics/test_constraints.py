@@ -1,6 +1,7 @@
-"""ConstraintSubmanifold: rank condition (004 (3)), singular states, normal form (004 (4)) with a
-deterministic structural choice of dependent velocities, branches, parametric form (001 (2.1),
-(2.3)) and the classification of 004 §2 ((5))."""
+"""ConstraintSubmanifold: rank condition [Stolařová 2009, eq. (3)], singular states, normal form [Stolařová 2009, eq.
+(4)] with a
+deterministic structural choice of dependent velocities, branches, parametric form [Benenti 2007, eqs. (2.1),
+(2.3)] and the classification of [Stolařová 2009, §2, eq. (5)]."""
 
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ def test_parametric_form_001_2_1_rank_2_3_and_round_trip():
     x, y, th = Yk.q
     xd, yd, thd = Yk.qdot
     z1, z2 = sp.symbols("z1 z2")
-    # the skate (001 §9.1): ẋ = z1 cos θ, ẏ = z1 sin θ, θ̇ = z2
+    # the skate [Benenti 2007, §9.1]: ẋ = z1 cos θ, ẏ = z1 sin θ, θ̇ = z2
     Q = ConstraintSubmanifold.parametric(Yk, [z1 * sp.cos(th), z1 * sp.sin(th), z2], [z1, z2])
     f = Q.f[0]
     # implicit equation vanishes on the parametrisation and is proportional to ẋ sin θ − ẏ cos θ
@@ -143,7 +144,7 @@ def test_parametric_form_001_2_1_rank_2_3_and_round_trip():
     assert Q.classify().kind in ("chaplygin", "affine")
     with pytest.raises(RankDeficientError, match=r"2\.3"):
         ConstraintSubmanifold.parametric(Yk, [z1 * sp.cos(th), z1 * sp.sin(th), 2 * z1], [z1, z2])
-    # normal form -> parametric (001 Remark 7.3: z = independent velocities) -> normal form
+    # normal form -> parametric ([Benenti 2007, Remark 7.3]: z = independent velocities) -> normal form
     Q1 = ConstraintSubmanifold(Yk, [xd * sp.sin(th) - yd * sp.cos(th)])
     psi, z = Q1.to_parametric()
     assert z == Q1.normal_form().independent

@@ -1,13 +1,13 @@
-"""Lagrangian systems on J¹Y (seed 004, §2; seed 001, §3, §7).
+"""Lagrangian systems on J¹Y ([Stolařová 2009, §2]; [Benenti 2007, §3, §7]).
 
-Sign convention (DESIGN §3, 001 eq. 3.14): the equations of motion read
+Sign convention ([Benenti 2007, eq. (3.14)]): the equations of motion read
 d/dt ∂L/∂q̇^σ − ∂L/∂q^σ = A_σ and ``euler_lagrange()`` returns
 E_σ = ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ, so E_σ = 0 are the equations.
 
 Independent truths: sympy.physics.mechanics.LagrangesMethod (pendulum, double pendulum,
 damped particle), textbook equations (spherical pendulum, Kepler, charged particle in a magnetic
 field), closed-form solutions (damped oscillator), sympy.diffgeom's Christoffel symbols,
-exterior-calculus identities (Lepage property of the Cartan form, 004 eq. (1)), energy balance.
+exterior-calculus identities (Lepage property of the Cartan form, [Stolařová 2009, eq. (1)]), energy balance.
 """
 
 import random
@@ -89,7 +89,7 @@ def test_double_pendulum_vs_lagranges_method():
 
 
 def test_damped_particle_vs_lagranges_method_sign_of_forces():
-    """A damping force enters with Newton's sign: forces=[-c*xdot] (DESIGN §3, 001 eq. 3.14)."""
+    """A damping force enters with Newton's sign: forces=[-c*xdot] ([Benenti 2007, eq. (3.14)])."""
     Y = FibredManifold(["x"])
     (x,), (xd,), (xdd,) = Y.q, Y.qdot, Y.qddot
     m, c, k = sp.symbols("m c k", positive=True)
@@ -173,12 +173,12 @@ def test_charged_particle_in_magnetic_field():
     assert same(acc[xdd], e * B / m * yd) and same(acc[ydd], -e * B / m * xd) and acc[zdd] == 0
     assert same(S.energy(), m / 2 * (xd**2 + yd**2 + zd**2))  # the magnetic force does no work
     assert same(S.semispray()(S.energy()), 0)
-    # the free-motion functions contain the gyroscopic force (001 eq. 7.3 with A = Lorentz force)
+    # the free-motion functions contain the gyroscopic force ([Benenti 2007, eq. (7.3)] with A = Lorentz force)
     Lf = S.free_motion_functions()
     assert same(Lf[0], e * B * yd) and same(Lf[1], -e * B * xd)
 
 
-# --- Cartan form, Lepage property, 004 eq. (1) ---------------------------------------------------
+# --- Cartan form, Lepage property, [Stolařová 2009, eq. (1)] ---------------------------------------------------
 Y2 = FibredManifold(["x", "y"])
 t = Y2.t
 (x, y), (xd, yd), (xdd, ydd) = Y2.q, Y2.qdot, Y2.qddot
@@ -226,7 +226,7 @@ def section_curve(draw):
 @given(lagrangian())
 def test_cartan_form_is_a_lepage_form(L):
     """h θ_λ = λ, and the 1-contact part of dθ_λ is the Euler–Lagrange form E_σ ω^σ ∧ dt
-    (004 §2: θ_λ is the Lepage equivalent of λ, [dθ_λ] the Lagrangian system)."""
+    ([Stolařová 2009, §2]: θ_λ is the Lepage equivalent of λ, [dθ_λ] the Lagrangian system)."""
     S = LagrangianSystem(Y2, L)
     theta = S.cartan_form()
     lam = Form.function(Y2.J2, L) * Y2.J2.dx(t)
@@ -266,8 +266,8 @@ def test_lepage_form_with_forces_gives_dynamical_form(L, A):
 
 @settings(max_examples=10)
 @given(lagrangian(), section_curve())
-def test_seed004_eq1_vertical_contractions(L, curve):
-    """004 eq. (1): J¹γ* i_ξ dθ_λ = 0 for all π₁-vertical ξ ⇔ E_σ∘J²γ = 0.
+def test_stolarova2009_eq1_vertical_contractions(L, curve):
+    """[Stolařová 2009, eq. (1)]: J¹γ* i_ξ dθ_λ = 0 for all π₁-vertical ξ ⇔ E_σ∘J²γ = 0.
 
     For ξ = ∂/∂q^ν the pullback is (E_ν∘J²γ) dt; for ξ = ∂/∂q̇^ν it vanishes identically."""
     S = LagrangianSystem(Y2, L)
@@ -280,7 +280,7 @@ def test_seed004_eq1_vertical_contractions(L, curve):
         assert gamma.pullback(dtheta.interior(Y2.J1.partial(Y2.qdot[nu]))).is_zero()
 
 
-def test_seed004_eq1_on_a_solution():
+def test_stolarova2009_eq1_on_a_solution():
     """Harmonic oscillator: J¹γ* i_ξ dθ_λ vanishes exactly along the solutions."""
     Y = FibredManifold(["x"])
     (q,), (qd,), _ = Y.q, Y.qdot, Y.qddot
@@ -455,8 +455,8 @@ def _diffgeom_christoffel(g):
 
 @settings(max_examples=4)
 @given(mechanical_system(with_forces=True, trig=True))
-def test_christoffel_symbols_and_seed001_eq_7_3(data):
-    """Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk) against sympy.diffgeom, and 001 eq. (7.3):
+def test_christoffel_symbols_and_benenti2007_eq_7_3(data):
+    """Γ_hki = ½(∂_h g_ki + ∂_k g_hi − ∂_i g_hk) against sympy.diffgeom, and [Benenti 2007, eq. (7.3)]:
     g_ij q̈^j = L_i with L_i = A_i − ∂V/∂q^i − Γ_hki q̇^h q̇^k."""
     S, g = data
     assert (S.metric() - g).applyfunc(sp.expand) == sp.zeros(2, 2)

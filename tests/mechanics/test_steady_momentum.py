@@ -6,12 +6,12 @@ Independent truths:
   ω_disc = (φ̇ + ψ̇ sin θ) L.y + ψ̇ cos θ L.z, H_G = C s L.y + A Ω cos θ L.z (s = φ̇ + Ω sin θ, Ω = ψ̇),
   v_G = r s L.x, a_G = r Ω s H.y, contact force F = m a_G + m g N.z, and dH_G/dt = (C − G) × F gives
   (C + m r²) Ω s cos θ − A Ω² sin θ cos θ + m g r sin θ = 0;
-  upright (θ = 0, Ω = 0) the linearisation is Routh's (§244);
+  upright (θ = 0, Ω = 0) the linearisation is Routh's [Routh 1884, §244];
 * the snakeboard's momentum equation derived by hand (theory/momentum.md): for η = (l cos φ cos θ,
   l cos φ sin θ, sin φ, 0, 0), ṗ = J₀ ψ̇ φ̇ cos φ; for Bloch et al.'s body-frame normalisation
   η' = −η/(l cos φ), ṗ' = −(m l² θ̇ + J₀ ψ̇) φ̇ /(l cos² φ);
 * the vertical rolling disc: the rotation about the contact point and the rolling direction carry the
-  conserved momenta B ψ̇ and (A + m R²) θ̇ (seed 001 §9.2's uniform motion);
+  conserved momenta B ψ̇ and (A + m R²) θ̇ ([Benenti 2007, §9.2]'s uniform motion);
 * numerical integration: p(t) − p(0) = ∫ ṗ dt along simulated motions (snakeboard across a chart
   boundary, heavy disc).
 """

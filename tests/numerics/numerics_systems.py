@@ -14,7 +14,7 @@ from jetgeo.mechanics import ConstrainedSystem
 
 @cache
 def skate():
-    """Seed 001 §9.1: ẋ sin θ − ẏ cos θ = 0 (9.1), K = m/2(ẋ² + ẏ²) + I/2 θ̇²."""
+    """[Benenti 2007, §9.1]: ẋ sin θ − ẏ cos θ = 0 (9.1), K = m/2(ẋ² + ẏ²) + I/2 θ̇²."""
     Y = FibredManifold(["x", "y", "theta"])
     x, y, th = Y.q
     xd, yd, thd = Y.qdot
@@ -25,7 +25,7 @@ def skate():
 
 @cache
 def rolling_disc():
-    """Seed 001 §9.2: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ (9.2), K of (9.3)."""
+    """[Benenti 2007, §9.2]: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ (9.2), K of (9.3)."""
     Y = FibredManifold(["x", "y", "theta", "psi"])
     x, y, th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
@@ -36,8 +36,8 @@ def rolling_disc():
 
 
 @cache
-def seed004_example1():
-    """Seed 004 Example 1: ż − x y ẋ = 0 (13), L = ½(ẋ² + ẏ² + ż²)."""
+def stolarova2009_example1():
+    """[Stolařová 2009, Example 1]: ż − x y ẋ = 0 (13), L = ½(ẋ² + ẏ² + ż²)."""
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
     xd, yd, zd = Y.qdot
@@ -46,8 +46,8 @@ def seed004_example1():
 
 
 @cache
-def seed004_example2():
-    """Seed 004 Example 2: ẋ² + ẏ² − a²ż² = 0 (14), L = m/2 |v|² − mGz, branch ż = +√(ẋ²+ẏ²)/a."""
+def stolarova2009_example2():
+    """[Stolařová 2009, Example 2]: ẋ² + ẏ² − a²ż² = 0 (14), L = m/2 |v|² − mGz, branch ż = +√(ẋ²+ẏ²)/a."""
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
     xd, yd, zd = Y.qdot
@@ -58,8 +58,8 @@ def seed004_example2():
 
 
 @cache
-def seed004_example3():
-    """Seed 004 Example 3 (pursuit): f = ẏ(x − k₁t) − ẋ(y − k₂t + ½Gt²) (17), L = m/2|v|² − mGy."""
+def stolarova2009_example3():
+    """[Stolařová 2009, Example 3] (pursuit): f = ẏ(x − k₁t) − ẋ(y − k₂t + ½Gt²) (17), L = m/2|v|² − mGy."""
     Y = FibredManifold(["x", "y"])
     t = Y.t
     x, y = Y.q
@@ -87,7 +87,7 @@ def skate_on_belt():
 
 @cache
 def two_points(g_val=None):
-    """Seed 001 §9.4: ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 (9.14) on an inclined plane, A₁ = m₁g, A₃ = m₂g (9.18)."""
+    """[Benenti 2007, §9.4]: ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 (9.14) on an inclined plane, A₁ = m₁g, A₃ = m₂g (9.18)."""
     Y = FibredManifold(["x1", "y1", "x2", "y2"])
     x1, y1, x2, y2 = Y.q
     x1d, y1d, x2d, y2d = Y.qdot

@@ -2,7 +2,7 @@
 initial data.
 
 Independent truth: the Chaplygin sleigh's closed form (derived in theory/atlas.md from the body-frame
-equations m(v̇ − aω²) = 0, (I + m a²)ω̇ = −m a v ω; Neimark–Fufaev):
+equations m(v̇ − aω²) = 0, (I + m a²)ω̇ = −m a v ω; [Neimark–Fufaev 1972]):
 v = v∞ tanh(κt + c), ω = ω₀ cosh c / cosh(κt + c), θ = θ₀ + (ω₀ cosh c/κ)(gd(κt + c) − gd(c)),
 v∞ = √(2E/m), κ = m a v∞/(I + m a²), c = artanh(v₀/v∞), gd the Gudermannian.
 """

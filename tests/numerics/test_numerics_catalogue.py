@@ -10,7 +10,7 @@ object); integrating a compiled right-hand side over a long horizon is cheap.
 * Where the normal form q̇^D = g(t, q, q̇^I) of an entry breaks down before t = 100 (the skate at
   θ = π/2, …) the integration stops with an explanation, and the multiplier formulation
   (W q̈ = L + Jᵀλ, J q̈ = −d̄f, no normal form) carries the same motion on over the whole horizon
-  unless the state is genuinely singular (rank ∂f/∂q̇ drops, e.g. seed 004 Example 2's zero
+  unless the state is genuinely singular (rank ∂f/∂q̇ drops, e.g. [Stolařová 2009, Example 2]'s zero
   section): then that formulation stops too and says so.
 * Energy: the balance dE/dt = −∂_tL + (A + R)·q̇ holds along every motion (``energy_balance``).
 """

@@ -1,8 +1,8 @@
 """simulate(): closed-form motions, constraint drift, projection, energy balance, singular states.
 
 Independent truths: closed-form solutions derived by hand (free skate, vertical rolling disc,
-seed 004 Example 2), a hand-written integration of seed 001's (9.18), the energy identity
-dE/dt = −∂_tL + (A + R)·q̇, and the numbers read off seed 004's Figures 1–3.
+[Stolařová 2009, Example 2]), a hand-written integration of [Benenti 2007, eq. (9.18)], the energy identity
+dE/dt = −∂_tL + (A + R)·q̇, and the numbers read off [Stolařová 2009, Figures 1–3].
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 import sympy as sp
 from numerics_systems import (
     rolling_disc,
-    seed004_example1,
-    seed004_example2,
-    seed004_example3,
     skate,
     skate_on_belt,
+    stolarova2009_example1,
+    stolarova2009_example2,
+    stolarova2009_example3,
     two_points,
 )
 from scipy.integrate import solve_ivp
@@ -26,14 +26,14 @@ from jetgeo.errors import NotRegularError, OffManifoldError, SpecError
 from jetgeo.numerics import SimulationStoppedWarning, prepare, simulate
 
 
-# --- the free skate (001 §9.1): θ = θ0 + ωt, |v| = u, circles of radius u/ω ---------------------
+# --- the free skate [Benenti 2007, §9.1]: θ = θ0 + ωt, |v| = u, circles of radius u/ω ---------------------
 def skate_closed_form(t, u, w, th0):
     th = th0 + w * t
     return (u / w) * (np.sin(th) - np.sin(th0)), -(u / w) * (np.cos(th) - np.cos(th0)), th
 
 
 @pytest.mark.parametrize("formulation", ["full", "reduced"])
-def test_free_skate_closed_form_seed001_9_1(formulation):
+def test_free_skate_closed_form_benenti2007_9_1(formulation):
     cs, (m, I) = skate()
     x, y, th = cs.Y.q
     xd, yd, thd = cs.Y.qdot
@@ -90,8 +90,8 @@ def test_free_skate_long_horizon_multipliers_formulation_and_projection():
         assert "chart switch at t = " in ra.summary()
 
 
-# --- vertical rolling disc (001 §9.2): uniform circular motion -----------------------------------------
-def test_vertical_rolling_disc_uniform_circular_motion_seed001_9_2():
+# --- vertical rolling disc [Benenti 2007, §9.2]: uniform circular motion -----------------------------------------
+def test_vertical_rolling_disc_uniform_circular_motion_benenti2007_9_2():
     cs, (m, A, B, R) = rolling_disc()
     x, y, th, ps = cs.Y.q
     xd, yd, thd, psd = cs.Y.qdot
@@ -112,11 +112,11 @@ def test_vertical_rolling_disc_uniform_circular_motion_seed001_9_2():
     assert rp.max_residual < 1e-14
 
 
-# --- seed 004 Example 1 --------------------------------------------------------------------------
-def test_seed004_example1_figures_1_3_values():
-    """Seed 004 reads off its Figs. 2–3: at x = 1.5, y = 2.25 and z = 1.4 (x(0)=y(0)=z(0)=0, ẋ=ẏ=1).
+# --- [Stolařová 2009, Example 1] --------------------------------------------------------------------------
+def test_stolarova2009_example1_figures_1_3_values():
+    """[Stolařová 2009] reads off its Figs. 2–3: at x = 1.5, y = 2.25 and z = 1.4 (x(0)=y(0)=z(0)=0, ẋ=ẏ=1).
     Our integration gives y ≈ 2.238, z ≈ 1.362 there: the figures' values, read to graph accuracy."""
-    cs = seed004_example1()
+    cs = stolarova2009_example1()
     x, y, z = cs.Y.q
     xd, yd, zd = cs.Y.qdot
     r = simulate(cs, (0, 3), {x: 0, y: 0, z: 0, xd: 1, yd: 1}, complete=True,
@@ -132,14 +132,14 @@ def test_seed004_example1_figures_1_3_values():
     assert r.max_residual < 1e-8
 
 
-# --- seed 004 Example 2: a misprint, and a singular state reached in finite time ----------------------
-def test_seed004_example2_closed_form_and_singular_state():
+# --- [Stolařová 2009, Example 2]: a misprint, and a singular state reached in finite time ----------------------
+def test_stolarova2009_example2_closed_form_and_singular_state():
     """Derived (Chetaev): ẍ = 2λẋ/m, ÿ = 2λẏ/m, z̈ = −G − 2λa²ż/m with ż = v/a, v = √(ẋ²+ẏ²), give
     v̇ = −Ga/(1+a²): a straight line at constant heading, decelerating until v = 0 (the zero section,
-    where rank ∂f/∂q̇ = 0) at t* = v₀(1+a²)/(Ga).  Seed 004 prints a normal form with ẍ ∝ ẋ/v but
+    where rank ∂f/∂q̇ = 0) at t* = v₀(1+a²)/(Ga).  [Stolařová 2009] prints a normal form with ẍ ∝ ẋ/v but
     ÿ ∝ v/ẏ and the factor (2 − a²) — not symmetric in x ↔ y although (14) and L are — and its
     figures (y = 858 at x = 15) follow from that misprint; the true motion has y = x throughout."""
-    cs, (a, G, m) = seed004_example2()
+    cs, (a, G, m) = stolarova2009_example2()
     x, y, z = cs.Y.q
     xd, yd, zd = cs.Y.qdot
     av, Gv, v0 = 2.0, 10.0, 2 * np.sqrt(2)
@@ -163,16 +163,16 @@ def test_seed004_example2_closed_form_and_singular_state():
     assert np.all(rm.qdot[:, 0] > 0)                   # stopped before the velocity reverses
 
 
-# --- seed 004 Example 3 and an affine time-dependent constraint: the energy balance ------------------
-def test_seed004_example3_energy_conserved_because_constraint_is_homogeneous():
+# --- [Stolařová 2009, Example 3] and an affine time-dependent constraint: the energy balance ------------------
+def test_stolarova2009_example3_energy_conserved_because_constraint_is_homogeneous():
     """The issue expected energy not to be conserved for the time-dependent pursuit constraint (17).
     It is conserved: f is homogeneous of degree 1 in the velocities (its coefficients depend on t),
     so the Chetaev reaction does no work, R·q̇ = λ ∂f/∂q̇·q̇ = λf = 0, and L does not depend on t.
     The test shows both halves of dE/dt = −∂_tL + A·q̇ + R·q̇ vanish along the motion."""
-    cs, (k1, k2, G, m) = seed004_example3()
+    cs, (k1, k2, G, m) = stolarova2009_example3()
     x, y = cs.Y.q
     xd, yd = cs.Y.qdot
-    d = np.array([-40.0, -20.0]) / np.hypot(40, 20)        # seed 004: from [40, 20], speed 1, aimed at C1
+    d = np.array([-40.0, -20.0]) / np.hypot(40, 20)        # [Stolařová 2009]: from [40, 20], speed 1, aimed at C1
     par = {k1: 20 * np.cos(np.pi / 4), k2: 20 * np.sin(np.pi / 4), G: 10, m: 1}
     r = simulate(cs, (0, 2), {x: 40, y: 20, xd: d[0], yd: d[1]}, par, t_eval=np.linspace(0, 2, 201))
     assert r.success
@@ -208,8 +208,8 @@ def test_affine_time_dependent_constraint_energy_changes_by_reaction_work():
     assert np.max(np.abs(r.force_power)) == 0 and np.max(np.abs(r.explicit_power)) == 0
 
 
-# --- seed 001 §9.4: two points with parallel velocities on an inclined plane -------------------------
-def test_two_points_inclined_plane_against_seed001_9_18():
+# --- [Benenti 2007, §9.4]: two points with parallel velocities on an inclined plane -------------------------
+def test_two_points_inclined_plane_against_benenti2007_9_18():
     """Integrate the paper's (9.18) (Benenti's vector field Z on C, parameters ρ, σ, θ) by hand with
     numpy, and compare with jetgeo's simulation of the implicit constraint (9.14)."""
     cs, (m1, m2, g) = two_points()
@@ -261,7 +261,7 @@ def test_missing_dependent_velocity_needs_complete_and_complete_fills_it():
 
 
 def test_wrong_branch_of_nonlinear_constraint_rejected():
-    cs, (a, G, m) = seed004_example2()
+    cs, (a, G, m) = stolarova2009_example2()
     x, y, z = cs.Y.q
     xd, yd, zd = cs.Y.qdot
     # ż = −√(ẋ²+ẏ²)/a lies on Q but not on the chosen branch ż = +√(ẋ²+ẏ²)/a
@@ -270,7 +270,7 @@ def test_wrong_branch_of_nonlinear_constraint_rejected():
 
 
 def test_initial_singular_state_rejected():
-    cs, (a, G, m) = seed004_example2()
+    cs, (a, G, m) = stolarova2009_example2()
     x, y, z = cs.Y.q
     xd, yd, zd = cs.Y.qdot
     with pytest.raises(NotRegularError):
@@ -341,7 +341,7 @@ def test_prepared_system_reused_and_formulations_agree():
 
 
 def test_implicit_method_uses_the_compiled_jacobian_and_agrees():
-    cs = seed004_example1()
+    cs = stolarova2009_example1()
     x, y, z = cs.Y.q
     xd, yd, zd = cs.Y.qdot
     T = np.linspace(0, 2, 5)
@@ -356,7 +356,7 @@ def test_implicit_method_uses_the_compiled_jacobian_and_agrees():
 def test_progress_bar_is_optional(monkeypatch):
     import sys
 
-    cs = seed004_example1()
+    cs = stolarova2009_example1()
     x, y, z = cs.Y.q
     ini = {x: 0, y: 0, z: 0, "xdot": 1, "ydot": 1}
     monkeypatch.setitem(sys.modules, "tqdm", None)
@@ -379,7 +379,7 @@ def test_progress_bar_shown_in_a_terminal_only(monkeypatch):
         def isatty(self):
             return True
 
-    cs = seed004_example1()
+    cs = stolarova2009_example1()
     x, y, z = cs.Y.q
     ini = {x: 0, y: 0, z: 0, "xdot": 1, "ydot": 1}
     pipe = io.StringIO()
@@ -397,7 +397,7 @@ def test_progress_bar_shown_in_a_terminal_only(monkeypatch):
 
 
 def test_benenti_first_kind_motion_in_parameters_z_is_simulated_through_to_jet():
-    """A Motion written in (t, q, z) (Benenti's recipe, 001 Theorem 7.1) is mapped to jet coordinates by its
+    """A Motion written in (t, q, z) (Benenti's recipe, [Benenti 2007, Theorem 7.1]) is mapped to jet coordinates by its
     to_jet; its simulation agrees with Krupková's constrained system."""
     from jetgeo.mechanics import Motion
     from jetgeo.recipes import benenti_first_kind
@@ -416,9 +416,10 @@ def test_benenti_first_kind_motion_in_parameters_z_is_simulated_through_to_jet()
         simulate(bare, (0, 1), ini, {m: 1, I: 1})
 
 
-# --- recipe results and the SODE of seed 002 are simulated like the constrained system ----------------
+# --- recipe results and the SODE of [Ibort et al. 1996] are simulated like the constrained system ----------------
 def test_gibbs_appell_and_ibort_sode_results_simulated_with_multipliers_and_reactions():
-    """recipes.gibbs_appell(sys, Q) (001 (5.2)) and NonholonomicProblem(sys, Q).solve() (002 Theorem 2) are
+    """recipes.gibbs_appell(sys, Q) [Benenti 2007, eq. (5.2)] and NonholonomicProblem(sys, Q).solve() [Ibort et al.
+    1996, Theorem 2] are
     objects with .accelerations(); simulate() integrates them.  Independent truth: the closed-form uniform
     circular motion of the vertical disc, and the reaction R = λ_j ∂f^j/∂q̇ of the SODE against the
     bordered multiplier system solved numerically along the constrained system's motion."""

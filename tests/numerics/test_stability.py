@@ -88,7 +88,7 @@ def test_whipple_weave_and_capsize_speeds_as_one_point_of_a_trail_sweep():
     weave, capsize = smap.critical("v")["value"].sel(c=0.08).values
     assert abs(weave - 4.29238253634111) < 1e-8 and abs(capsize - 6.02426201538837) < 1e-8
     assert list(smap.critical("v")["becomes"].sel(c=0.08).values) == [1, -1]
-    # Table 2 of Meijaard et al. 2007 at v = 5 m/s, and the benchmark-matrix route
+    # [Meijaard et al. 2007, Table 2] at v = 5 m/s, and the benchmark-matrix route
     ev = smap.eigenvalues(c=0.08, v=5.0)
     np.testing.assert_allclose(ev, eigenvalues(5.0), atol=1e-10)
     np.testing.assert_allclose(sorted(ev.real), [-14.0783896927982, -0.775341882569, -0.775341882569,

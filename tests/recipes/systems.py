@@ -15,7 +15,7 @@ m, I, R, Ai, Bi, a, G = sp.symbols("m I R A B a G", positive=True)
 
 @lru_cache(None)
 def skate():
-    """001 §9.1: K = ½m(ẋ² + ẏ²) + ½Iθ̇², ẋ sin θ − ẏ cos θ = 0 (9.1), generic forces."""
+    """[Benenti 2007, §9.1]: K = ½m(ẋ² + ẏ²) + ½Iθ̇², ẋ sin θ − ẏ cos θ = 0 (9.1), generic forces."""
     Y = FibredManifold(["x", "y", "theta"])
     x, y, th = Y.q
     xd, yd, thd = Y.qdot
@@ -27,7 +27,7 @@ def skate():
 
 @lru_cache(None)
 def vertical_disc():
-    """001 §9.2: (x, y, θ, ψ), K (9.3), ẋ − R cos ψ θ̇ = ẏ − R sin ψ θ̇ = 0 (9.2), ψ of (9.4)."""
+    """[Benenti 2007, §9.2]: (x, y, θ, ψ), K (9.3), ẋ − R cos ψ θ̇ = ẏ − R sin ψ θ̇ = 0 (9.2), ψ of (9.4)."""
     Y = FibredManifold(["x", "y", "theta", "psi"])
     x, y, th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
@@ -40,7 +40,7 @@ def vertical_disc():
 
 @lru_cache(None)
 def parallel_points():
-    """001 §9.4: two points with parallel velocities, ẋ1ẏ2 − ẋ2ẏ1 = 0 (9.14), ψ of (9.15)."""
+    """[Benenti 2007, §9.4]: two points with parallel velocities, ẋ1ẏ2 − ẋ2ẏ1 = 0 (9.14), ψ of (9.15)."""
     Y = FibredManifold(["x1", "y1", "x2", "y2"])
     x1d, y1d, x2d, y2d = Y.qdot
     m1, m2 = sp.symbols("m1 m2", positive=True)
@@ -53,7 +53,7 @@ def parallel_points():
 
 @lru_cache(None)
 def krupkova_example1():
-    """004 Example 1: free unit particle, ż − y x ẋ = 0 (13); ψ = (z1, z2, x y z1) depends on q."""
+    """[Stolařová 2009, Example 1]: free unit particle, ż − y x ẋ = 0 (13); ψ = (z1, z2, x y z1) depends on q."""
     Y = FibredManifold(["x", "y", "z"])
     x, y, _ = Y.q
     xd, yd, zd = Y.qdot
@@ -65,7 +65,7 @@ def krupkova_example1():
 
 @lru_cache(None)
 def krupkova_example2():
-    """004 Example 2: L = ½m|v|² − mGz, ẋ² + ẏ² − a²ż² = 0 (14), branch ż = +√(ẋ² + ẏ²)/a."""
+    """[Stolařová 2009, Example 2]: L = ½m|v|² − mGz, ẋ² + ẏ² − a²ż² = 0 (14), branch ż = +√(ẋ² + ẏ²)/a."""
     Y = FibredManifold(["x", "y", "z"])
     xd, yd, zd = Y.qdot
     S = LagrangianSystem.mechanical(Y, m / 2 * (xd**2 + yd**2 + zd**2), V=m * G * Y.q[2])
@@ -76,7 +76,7 @@ def krupkova_example2():
 
 @lru_cache(None)
 def krupkova_example3():
-    """004 Example 3 (time-dependent): ẏ(x − k1 t) − ẋ(y − k2 t + ½Gt²) = 0 (17), L = ½m|v|² − mGy."""
+    """[Stolařová 2009, Example 3] (time-dependent): ẏ(x − k1 t) − ẋ(y − k2 t + ½Gt²) = 0 (17), L = ½m|v|² − mGy."""
     Y = FibredManifold(["x", "y"])
     t = Y.t
     x, y = Y.q
@@ -108,11 +108,11 @@ def damped_curved():
 
 
 ALL = {
-    "skate (001 §9.1)": skate,
-    "vertical disc (001 §9.2)": vertical_disc,
-    "parallel velocities (001 §9.4)": parallel_points,
-    "004 Example 1": krupkova_example1,
-    "004 Example 2": krupkova_example2,
-    "004 Example 3": krupkova_example3,
+    "skate [Benenti 2007, §9.1]": skate,
+    "vertical disc [Benenti 2007, §9.2]": vertical_disc,
+    "parallel velocities [Benenti 2007, §9.4]": parallel_points,
+    "[Stolařová 2009, Example 1]": krupkova_example1,
+    "[Stolařová 2009, Example 2]": krupkova_example2,
+    "[Stolařová 2009, Example 3]": krupkova_example3,
     "damped, curved metric": damped_curved,
 }

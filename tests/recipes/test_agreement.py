@@ -1,6 +1,6 @@
-"""Every applicable recipe agrees with Krupková's reduced equations on Q (DESIGN §5, issue 6).
+"""Every applicable recipe agrees with Krupková's reduced equations on Q (theory/architecture.md, 'Cross-validation').
 
-The reference is ``recipes.krupkova`` (004 (7)–(12)); each other recipe is an independent
+The reference is ``recipes.krupkova`` [Stolařová 2009, eqs. (7)–(12)]; each other recipe is an independent
 computation (bordered multiplier system, Schur complement on TQ, energy of accelerations,
 Maggi's projection, Chaplygin's reduced Lagrangian, Hamel's quasi-velocities, Benenti's
 vector field Z on C) and ``recipes.equivalent`` decides agreement on Q.
@@ -21,11 +21,11 @@ from .systems import ALL
 
 #: recipes that must refuse a system, and the words their message must contain
 NOT_APPLICABLE = {
-    ("parallel velocities (001 §9.4)", "chaplygin"): "not affine",
-    ("parallel velocities (001 §9.4)", "hamel"): "affine",
-    ("004 Example 2", "chaplygin"): "not affine",
-    ("004 Example 2", "hamel"): "affine",
-    ("004 Example 3", "chaplygin"): "depends on the dependent coordinate",
+    ("parallel velocities [Benenti 2007, §9.4]", "chaplygin"): "not affine",
+    ("parallel velocities [Benenti 2007, §9.4]", "hamel"): "affine",
+    ("[Stolařová 2009, Example 2]", "chaplygin"): "not affine",
+    ("[Stolařová 2009, Example 2]", "hamel"): "affine",
+    ("[Stolařová 2009, Example 3]", "chaplygin"): "depends on the dependent coordinate",
 }
 
 RECIPES = [*recipes.METHODS, "benenti1", "gibbs-appell(z)"]
@@ -54,7 +54,7 @@ def test_recipe_agrees_with_krupkova(name, recipe):
 
 def test_equivalent_detects_a_wrong_result():
     """A perturbed acceleration is reported, with the difference, by a counterexample."""
-    res = results("skate (001 §9.1)")
+    res = results("skate [Benenti 2007, §9.1]")
     good = res["benenti2"]
     Y = good.system.Y
     wrong = recipes.Motion(**{**good.__dict__, "acc": {**good.acc, Y.qddot[2]: good.acc[Y.qddot[2]] + Y.q[0] / 10**6}})
@@ -67,15 +67,15 @@ def test_equivalent_detects_a_wrong_result():
 
 def test_equivalent_compares_reaction_forces():
     """Reactions R_σ do not depend on how the constraints are written, so they are compared too."""
-    res = results("vertical disc (001 §9.2)")
+    res = results("vertical disc [Benenti 2007, §9.2]")
     rep = recipes.equivalent(res["multipliers"], res["benenti2"])
     assert rep and rep.reactions is True
 
 
 def test_multipliers_of_three_recipes_coincide_on_Q():
-    """Chetaev multipliers: bordered system, Schur complement (001 (8.6)) and the core's."""
-    res = results("004 Example 2")
-    S, Q, _, _ = ALL["004 Example 2"]()
+    """Chetaev multipliers: bordered system, Schur complement [Benenti 2007, eq. (8.6)] and the core's."""
+    res = results("[Stolařová 2009, Example 2]")
+    S, Q, _, _ = ALL["[Stolařová 2009, Example 2]"]()
     g = Q.normal_form(branch=0).g
     core = S.constrain(Q).multipliers()
     for name in ("multipliers", "benenti2"):

@@ -1,12 +1,12 @@
 """Every applicable recipe agrees with Krupková's reduced equations on every catalogue system of issue 6.
 
-Systems (loaded by name from ``jetgeo.systems``): 001 §9.1 skate, §9.2 vertical rolling disc,
+Systems (loaded by name from ``jetgeo.systems``): [Benenti 2007, §9.1] skate, §9.2 vertical rolling disc,
 §9.3 two co-axial discs, §9.4 parallel velocities (generic constant forces; inclined plane with
-unequal and equal masses), 003 §3.2 two wheels with axle, §3.3 heavy disc (Euler angles), §3.4
-heavy ball, 004 Examples 1–3.  Every recipe of ``recipes.all_methods`` runs (with the entry's
+unequal and equal masses), [Ghori 1960, §3.2] two wheels with axle, §3.3 heavy disc (Euler angles), §3.4
+heavy ball, [Stolařová 2009, Examples 1–3].  Every recipe of ``recipes.all_methods`` runs (with the entry's
 parametrisation ψ for Benenti's first kind and the parametric Gibbs–Appell equations) and
 ``recipes.equivalent`` decides agreement of the accelerations with ``recipes.krupkova``
-(004 (7)–(12)) on Q — each recipe is an independent computation, so agreement is a
+[Stolařová 2009, eqs. (7)–(12)] on Q — each recipe is an independent computation, so agreement is a
 cross-validation, not a tautology.  The reaction forces are compared between the two recipes
 that compute them independently (bordered multiplier system and Benenti's second kind); the
 core's own multipliers are checked in tests/mechanics.
@@ -26,25 +26,25 @@ from jetgeo import recipes, systems
 from jetgeo.errors import NotApplicableError
 
 SYSTEMS = [
-    "skate",  # 001 §9.1
-    "vertical_disc",  # 001 §9.2
-    "coaxial_discs",  # 001 §9.3
-    "parallel_velocities",  # 001 §9.4, generic forces
-    "parallel_velocities_inclined",  # 001 §9.4 (9.18), m1 ≠ m2
-    "parallel_velocities_inclined_equal",  # 001 §9.4 (9.19), m1 = m2
-    "two_wheels_axle",  # 003 §3.2
-    "rolling_disc",  # 003 §3.3
-    "rolling_ball",  # 003 §3.4
-    "stolarova_example1",  # 004 Example 1
-    "stolarova_example2",  # 004 Example 2
-    "stolarova_example3",  # 004 Example 3
+    "skate",  # [Benenti 2007, §9.1]
+    "vertical_disc",  # [Benenti 2007, §9.2]
+    "coaxial_discs",  # [Benenti 2007, §9.3]
+    "parallel_velocities",  # [Benenti 2007, §9.4], generic forces
+    "parallel_velocities_inclined",  # [Benenti 2007, §9.4, eq. (9.18)], m1 ≠ m2
+    "parallel_velocities_inclined_equal",  # [Benenti 2007, §9.4, eq. (9.19)], m1 = m2
+    "two_wheels_axle",  # [Ghori 1960, §3.2]
+    "rolling_disc",  # [Ghori 1960, §3.3]
+    "rolling_ball",  # [Ghori 1960, §3.4]
+    "stolarova_example1",  # [Stolařová 2009, Example 1]
+    "stolarova_example2",  # [Stolařová 2009, Example 2]
+    "stolarova_example3",  # [Stolařová 2009, Example 3]
 ]
 
 RECIPES = [name for name in recipes.METHODS if name != "krupkova"] + ["benenti1", "gibbs-appell(z)"]
 
 #: (system, recipe) → words the NotApplicableError must contain, and why it does not apply
 NOT_APPLICABLE = {
-    # Chaplygin's equations (004 (5)) need affine constraints whose coefficients, the Lagrangian
+    # Chaplygin's equations [Stolařová 2009, eq. (5)] need affine constraints whose coefficients, the Lagrangian
     # and the forces do not involve the dependent coordinates
     ("coaxial_discs", "chaplygin"): "depends on the dependent coordinate",  # ψ̇ = R(θ̇₂ − θ̇₁)/a: a is dependent
     ("parallel_velocities", "chaplygin"): "not affine",  # ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0 is quadratic
@@ -134,7 +134,7 @@ def run(name, recipe):
 
 
 def test_every_required_system_has_a_parametrisation():
-    """Benenti's first kind needs ψ: every required entry provides one (001 (2.1))."""
+    """Benenti's first kind needs ψ: every required entry provides one [Benenti 2007, eq. (2.1)]."""
     for name in SYSTEMS:
         e = entry(name)
         assert e.psi is not None and len(e.psi) == e.Y.m, name
@@ -160,8 +160,8 @@ def test_recipe_agrees_with_krupkova_on_catalogue_system(name, recipe):
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_reaction_forces_of_bordered_system_and_second_kind_agree(name):
-    """R_σ = λ_i ∂f^i/∂q̇^σ from the bordered multiplier system (003 (2.2.23)) and from Benenti's
-    Schur complement (001 (8.6), (8.13)): two computations of the reactions as functions of the state."""
+    """R_σ = λ_i ∂f^i/∂q̇^σ from the bordered multiplier system [Ghori 1960, eq. (2.2.23)] and from Benenti's
+    Schur complement [Benenti 2007, eqs. (8.6), (8.13)]: two computations of the reactions as functions of the state."""
     a, b = run(name, "multipliers"), run(name, "benenti2")
     if (name, "benenti2") in NUMERIC:
         _numeric_agreement(name, a, b, what="reactions")

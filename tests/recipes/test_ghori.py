@@ -1,6 +1,6 @@
-"""Ghori's forms (seed 003): symmetric forms with S (2.2.19) and with Tzenoff's R (§2.3, (2.3.14)),
+"""Ghori's forms [Ghori 1960]: symmetric forms with S (2.2.19) and with Tzenoff's R (§2.3, (2.3.14)),
 and Appell's equations in Novoselov's nonlinear nonholonomic coordinates (ch. 4, (4.3.12)–(4.3.14)),
-each cross-checked against Krupková's reduced equations (004 (7)–(12)) on several systems."""
+each cross-checked against Krupková's reduced equations [Stolařová 2009, eqs. (7)–(12)] on several systems."""
 
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ GHORI_SYSTEMS = ["skate", "vertical_disc", "stolarova_example2", "stolarova_exam
 @pytest.mark.parametrize("function", ["R", "S"])
 @pytest.mark.parametrize("name", GHORI_SYSTEMS)
 def test_ghori_symmetric_form_agrees_with_krupkova(name, function):
-    """003 (2.3.14) / (2.2.19): affine (skate, disc), nonlinear (004 Ex. 2) and rheonomic (004 Ex. 3)."""
+    """[Ghori 1960, eq. (2.3.14)] / (2.2.19): affine (skate, disc), nonlinear [Stolařová 2009, Example 2] and
+    rheonomic [Stolařová 2009, Example 3]."""
     S, Q = systems.load(name)
     rep = recipes.equivalent(recipes.krupkova(S, Q), recipes.ghori_symmetric(S, Q, function), reactions=False)
     assert rep, str(rep)
 
 
 def test_tzenoff_function_gradient_is_m_a_dot_dx_dq():
-    """003 §2.3: ∂R/∂q̈^σ = m ẍ·∂x/∂q^σ, checked on a particle in rotating polar coordinates, where
+    """[Ghori 1960, §2.3]: ∂R/∂q̈^σ = m ẍ·∂x/∂q^σ, checked on a particle in rotating polar coordinates, where
     x(t, r, φ) = r (cos(φ + ωt), sin(φ + ωt)) is differentiated directly (an independent truth)."""
     Y = FibredManifold(["r", "phi"])
     t = Y.t
@@ -49,7 +50,8 @@ def test_ghori_symmetric_rejects_unknown_function():
 
 
 def test_novoselov_linear_characteristics_skate():
-    """003 ch. 4 with ω = (v, θ̇), v = ẋ cos θ + ẏ sin θ: v̇ = ẇ = 0 for the free skate (001 §9.1 (9.1))."""
+    """[Ghori 1960, ch. 4] with ω = (v, θ̇), v = ẋ cos θ + ẏ sin θ: v̇ = ẇ = 0 for the free skate [Benenti 2007,
+    §9.1, eq. (9.1)]."""
     S, Q = systems.load("skate", forces=[0, 0, 0])
     x, y, th = S.Y.q
     xd, yd, thd = S.Y.qdot
@@ -59,8 +61,8 @@ def test_novoselov_linear_characteristics_skate():
 
 
 def test_novoselov_nonlinear_characteristics_parallel_velocities():
-    """001 §9.4 (ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0) in the nonlinear coordinates ω = (ẋ₁, ẏ₁, ẋ₂ẏ₁): on Q,
-    ẋ₂ = ω₃/ω₂ and ẏ₂ = ω₃/ω₁ (003 (4.3.12)); Appell's equations (4.3.14) agree with the core."""
+    """[Benenti 2007, §9.4] (ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0) in the nonlinear coordinates ω = (ẋ₁, ẏ₁, ẋ₂ẏ₁): on Q,
+    ẋ₂ = ω₃/ω₂ and ẏ₂ = ω₃/ω₁ [Ghori 1960, eq. (4.3.12)]; Appell's equations (4.3.14) agree with the core."""
     S, Q = systems.load("parallel_velocities")
     x1d, y1d, x2d, y2d = S.Y.qdot
     M = recipes.novoselov(S, Q, [x1d, y1d, x2d * y1d])

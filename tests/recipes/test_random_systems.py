@@ -1,4 +1,5 @@
-"""Property: on random mechanical systems every recipe agrees with the core (DESIGN §5).
+"""Property: on random mechanical systems every recipe agrees with the core (theory/architecture.md,
+'Cross-validation').
 
 Random positive-definite metrics W = ΛᵀΛ + 1 with entries affine in a coordinate, random
 quadratic potentials, a random damping force and a random affine (possibly time-dependent)
@@ -45,7 +46,7 @@ def test_recipes_agree_on_random_systems(case):
     for name in ("multipliers", "benenti2", "maggi", "gibbs-appell", "hamel"):
         M = recipes.METHODS[name](S, Q)
         assert recipes.equivalent(ref, M), name
-    # tangency: d/dt f = 0 along the accelerations, on Q (DESIGN §5)
+    # tangency: d/dt f = 0 along the accelerations, on Q
     acc = ref.accelerations()
     g = ref.substitution
     f = Q.f[0]

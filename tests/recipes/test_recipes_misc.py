@@ -26,7 +26,7 @@ def test_energy_of_accelerations_of_a_particle_in_polar_coordinates():
 
 
 def test_gibbs_appell_uses_T_and_the_potential_as_a_force():
-    """With L = T − V the potential enters Π = A − ∂V/∂q, not S: 004 Example 2 gives z̈ = −G/(a² + 1)."""
+    """With L = T − V the potential enters Π = A − ∂V/∂q, not S: [Stolařová 2009, Example 2] gives z̈ = −G/(a² + 1)."""
     S, Q, _, _ = krupkova_example2()
     M = recipes.gibbs_appell(S, Q)
     assert "G" not in str(M.extras["S"])

@@ -96,9 +96,9 @@ def test_generic_forces_option():
 def test_entry_is_well_posed(name):
     e = entry(name)
     Q = e.Q
-    assert generic_rank(Q.jacobian()).rank == Q.k  # full rank (004 (3))
+    assert generic_rank(Q.jacobian()).rank == Q.k  # full rank [Stolařová 2009, eq. (3)]
     assert e.system.is_regular()
-    assert e.reference.startswith(("seed", "classical")) and e.description
+    assert e.reference.startswith("[") and e.description
     # the sample initial state lies on Q (on its branch) for the sample parameters
     point = {**e.params, **e.initial}
     assert set(e.initial) == {e.Y.t, *e.Y.q, *e.Y.qdot}
@@ -110,7 +110,7 @@ def test_entry_is_well_posed(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_psi_parametrises_Q(name):
-    """f(t, q, ψ(t, q, z)) ≡ 0 and rank ∂ψ/∂z = dim z = m − k (001 (2.1), (2.3))."""
+    """f(t, q, ψ(t, q, z)) ≡ 0 and rank ∂ψ/∂z = dim z = m − k [Benenti 2007, eqs. (2.1), (2.3)]."""
     e = entry(name)
     assert e.psi is not None and len(e.psi) == e.Y.m
     assert len(e.z) == e.Y.m - e.Q.k
@@ -149,7 +149,7 @@ def test_energy_check_refuses_forces_and_time_dependence():
 
 
 def test_skate_911_free_motion():
-    """001 §9.1, no forces: v = ẋ cos θ + ẏ sin θ and θ̇ are constant, so ẍ = −vθ̇ sin θ, ÿ = vθ̇ cos θ."""
+    """[Benenti 2007, §9.1], no forces: v = ẋ cos θ + ẏ sin θ and θ̇ are constant, so ẍ = −vθ̇ sin θ, ÿ = vθ̇ cos θ."""
     e = entry("skate")
     x, y, th = e.Y.q
     xd, yd, thd = e.Y.qdot
@@ -159,7 +159,7 @@ def test_skate_911_free_motion():
 
 
 def test_skate_kinetic_energy_misprint_911():
-    """001 §9.1 prints K = ½m(ẋ² + ẏ²) + ½Iθ̇ (no square); a kinetic energy is quadratic in θ̇."""
+    """[Benenti 2007, §9.1] prints K = ½m(ẋ² + ẏ²) + ½Iθ̇ (no square); a kinetic energy is quadratic in θ̇."""
     e = entry("skate")
     thd = e.Y.qdot[2]
     I = sp.Symbol("I", positive=True)
@@ -167,7 +167,7 @@ def test_skate_kinetic_energy_misprint_911():
 
 
 def test_vertical_disc_92():
-    """001 §9.2: Gibbs–Appell gives (A + mR²)θ̈ = 0, Bψ̈ = 0; then ẍ = −R sin ψ ψ̇θ̇, ÿ = R cos ψ ψ̇θ̇."""
+    """[Benenti 2007, §9.2]: Gibbs–Appell gives (A + mR²)θ̈ = 0, Bψ̈ = 0; then ẍ = −R sin ψ ψ̇θ̇, ÿ = R cos ψ ψ̇θ̇."""
     e = entry("vertical_disc")
     x, y, th, ps = e.Y.q
     xd, yd, thd, psd = e.Y.qdot
@@ -178,7 +178,7 @@ def test_vertical_disc_92():
 
 
 def test_coaxial_discs_93_metric_misprint():
-    """001 §9.3 prints g₁₅ = (ma/2) cos ψ; its own K = … + maψ̇(ẋ cos ψ + ẏ sin ψ) gives g₁₅ = ma cos ψ."""
+    """[Benenti 2007, §9.3] prints g₁₅ = (ma/2) cos ψ; its own K = … + maψ̇(ẋ cos ψ + ẏ sin ψ) gives g₁₅ = ma cos ψ."""
     e = entry("coaxial_discs_reduced")
     g = e.system.metric()
     m, a = sp.Symbol("m", positive=True), sp.Symbol("a", positive=True)
@@ -209,7 +209,7 @@ def test_coaxial_discs_93_Q6_and_Q5_agree():
 
 
 def _parallel_expected(e, A1, A2, A3, A4, m1, m2):
-    """001 (9.17): ρ̇ = (A₁c + A₂s)/m₁, σ̇ = (A₃c + A₄s)/m₂,
+    """[Benenti 2007, eq. (9.17)]: ρ̇ = (A₁c + A₂s)/m₁, σ̇ = (A₃c + A₄s)/m₂,
     θ̇ = [ρ(A₂c − A₁s) + σ(A₄c − A₃s)]/(m₁ρ² + m₂σ²), and q̈ = ψ_α ż^α + ∂_θψ θ̇ ... (3.3)."""
     rho, sig, th = e.z
     c, s = sp.cos(th), sp.sin(th)
@@ -239,14 +239,14 @@ def test_parallel_velocities_inclined_918_919():
 
 
 def test_benenti_problem_631_free_motion():
-    """002 §6.3: with Chetaev's forces λ = 0 and the motion is free: all accelerations vanish."""
+    """[Ibort et al. 1996, §6.3]: with Chetaev's forces λ = 0 and the motion is free: all accelerations vanish."""
     e = entry("benenti_problem")
     assert check_agree(cs("benenti_problem"), expected(e, {a: 0 for a in e.Y.qddot}))
     assert all(zero_test(lam).zero for lam in cs("benenti_problem").multipliers())
 
 
 def test_two_wheels_axle_324():
-    """003 (3.2.4): ψ̈ = φ̈ = χ̈ = 0 (S = ½Ma²(ψ̈+φ̈)² + ½I_ψψ̈² + ½I(φ̈² + χ̈²) + …, positive definite),
+    """[Ghori 1960, eq. (3.2.4)]: ψ̈ = φ̈ = χ̈ = 0 (S = ½Ma²(ψ̈+φ̈)² + ½I_ψψ̈² + ½I(φ̈² + χ̈²) + …, positive definite),
     hence ẍ = a(ψ̇ + φ̇)ψ̇ cos ψ, ÿ = a(ψ̇ + φ̇)ψ̇ sin ψ: G moves on a circle of radius a(ψ̇ + φ̇)/ψ̇."""
     e = entry("two_wheels_axle")
     x, y, ps, ph, ch = e.Y.q
@@ -271,7 +271,7 @@ def test_two_wheels_axle_nonlinear_form_322_same_dynamics():
 
 
 def test_appell_machine_rho0_62():
-    """002 §6.2, ρ = 0: φ̈ = −mgr/(I₁ + (M+m)R² + mr²), θ̈ = 0 (as printed)."""
+    """[Ibort et al. 1996, §6.2], ρ = 0: φ̈ = −mgr/(I₁ + (M+m)R² + mr²), θ̈ = 0 (as printed)."""
     e = entry("appell_machine", rho=0)
     M, m, R, r, I1, g = sp.symbols("M m R r I1 g", positive=True)
     acc = e.constrained().accelerations()
@@ -281,7 +281,7 @@ def test_appell_machine_rho0_62():
 
 
 def test_appell_machine_629_630_misprint():
-    """002 (6.29)-(6.30) for ρ ≠ 0 print (I₂ + (M+m)ρ²)θ̈ + ρRmθ̇φ̇ = 0 and
+    """[Ibort et al. 1996, eqs. (6.29)–(6.30)] for ρ ≠ 0 print (I₂ + (M+m)ρ²)θ̈ + ρRmθ̇φ̇ = 0 and
     (I₁ + (m+M)R² + mr²)φ̈ − MRρθ̇² = −mrg.  Gibbs–Appell by hand with the paper's Lagrangian:
     v_m = Rφ̇ e + ρθ̇ n (e = (cos θ, sin θ), n = e⊥), a_m = (Rφ̈ − ρθ̇²) e + (Rφ̇θ̇ + ρθ̈) n, z̈ = rφ̈, the wheel's
     centre above the contact point: S = ½m|a_m|² + ½mr²φ̈² + ½MR²φ̈² + ½I₁φ̈² + ½I₂θ̈² + …, so
@@ -300,7 +300,7 @@ def test_appell_machine_629_630_misprint():
 
 
 def test_stolarova_example1_normal_form():
-    """004 Example 1: ẍ = −(xy²ẋ² + x²yẋẏ)/(1 + x²y²), ÿ = 0 (as printed)."""
+    """[Stolařová 2009, Example 1]: ẍ = −(xy²ẋ² + x²yẋẏ)/(1 + x²y²), ÿ = 0 (as printed)."""
     e = entry("stolarova_example1")
     x, y, _ = e.Y.q
     xd, yd, _ = e.Y.qdot
@@ -310,7 +310,7 @@ def test_stolarova_example1_normal_form():
 
 
 def test_stolarova_example2_normal_form_misprint():
-    """004 Example 2 prints ẍ = a³G/((a²+1)(2−a²)) ẋ/s and ÿ = −aG(1+a²)/(2−a²) s/ẏ (s = √(ẋ²+ẏ²)):
+    """[Stolařová 2009, Example 2] prints ẍ = a³G/((a²+1)(2−a²)) ẋ/s and ÿ = −aG(1+a²)/(2−a²) s/ẏ (s = √(ẋ²+ẏ²)):
     not symmetric under x ↔ y although the problem is.  By hand: multiply the reduced equations by ẋ, ẏ and
     add: (1 + 1/a²)(ẋẍ + ẏÿ) = −Gs/a; then ẍ = −aGẋ/((1+a²)s), ÿ = −aGẏ/((1+a²)s)."""
     e = entry("stolarova_example2")
@@ -325,7 +325,8 @@ def test_stolarova_example2_normal_form_misprint():
 
 
 def test_stolarova_example3_normal_form_misprint():
-    """004 Example 3 prints g = ẋ(x − k₁t)/(y − k₂t + Gt²/2); solving (17) for ẏ gives the reciprocal factor."""
+    """[Stolařová 2009, Example 3] prints g = ẋ(x − k₁t)/(y − k₂t + Gt²/2); solving (17) for ẏ gives the reciprocal
+    factor."""
     e = entry("stolarova_example3")
     t = e.Y.t
     x, y = e.Y.q
@@ -338,7 +339,7 @@ def test_stolarova_example3_normal_form_misprint():
 
 
 def test_rolling_disc_upright_rolling_is_a_motion():
-    """003 §3.3: the disc rolling upright (θ = π/2) straight (ψ̇ = 0, θ̇ = 0) at constant spin: all q̈ = 0."""
+    """[Ghori 1960, §3.3]: the disc rolling upright (θ = π/2) straight (ψ̇ = 0, θ̇ = 0) at constant spin: all q̈ = 0."""
     e = entry("rolling_disc")
     x, y, th, ps, ph = e.Y.q
     xd, yd, thd, psd, phd = e.Y.qdot
@@ -350,7 +351,8 @@ def test_rolling_disc_upright_rolling_is_a_motion():
 
 def test_rolling_disc_steady_precession():
     """Steady motion of a rolling disc (θ, ψ̇, φ̇ constant) needs θ̈ = 0 and ψ̈ = φ̈ = 0: ψ̈ and φ̈ vanish
-    identically at θ̇ = 0 (the ψ- and φ-equations are multiplied by θ̇: 003 (3.3.16)-(3.3.17) are first order in
+    identically at θ̇ = 0 (the ψ- and φ-equations are multiplied by θ̇: [Ghori 1960, eqs. (3.3.16)–(3.3.17)] are
+    first order in
     the invariants), and θ̈ = 0 is one algebraic condition on (θ, ψ̇, φ̇)."""
     e = entry("rolling_disc")
     thd = e.Y.qdot[2]
@@ -374,7 +376,7 @@ def test_n_trailer_with_no_trailer_is_the_skate():
 
 
 def test_ghori_nonlinear_form_333_contains_the_rolling_disc():
-    """003 (3.3.4): the quadratic form |v_G|² = a²(r² + θ̇² sin²θ) and the linear one vanish on the rolling
+    """[Ghori 1960, eq. (3.3.4)]: the quadratic form |v_G|² = a²(r² + θ̇² sin²θ) and the linear one vanish on the rolling
     constraints (building the nonlinear Q, whose branch 0 is the rolling one, takes ~15 s: checked for the ball)."""
     from jetgeo.systems.entries import _rolling_disc
 
@@ -386,7 +388,7 @@ def test_ghori_nonlinear_form_333_contains_the_rolling_disc():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["rolling_ball"])
 def test_ghori_nonlinear_forms_342_are_the_rolling_branch(name):
-    """003 (3.4.2): Ghori writes the rolling conditions with one equation quadratic in the velocities
+    """[Ghori 1960, eq. (3.4.2)]: Ghori writes the rolling conditions with one equation quadratic in the velocities
     (|v_O|² = |ω × OI|²) and one linear; of the two branches the entry's is the rolling one: its normal form
     is that of the linear rolling constraints (the other branch mirrors the velocity across the line of nodes)."""
     nl = systems.load(name, form="nonlinear")

@@ -1,8 +1,8 @@
-"""``jetgeo demo``: the vertical rolling disc (001 §9.2) derived by every method, in-process.
+"""``jetgeo demo``: the vertical rolling disc [Benenti 2007, §9.2] derived by every method, in-process.
 
 The demo's verdict line is computed by ``recipes.equivalent`` on each method's result; the test
 checks the printed table against an independent recomputation of one row and the compatibility
-report against Theorem 2 of seed 002 (rank F = corank D = 2 for two independent constraints).
+report against Theorem 2 of [Ibort et al. 1996] (rank F = corank D = 2 for two independent constraints).
 """
 
 from __future__ import annotations

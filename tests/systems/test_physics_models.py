@@ -49,7 +49,7 @@ def _euler_frames(psi, theta, phi):
 
 
 def test_rolling_disc_model_003_33():
-    """003 §3.3: G = (x, y, a sin θ), contact point I = G − a·B.y (the lowest point of the rim)."""
+    """[Ghori 1960, §3.3]: G = (x, y, a sin θ), contact point I = G − a·B.y (the lowest point of the rim)."""
     e = systems.load("rolling_disc")
     names = ["x", "y", "theta", "psi", "phi"]
     x, y, th, ps, ph = dynamicsymbols(" ".join(names))
@@ -67,7 +67,7 @@ def test_rolling_disc_model_003_33():
 
 
 def test_rolling_ball_model_003_34():
-    """003 §3.4: centre O = (x, y, a), contact point I = O − a·N.z, inertia (A, A, C) about O."""
+    """[Ghori 1960, §3.4]: centre O = (x, y, a), contact point I = O − a·N.z, inertia (A, A, C) about O."""
     e = systems.load("rolling_ball")
     names = ["x", "y", "theta", "psi", "phi"]
     x, y, th, ps, ph = dynamicsymbols(" ".join(names))
@@ -79,12 +79,12 @@ def test_rolling_ball_model_003_34():
     T = m / 2 * vO.dot(vO) + (Ai * w.dot(B.x) ** 2 + Ai * w.dot(B.y) ** 2 + Ci * w.dot(B.z) ** 2) / 2
     assert zero_test(_to_jets(e.Y, names, T) - e.system.kinetic_energy).zero
     _same_constraints(e, [_to_jets(e.Y, names, vI.dot(N.x)), _to_jets(e.Y, names, vI.dot(N.y))])
-    # 003 (3.4.1): ω_z = ψ̇ + φ̇ cos θ
+    # [Ghori 1960, eq. (3.4.1)]: ω_z = ψ̇ + φ̇ cos θ
     assert zero_test(_to_jets(e.Y, names, w.dot(N.z)) - (e.Y.qdot[3] + e.Y.qdot[4] * sp.cos(e.Y.q[2]))).zero
 
 
 def test_two_wheels_axle_model_003_32():
-    """003 §3.2: rod (m₁, length 2a) along A.x, wheels (m, radius a) at G ± a·A.x spinning about A.x;
+    """[Ghori 1960, §3.2]: rod (m₁, length 2a) along A.x, wheels (m, radius a) at G ± a·A.x spinning about A.x;
     the wheel at G + a·A.x rolls: its contact point G + a·A.x − a·N.z has zero velocity."""
     e = systems.load("two_wheels_axle")
     names = ["x", "y", "psi", "phi", "chi"]
@@ -112,7 +112,8 @@ def test_two_wheels_axle_model_003_32():
 
 
 def test_vertical_disc_and_coaxial_discs_models_001_92_93():
-    """001 (9.2): contact point P − R·N.z of a vertical disc with axis u = cos ψ j − sin ψ i; (9.10)-(9.11):
+    """[Benenti 2007, eq. (9.2)]: contact point P − R·N.z of a vertical disc with axis u = cos ψ j − sin ψ i;
+    (9.10)-(9.11):
     the second disc at P₂ = P₁ + a(sin ψ, −cos ψ) on the same axis."""
     e = systems.load("coaxial_discs")
     names = ["x", "y", "theta1", "theta2", "psi", "a"]

@@ -1,7 +1,7 @@
-"""The Whipple bicycle against the benchmark of Meijaard, Papadopoulos, Ruina & Schwab (2007).
+"""The Whipple bicycle against the benchmark of [Meijaard et al. 2007].
 
 Independent truths:
-* Meijaard et al. 2007, Proc. R. Soc. A 463:1955, §5: the published M, C₁, K₀, K₂ of the
+* [Meijaard et al. 2007, §5]: the published M, C₁, K₀, K₂ of the
   benchmark (14 significant digits), Table 2: the eigenvalues for v = 0 … 10 m/s, the weave and
   capsize speeds; our matrices are *computed* from the parameters of their Table 1 by
   jetgeo.numerics.linearise (nothing is copied from their appendix formulas);
@@ -23,7 +23,7 @@ import sympy as sp
 from jetgeo.numerics.linearise import linearise
 from jetgeo.systems import whipple as W
 
-# Meijaard et al. 2007, §5 (the benchmark's coefficient matrices)
+# [Meijaard et al. 2007, §5] (the benchmark's coefficient matrices)
 PUBLISHED = {
     "M": [[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]],
     "C1": [[0.0, 33.86641391492494], [-0.85035641456978, 1.68540397397560]],
@@ -31,7 +31,7 @@ PUBLISHED = {
     "K2": [[0.0, 76.59734589573222], [0.0, 2.65431523794604]],
 }
 
-# Meijaard et al. 2007, Table 2: eigenvalues (real parts; imaginary parts of the weave pair)
+# [Meijaard et al. 2007, Table 2]: eigenvalues (real parts; imaginary parts of the weave pair)
 TABLE2 = {
     0: ([-5.53094371765393, -3.13164324790656, 3.13164324790656, 5.53094371765393], None),
     1: ([-3.13423125066578, -7.11008014637442], (3.52696170990070, 0.80774027519930)),

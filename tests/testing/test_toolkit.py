@@ -124,7 +124,7 @@ def test_core_energy_conserved_homogeneous_affine(pair):
 @given(mechanical_systems(dims=(3,), kind="affine", with_forces=True, trig=False))
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_core_dynamics_independent_of_the_dependent_velocities(pair):
-    """004 §2: the constrained system does not depend on how Q is solved for q̇^D (affine Q: solving for
+    """[Stolařová 2009, §2]: the constrained system does not depend on how Q is solved for q̇^D (affine Q: solving for
     other velocities keeps one branch; for nonlinear Q another choice can split Q into branches)."""
     S, Q = pair
     cs = S.constrain(Q)
@@ -141,7 +141,7 @@ def test_core_dynamics_independent_of_the_dependent_velocities(pair):
 
 
 def test_agree_with_parametric_form_of_the_skate():
-    """Benenti's parametric system (001 §7) and Krupková's agree on the skate, compared in (t, q, z)."""
+    """Benenti's parametric system [Benenti 2007, §7] and Krupková's agree on the skate, compared in (t, q, z)."""
     e = systems.load("skate")
     P = ParametricConstrainedSystem(e.system, e.psi, e.z)
     cs = e.constrained()
@@ -213,8 +213,9 @@ def test_report_and_low_level_test():
 
 
 def test_checks_accept_a_recipe_result_in_parameters_z():
-    """A Motion written in (t, q, z) with q̇ = ψ attached (Benenti's first kind, 001 Thm 7.1) is checked in its
-    own chart: tangency, R·ψ_α = 0 and agreement with the core, on the skate (001 §9.1)."""
+    """A Motion written in (t, q, z) with q̇ = ψ attached (Benenti's first kind, [Benenti 2007, Theorem 7.1]) is
+    checked in its
+    own chart: tangency, R·ψ_α = 0 and agreement with the core, on the skate [Benenti 2007, §9.1]."""
     from jetgeo import recipes
 
     e = systems.load("skate", forces="generic")

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Seed 001, §9.4: two points with parallel velocities on an inclined plane
+# # [Benenti 2007, §9.4]: two points with parallel velocities on an inclined plane
 #
 # Benenti, eq. (9.14): ẋ₁ẏ₂ − ẋ₂ẏ₁ = 0, gravity along x (A₁ = m₁g, A₃ = m₂g, (9.18)).
 # The velocities turn towards the slope's direction (θ → 0 in the paper's parameters).
@@ -53,5 +53,5 @@ fig2 = res.plot_monitor()
 # %%
 from _figures import save  # noqa: E402
 
-save(fig, "seed001_two_points")
-save(fig2, "seed001_two_points_monitor")
+save(fig, "benenti2007_two_points")
+save(fig2, "benenti2007_two_points_monitor")

@@ -1,4 +1,4 @@
-"""Benenti's recipes (seed 001 §7–9) against the paper's worked examples and identities."""
+"""Benenti's recipes [Benenti 2007, §7–9] against the paper's worked examples and identities."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _zdot(M):
 
 
 def test_skate_9_1_vector_field_Z():
-    """001 §9.1: G = diag(m, I), ż1 = (A1 cos θ + A2 sin θ)/m, ż2 = A3/I."""
+    """[Benenti 2007, §9.1]: G = diag(m, I), ż1 = (A1 cos θ + A2 sin θ)/m, ż2 = A3/I."""
     S, Q, psi, z = skate()
     M = recipes.benenti_first_kind(S, psi, z)
     th = S.Y.q[2]
@@ -27,7 +27,7 @@ def test_skate_9_1_vector_field_Z():
 
 
 def test_vertical_disc_9_5():
-    """001 (9.5): ż1 = (A1 R cos ψ + A2 R sin ψ + A3)/(mR² + A), ż2 = A4/B; G = diag(mR² + A, B)."""
+    """[Benenti 2007, eq. (9.5)]: ż1 = (A1 R cos ψ + A2 R sin ψ + A3)/(mR² + A), ż2 = A4/B; G = diag(mR² + A, B)."""
     S, Q, psi, z = vertical_disc()
     M = recipes.benenti_first_kind(S, psi, z)
     ps = S.Y.q[3]
@@ -38,7 +38,7 @@ def test_vertical_disc_9_5():
 
 
 def test_parallel_velocities_9_4_first_method():
-    """001 §9.4 (i): G = diag(m1, m2, m1ρ² + m2σ²) and the printed [Z^α]."""
+    """[Benenti 2007, §9.4] (i): G = diag(m1, m2, m1ρ² + m2σ²) and the printed [Z^α]."""
     S, Q, psi, z = parallel_points()
     M = recipes.benenti_first_kind(S, psi, z)
     m1, m2 = sp.symbols("m1 m2", positive=True)
@@ -58,9 +58,9 @@ def test_parallel_velocities_9_4_first_method():
 
 
 def test_printed_formula_7_2_misses_a_term_when_psi_depends_on_q():
-    """Seed 001 (7.2)/Remark 7.2 misprint: G Z = ψ_α·(A − Γψψ) omits −ψ_α·W ∂_kψ ψ^k.
+    """[Benenti 2007, eq. (7.2)]/Remark 7.2 misprint: G Z = ψ_α·(A − Γψψ) omits −ψ_α·W ∂_kψ ψ^k.
 
-    On 004 Example 1 with ψ = (w1, w2, x y w1), ∂ψ/∂q ≠ 0: the printed formula gives ẇ = 0
+    On [Stolařová 2009, Example 1] with ψ = (w1, w2, x y w1), ∂ψ/∂q ≠ 0: the printed formula gives ẇ = 0
     (a free particle has A = 0 and Γ = 0), which contradicts Krupková's equations; the
     derived formula implemented in jetgeo agrees with them.
     """
@@ -85,7 +85,7 @@ def test_printed_formula_7_2_misses_a_term_when_psi_depends_on_q():
 
 
 def test_second_kind_D_is_tangent_to_every_level_set():
-    """001 Thm 8.1: D(f) = C q̈ + ∂_t f + ∂_q f q̇ vanishes identically on TQ, not only on C."""
+    """[Benenti 2007, Theorem 8.1]: D(f) = C q̈ + ∂_t f + ∂_q f q̇ vanishes identically on TQ, not only on C."""
     for system in (krupkova_example2, parallel_points, vertical_disc):
         S, Q, _, _ = system()
         D = recipes.benenti_second_kind(S, Q).extras["D"]
@@ -94,7 +94,7 @@ def test_second_kind_D_is_tangent_to_every_level_set():
 
 
 def test_reactions_do_no_virtual_work():
-    """R_σ e^σ = 0 for every Chetaev virtual displacement e ∈ ker ∂f/∂q̇ (001 (8.13))."""
+    """R_σ e^σ = 0 for every Chetaev virtual displacement e ∈ ker ∂f/∂q̇ [Benenti 2007, eq. (8.13)]."""
     for system in (parallel_points, skate, vertical_disc, krupkova_example2):
         S, Q, _, _ = system()
         M = recipes.benenti_second_kind(S, Q)
@@ -104,7 +104,7 @@ def test_reactions_do_no_virtual_work():
 
 
 def test_energy_is_a_first_integral_of_Z_for_the_free_skate():
-    """001 (7.7): Z(F) = 0 for F = ½(m z1² + I z2²) when no forces act; not for A ≠ 0."""
+    """[Benenti 2007, eq. (7.7)]: Z(F) = 0 for F = ½(m z1² + I z2²) when no forces act; not for A ≠ 0."""
     S, Q, psi, z = skate()
     free = S.restricted_to({a: 0 for a in A})
     P = recipes.benenti_first_kind(free, psi, z).extras["parametric_system"]

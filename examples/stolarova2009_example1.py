@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Seed 004, Example 1: a free particle with the Chaplygin constraint ż = x y ẋ
+# # [Stolařová 2009, Example 1]: a free particle with the Chaplygin constraint ż = x y ẋ
 #
 # Stolařová/Krupková, eq. (13).  L = ½(ẋ² + ẏ² + ż²); from the origin with ẋ(0) = ẏ(0) = 1.
 # Reproduces Figs. 1–4 (the trajectory and its projections on the xy, xz and yz planes).
@@ -34,7 +34,7 @@ res = simulate(cs, (0, 2.5), {x: 0, y: 0, z: 0, xd: 1, yd: 1}, complete=True, t_
 print(res)
 
 # %% Figs. 1–4: the trajectory and its projections
-fig = res.plot(["x", "y", "z"], title="seed 004, Fig. 1")
+fig = res.plot(["x", "y", "z"], title="[Stolařová 2009, Fig. 1]")
 fig2 = res.plot_monitor()
 
 # %% the paper reads off: at x = 1.5, y = 2.25 and z = 1.4
@@ -45,5 +45,5 @@ assert abs(res.column("y")[i] - 2.25) < 0.05 and abs(res.column("z")[i] - 1.4) <
 # %%
 from _figures import save  # noqa: E402
 
-save(fig, "seed004_example1_trajectory")
-save(fig2, "seed004_example1_monitor")
+save(fig, "stolarova2009_example1_trajectory")
+save(fig2, "stolarova2009_example1_monitor")

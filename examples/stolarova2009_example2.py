@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Seed 004, Example 2: the nonlinear constraint ẋ² + ẏ² − a²ż² = 0 under gravity
+# # [Stolařová 2009, Example 2]: the nonlinear constraint ẋ² + ẏ² − a²ż² = 0 under gravity
 #
 # Stolařová/Krupková, eq. (14), branch ż = +√(ẋ² + ẏ²)/a, L = m/2|v|² − mGz, a = 2, G = 10,
 # from the origin with ẋ(0) = ẏ(0) = 2.
@@ -41,10 +41,10 @@ print(res)
 assert res.status == "singular" and abs(res.event.t - 2 * np.sqrt(2) * 5 / 20) < 2e-3
 
 # %% Figs. 5–8 (corrected): a straight line, y = x
-fig = res.plot(["x", "y", "z"], title="seed 004, Example 2 (corrected)")
+fig = res.plot(["x", "y", "z"], title="[Stolařová 2009, Example 2] (corrected)")
 assert np.allclose(res.column("x"), res.column("y"))
 
 # %%
 from _figures import save  # noqa: E402
 
-save(fig, "seed004_example2_trajectory")
+save(fig, "stolarova2009_example2_trajectory")

@@ -1,4 +1,4 @@
-"""Seed 002 (Ibort, de León, Marmo, Martín de Diego), §6: the examples through the public API.
+"""[Ibort et al. 1996, §6]: the examples through the public API.
 
 Every expected value is derived by hand in the comments (or by a second method of jetgeo), then
 compared with the paper's printed formula; where the paper misprints, the test says so and why."""
@@ -33,7 +33,7 @@ def test_6_1_rolling_disk_multipliers_and_gamma_on_Cstar_eqs_6_25_6_26():
     # sin θ λ2) gives (I2 + M R²) φ̈ = 0, so λ1 = −M R sin θ θ̇ φ̇, λ2 = +M R cos θ θ̇ φ̇.
     assert is_zero(_on(Q, lam1 + M * R * sp.sin(th) * thd * phd))
     assert is_zero(_on(Q, lam2 - M * R * sp.cos(th) * thd * phd))
-    # 002 prints λ2 = −M R cos θ p_φ p_θ/(I1 I2): a sign misprint — its own Γ below has
+    # [Ibort et al. 1996] prints λ2 = −M R cos θ p_φ p_θ/(I1 I2): a sign misprint — its own Γ below has
     # ṗ_y = +M R cos θ p_φ p_θ/(I1 I2), and λ2 = ṗ_y.  (p_φ p_θ/(I1 I2) = θ̇ φ̇ whichever way the moments are attached.)
     assert not is_zero(_on(Q, lam2 + M * R * sp.cos(th) * thd * phd))
     acc = motion.accelerations()
@@ -70,7 +70,8 @@ def test_6_2_appell_machine_rho_0_accelerations_and_Cstar():
     assert P.compatibility().compatible
     acc = P.solve().accelerations()
     qdd = dict(zip(sys_.Y.q, sys_.Y.qddot))
-    # 002 §6.2: φ̈ = −m g r/(I1 + (M+m)R² + m r²), θ̈ = 0 (the paper's L prints +mgz but (6.27) has ṗ_z = λ3 − mg:
+    # [Ibort et al. 1996, §6.2]: φ̈ = −m g r/(I1 + (M+m)R² + m r²), θ̈ = 0 (the paper's L prints +mgz but (6.27) has
+    # ṗ_z = λ3 − mg:
     # the potential is +mgz, L = T − mgz, as the catalogue uses)
     assert is_zero(_on(Q, acc[qdd[ph]] + m * g * r / (I1 + (M + m) * R**2 + m * r**2)))
     assert is_zero(_on(Q, acc[qdd[th]]))
@@ -105,7 +106,8 @@ def test_6_2_appell_machine_rho_nonzero_eqs_6_29_6_30():
     e29 = (I2 + m * rho**2) * acc[qdd[th]] + m * rho * R * thd * phd
     e30 = (I1 + (M + m) * R**2 + m * r**2) * acc[qdd[ph]] - m * R * rho * thd**2 + m * r * g
     assert is_zero(_on(Q, e29.xreplace(num))) and is_zero(_on(Q, e30.xreplace(num)))
-    # 002 prints (6.29) with (I2 + (M+m)ρ²) and ρ R m, (6.30) with M R ρ θ̇²: with the Lagrangian the paper gives
+    # [Ibort et al. 1996] prints (6.29) with (I2 + (M+m)ρ²) and ρ R m, (6.30) with M R ρ θ̇²: with the Lagrangian the
+    # paper gives
     # (only the mass m sits on the frame) M cannot multiply ρ; its own integral even writes I2 − (M+m)ρ².  The data
     # allow the check above for any ρ; the printed coefficients are refuted:
     p29 = (I2 + (M + m) * rho**2) * acc[qdd[th]] + rho * R * m * thd * phd

@@ -1,4 +1,4 @@
-"""Seed 004 (Stolařová / Krupková), §2 and Examples 1–3, through Krupková's constrained system.
+"""[Stolařová 2009, §2] and Examples 1–3, through Krupková's constrained system.
 
 Every quantity is derived by jetgeo and checked against an independent truth:
 
@@ -99,7 +99,7 @@ def assert_matches_multipliers(cs, Y, L, fs, on_Q, forces=None):
 
 
 # --------------------------------------------------------------------------------------------
-# Example 1:  f = ż − x y ẋ = 0, L = ½(ẋ² + ẏ² + ż²)   (004, eq. (13))
+# Example 1:  f = ż − x y ẋ = 0, L = ½(ẋ² + ẏ² + ż²)   [Stolařová 2009, eq. (13)]
 # --------------------------------------------------------------------------------------------
 
 
@@ -227,7 +227,7 @@ def test_004_ex1_normal_form_of_the_equations_and_multipliers(ex1):
 
 
 # --------------------------------------------------------------------------------------------
-# Example 2:  f = ẋ² + ẏ² − a²ż² = 0, L = ½m(ẋ² + ẏ² + ż²) − mGz   (004, eq. (14))
+# Example 2:  f = ẋ² + ẏ² − a²ż² = 0, L = ½m(ẋ² + ẏ² + ż²) − mGz   [Stolařová 2009, eq. (14)]
 # --------------------------------------------------------------------------------------------
 
 
@@ -250,7 +250,7 @@ def test_004_ex2_rank_condition_3_and_singular_states(ex2):
     Y, L, f, Q, cs, (a, m, G) = ex2
     xd, yd, zd = Y.qdot
     assert Q.jacobian() == sp.Matrix([[2 * xd, 2 * yd, -2 * a**2 * zd]])
-    # the rank drops exactly on the zero section ẋ = ẏ = ż = 0 (001, Remark 7.5)
+    # the rank drops exactly on the zero section ẋ = ẏ = ż = 0 [Benenti 2007, Remark 7.5]
     sol = sp.solve(Q.singular_states(), [xd, yd, zd], dict=True)
     assert sol == [{xd: 0, yd: 0, zd: 0}]
 
@@ -355,7 +355,7 @@ def test_004_ex2_other_branch_zdot_negative(ex2):
 
 
 # --------------------------------------------------------------------------------------------
-# Example 3 (pursuit, time-dependent):  f = ẏ(x − k1 t) − ẋ(y − k2 t + ½Gt²)   (004, eq. (17))
+# Example 3 (pursuit, time-dependent):  f = ẏ(x − k1 t) − ẋ(y − k2 t + ½Gt²)   [Stolařová 2009, eq. (17)]
 # --------------------------------------------------------------------------------------------
 
 

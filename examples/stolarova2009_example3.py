@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Seed 004, Example 3: pursuit of a thrown particle (time-dependent constraint)
+# # [Stolařová 2009, Example 3]: pursuit of a thrown particle (time-dependent constraint)
 #
 # Stolařová/Krupková, eq. (17): f = ẏ(x − k₁t) − ẋ(y − k₂t + ½Gt²) = 0, L = m/2|v|² − mGy,
 # |v₀| = 20 at 45°, the pursuer starts at [40, 20] with speed 1 aimed at the first particle.
@@ -62,7 +62,7 @@ print(f"max |R| = {np.max(np.abs(res2.reactions)):.3g}, max |R·q̇| = {np.max(n
       f"max |dE/dt| = {np.max(np.abs(dEdt)):.3g}")
 
 # %% Fig. 10: the trajectory of the second particle, with the first one's throw
-fig = res2.plot(["x", "y"], title="seed 004, Fig. 10")
+fig = res2.plot(["x", "y"], title="[Stolařová 2009, Fig. 10]")
 ax = fig.axes[0]
 T = np.linspace(0, 3, 100)
 ax.plot(par[k1] * T, par[k2] * T - 5 * T**2, "--", label="first particle")
@@ -73,6 +73,6 @@ fig3 = res2.plot_monitor()
 # %%
 from _figures import save  # noqa: E402
 
-save(fig, "seed004_example3_trajectory")
-save(fig2, "seed004_example3_reactions")
-save(fig3, "seed004_example3_monitor")
+save(fig, "stolarova2009_example3_trajectory")
+save(fig2, "stolarova2009_example3_reactions")
+save(fig3, "stolarova2009_example3_monitor")

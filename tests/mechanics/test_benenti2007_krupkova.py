@@ -1,4 +1,4 @@
-"""Seed 001 (Benenti), §9.1–9.4, through Krupková's reduced equations (seed 004 (7)–(12)).
+"""[Benenti 2007, §9.1–9.4], through Krupková's reduced equations [Stolařová 2009, eqs. (7)–(12)].
 
 For each example jetgeo's ``sys.constrain(Q).accelerations()`` (all q̈ on Q) is compared with
 
@@ -304,7 +304,7 @@ def parallel():
 
 
 def test_001_parallel_9_4_singular_states_zero_section(parallel):
-    """[C_i] = [ẏ2, −ẋ2, −ẏ1, ẋ1] drops rank exactly on the zero section (001, Remark 7.3/7.5)."""
+    """[C_i] = [ẏ2, −ẋ2, −ẏ1, ẋ1] drops rank exactly on the zero section [Benenti 2007, Remarks 7.3, 7.5]."""
     Y, K, f, Q, cs, ms, F = parallel
     sol = sp.solve(Q.singular_states(), list(Y.qdot), dict=True)
     assert sol == [{v: 0 for v in Y.qdot}]
