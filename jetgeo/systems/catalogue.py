@@ -68,7 +68,7 @@ class CatalogueEntry:
     psi, z : a parametrisation q̇ = ψ(t, q, z) of Q (list aligned with ``Y.qdot``,
         tuple of parameter symbols), or None where none is natural
     branch : the branch index of a nonlinear constraint (None for one branch)
-    reference : seed, section and equation numbers
+    reference : the bibliography key with section and equation numbers (theory/references.md)
     description : one paragraph on the physics
     initial : {symbol: value} for t, every q and every q̇: a state on Q for the
         sample parameters ``params`` (dependent velocities from the normal form)
