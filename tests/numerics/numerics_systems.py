@@ -1,4 +1,4 @@
-"""Test systems for the numerics tests, defined locally (seed equation numbers in the names).
+"""Test systems for the numerics tests, defined locally (the papers' equation numbers in the docstrings).
 
 Each factory is cached: the symbolic derivation is done once per test session."""
 

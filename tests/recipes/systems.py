@@ -1,4 +1,4 @@
-"""Seed systems for the recipe tests, written down from the papers (kept local so the recipe
+"""Systems of the four papers for the recipe tests, written down from the papers (kept local so the recipe
 tests do not depend on the catalogue they cross-check)."""
 
 from __future__ import annotations
