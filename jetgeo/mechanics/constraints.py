@@ -194,10 +194,10 @@ class ConstraintSubmanifold:
         self.Y = Y
         self.f = fs
         self.k = k
-        self._dependent_hint = tuple(dependent) if dependent is not None else None
-        for d in self._dependent_hint or ():  # at once, not when the normal form is first asked for
+        self.dependent_choice = tuple(dependent) if dependent is not None else None  #: caller's dependent q̇ or None
+        for d in self.dependent_choice or ():  # at once, not when the normal form is first asked for
             as_symbol(d, Y.qdot, "dependent velocity")
-        self._branch_hint = branch
+        self.branch_choice = branch  #: the branch the caller chose (None: the only one, else asked for)
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
         self.z_of_qdot: dict | None = None
@@ -306,8 +306,8 @@ class ConstraintSubmanifold:
         """The dependent velocities q̇^D (user's choice, else a verified structural matching)."""
         Y = self.Y
         J = self.jacobian()
-        if self._dependent_hint is not None:
-            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self._dependent_hint)
+        if self.dependent_choice is not None:
+            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self.dependent_choice)
             if len(dep) != self.k or any(d not in Y.qdot for d in dep) or len(set(dep)) != self.k:
                 raise SpecError(
                     f"dependent velocities must be {self.k} distinct velocities of {Y!r}; got {list(dep)}"
@@ -365,7 +365,7 @@ class ConstraintSubmanifold:
     def with_dependent(self, dependent: Sequence, branch: int | None = None) -> ConstraintSubmanifold:
         """The same submanifold Q (the same f) with another choice of dependent velocities."""
         Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent,
-                                  branch=self._branch_hint if branch is None else branch)
+                                  branch=self.branch_choice if branch is None else branch)
         Q.psi, Q.z, Q.z_of_qdot = self.psi, self.z, self.z_of_qdot
         return Q
 
@@ -398,7 +398,7 @@ class ConstraintSubmanifold:
         if dependent is not None and tuple(dependent) != self.dependent:
             Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent)
         brs = Q._branches
-        b = self._branch_hint if branch is None else branch
+        b = self.branch_choice if branch is None else branch
         if b is None:
             if len(brs) > 1:
                 listing = "\n  ".join(str(x) for x in brs)
@@ -476,7 +476,7 @@ class ConstraintSubmanifold:
         For a constraint with several branches and ``branch=None`` every branch is
         classified; if they disagree, :class:`BranchError` asks for one.
         """
-        if branch is None and self._branch_hint is None and len(self._branches) > 1:
+        if branch is None and self.branch_choice is None and len(self._branches) > 1:
             kinds = [self.classify(branch=i) for i in range(len(self._branches))]
             if len({c.kind for c in kinds}) == 1:
                 return kinds[0]

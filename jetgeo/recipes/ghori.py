@@ -92,9 +92,9 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     grad = [sp.diff(F, a) - p for a, p in zip(Y.qddot, Pi)]  # free of the jerks: R is affine in q⃛
     if any(s in e.free_symbols for e in grad for s in Y.jet_symbols(3)):
         raise NotApplicableError("ghori_symmetric: ∂R/∂q̈ depends on the jerks; T is not a kinetic energy")
-    ind = [Y.qddot[i] for i in cs._idx_ind]
+    ind = [Y.qddot[i] for i in cs.independent_indices]
     eqs = []
-    for li in cs._idx_ind:
+    for li in cs.independent_indices:
         v = Y.qdot[li]
         e = grad[li] + sum((grad[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
         eqs.append(cs.on_Q(e))

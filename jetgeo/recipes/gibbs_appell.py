@@ -88,9 +88,9 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     if Q is not None:
         cs = constrained(system, Q, branch=branch, dependent=dependent)
         Sbar = cs.on_Q(S)
-        ind = [Y.qddot[i] for i in cs._idx_ind]
+        ind = [Y.qddot[i] for i in cs.independent_indices]
         eqs = []
-        for li, a in zip(cs._idx_ind, ind):
+        for li, a in zip(cs.independent_indices, ind):
             v = Y.qdot[li]
             gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
             eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))

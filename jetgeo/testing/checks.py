@@ -38,7 +38,7 @@ import sympy as sp
 
 from ..errors import SpecError
 from ..geometry.coerce import as_expr
-from ..geometry.zero import PointSampler, _angles_of, _prepare_trig, evaluate, substitution
+from ..geometry.zero import PointSampler, angles_of, evaluate, prepare_trig, substitution
 from ..mechanics import ConstraintSubmanifold
 
 __all__ = [
@@ -96,11 +96,11 @@ def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:
     relative to the size of the terms), ``exact`` (all evaluations rational) and,
     on failure, the point and the value.
     """
-    expr = _prepare_trig(as_expr(expr))
+    expr = prepare_trig(as_expr(expr))
     if expr == 0:
         return _Verdict(True, True)
     atoms = expr.atoms(*_TRIG)
-    angles = _angles_of(expr)
+    angles = angles_of(expr)
     sampler = PointSampler(seed=seed)
     exact_all = True
     done = 0
@@ -266,7 +266,7 @@ def _chart_for(obj, Q) -> _Chart:
     if pm is not None and not to_jet:
         return _Chart(Q, psi_map=pm)
     own = _branch_of(obj) if getattr(obj, "Q", None) is Q else None
-    return _Chart(Q, branch=own if own is not None else getattr(Q, "_branch_hint", None))
+    return _Chart(Q, branch=own if own is not None else getattr(Q, "branch_choice", None))
 
 
 # --- the checks -------------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
         chart = _Chart(Q, psi_map=pb)
     else:
         br = None if given else (_branch_of(a) if _branch_of(a) is not None else _branch_of(b))
-        chart = _Chart(Q, branch=br if br is not None else getattr(Q, "_branch_hint", None))
+        chart = _Chart(Q, branch=br if br is not None else getattr(Q, "branch_choice", None))
     acc_a = _accelerations_in(chart, a)
     acc_b = _accelerations_in(chart, b)
     items = [(f"{k}", acc_a[k] - acc_b[k]) for k in Q.Y.qddot]
