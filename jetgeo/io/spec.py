@@ -35,9 +35,9 @@ import sympy as sp
 from ..errors import (
     BranchError,
     ChartError,
+    InitialDataError,
     JetgeoError,
     NotRegularError,
-    OffManifoldError,
     RankDeficientError,
     ResourceLimitError,
     SpecError,
@@ -55,7 +55,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = [
-    "Spec", "spec_from_catalogue", "load_spec", "loads_spec", "to_toml", "dump", "InitialDataError", "ASSUMPTIONS",
+    "Spec", "spec_from_catalogue", "load_spec", "loads_spec", "to_toml", "dump", "ASSUMPTIONS",
     "MAX_SPEC_BYTES",
 ]
 
@@ -65,10 +65,6 @@ MAX_SPEC_BYTES = 1_000_000
 _TABLES = ("coordinates", "parameters", "lagrangian", "constraints", "problem", "initial", "values")
 _TOP_STRINGS = ("name", "title", "source", "description")
 _OFF_Q_TOL = 1e-9
-
-
-class InitialDataError(SpecError, OffManifoldError):
-    """Initial data of a spec do not lie on the constraint submanifold Q."""
 
 
 @dataclass
@@ -1031,17 +1027,11 @@ def to_toml(spec: Spec) -> str:
 
 
 def spec_from_catalogue(name: str) -> Spec:
-    """A Spec for a system of :mod:`jetgeo.systems` (imported lazily); SpecError if absent."""
-    import importlib
+    """A Spec for a system of the catalogue :mod:`jetgeo.systems` (the layer below ``io``)."""
+    from .. import systems
 
-    try:
-        systems = importlib.import_module("jetgeo.systems")
-    except ImportError:
-        raise SpecError(f"{name}: no such file or shipped spec (and jetgeo.systems is not available)") from None
     e = systems.load(name)
-    title = ""
-    if hasattr(systems, "describe"):
-        title = str(systems.describe().get(name, ""))
+    title = str(systems.describe().get(name, ""))
     if not title:
         title = " ".join(str(getattr(e, "description", "")).split()).split(". ")[0]
         if len(title) > 100:
