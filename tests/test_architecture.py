@@ -216,9 +216,9 @@ def test_moved_exceptions_still_importable_where_users_import_them():
 
 
 #: the modules that read or write spec files (SpecError names the file and key); the CLI raises it only
-#: while resolving its SPEC argument (a file or shipped name) and for output paths that would clobber it
-SPEC_MODULES = {"jetgeo/io/spec.py", "jetgeo/io/parse.py", "jetgeo/io/specs/__init__.py", "jetgeo/cli.py",
-                "jetgeo/cli_sweep.py"}
+#: while resolving its SPEC argument (a path or a shipped name) and for a method the spec cannot serve
+#: (no constraints); its other arguments (--method, --format, --csv, --param, ...) raise InputError
+SPEC_MODULES = {"jetgeo/io/spec.py", "jetgeo/io/parse.py", "jetgeo/io/specs/__init__.py", "jetgeo/cli.py"}
 
 
 def test_spec_error_only_about_spec_files():

@@ -36,6 +36,7 @@ from ..errors import (
     BranchError,
     ChartError,
     InitialDataError,
+    InputError,
     JetgeoError,
     NotRegularError,
     RankDeficientError,
@@ -512,7 +513,7 @@ class _Loader:
             raise self.err("coordinates", "autonomous", f"must be true or false, got {_kind(autonomous)}")
         try:
             self.Y = FibredManifold(q, time=time, autonomous=autonomous)
-        except (ChartError, SpecError) as exc:
+        except (ChartError, InputError) as exc:
             raise self.err("coordinates", "q", str(exc)) from None
         Y = self.Y
         self.jet_names = {str(s): s for s in (Y.t, *Y.q, *Y.qdot)}
@@ -597,7 +598,7 @@ class _Loader:
                 self.system = LagrangianSystem(Y, self.L, self.forces)
             else:
                 self.system = LagrangianSystem.mechanical(Y, self.T, self.V, self.forces)
-        except SpecError as exc:
+        except InputError as exc:
             raise self.err("lagrangian", None, str(exc)) from None
 
     def load_constraints(self) -> None:
@@ -680,7 +681,7 @@ class _Loader:
             raise self.err("constraints", form, str(exc)) from None
         except (ChartError, UndecidedError, BranchError) as exc:
             raise self.err("constraints", form, str(exc)) from None
-        except SpecError as exc:
+        except InputError as exc:  # SpecError included
             if str(exc).startswith(self.src + ":"):
                 raise
             raise self.err("constraints", form, str(exc)) from None

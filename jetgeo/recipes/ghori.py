@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import NotApplicableError, NotRegularError, SpecError
+from ..errors import InputError, NotApplicableError, NotRegularError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -84,7 +84,8 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     """
     check_system(system, Q)
     if function not in ("R", "S"):
-        raise SpecError(f"ghori_symmetric: function must be 'R' (003 (2.3.14)) or 'S' (003 (2.2.19)), got {function!r}")
+        raise InputError(f"ghori_symmetric: function must be 'R' (003 (2.3.14)) or 'S' (003 (2.2.19)), "
+                         f"got {function!r}")
     Y = system.Y
     F = tzenoff_function(system) if function == "R" else energy_of_accelerations(system)
     _, Pi = _split(system)
@@ -133,11 +134,11 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     n_ind = len(cs.independent)
     chars = [as_expr(c) for c in characteristics]
     if len(chars) != n_ind:
-        raise SpecError(f"novoselov: need n − r = {n_ind} independent characteristics, got {len(chars)}")
+        raise InputError(f"novoselov: need n − r = {n_ind} independent characteristics, got {len(chars)}")
     names = symbols or [f"w{i + 1}" for i in range(n_ind)]
     w = [sp.Symbol(s) if isinstance(s, str) else s for s in names]
     if len(w) != n_ind or set(w) & set(Y.J2.coords):
-        raise SpecError(f"novoselov: need {n_ind} new symbols for the characteristics, distinct from the jets")
+        raise InputError(f"novoselov: need {n_ind} new symbols for the characteristics, distinct from the jets")
     on_Q = [cs.on_Q(c) for c in chars]
     ind = list(cs.independent)
     J = sp.Matrix(n_ind, n_ind, lambda r, c: sp.diff(on_Q[r], ind[c]))
@@ -150,7 +151,7 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     if not sols:
         raise NotRegularError("novoselov: the characteristics cannot be solved for the independent velocities on Q")
     if not 0 <= solution < len(sols):
-        raise SpecError(f"novoselov: solution={solution} but the inversion has {len(sols)} solution(s)")
+        raise InputError(f"novoselov: solution={solution} but the inversion has {len(sols)} solution(s)")
     inv = {v: normalise_if_small(e) for v, e in sols[solution].items()}
     if set(inv) != set(ind):
         raise NotRegularError("novoselov: the characteristics do not determine every independent velocity")

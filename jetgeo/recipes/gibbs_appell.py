@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import JetgeoError, SpecError
+from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
@@ -81,7 +81,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     """
     check_system(system, Q)
     if (Q is None) == (psi is None):
-        raise SpecError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")
+        raise InputError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")
     Y = system.Y
     S = energy_of_accelerations(system)
     _, Pi = _split(system)
@@ -102,7 +102,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
             extras={"S": Sbar, "equations": eqs}, branch=cs.nf.branch.index,
         )
     if z is None:
-        raise SpecError("gibbs_appell: a parametrisation psi needs its parameters z")
+        raise InputError("gibbs_appell: a parametrisation psi needs its parameters z")
     P = ParametricConstrainedSystem(system, psi, z)
     rep = {**P.psi_map, **P.qddot_of_zdot()}
     St = S.xreplace(rep)

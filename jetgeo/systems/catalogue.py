@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
 from ..geometry.dag import tree_size
@@ -169,8 +169,8 @@ def describe() -> dict:
     return {n: _REGISTRY[n].summary for n in sorted(_REGISTRY)}
 
 
-def _unknown(name) -> SpecError:
-    return SpecError(f"unknown system {name!r}; the catalogue has: {', '.join(names(heavy=True))}")
+def _unknown(name) -> InputError:
+    return InputError(f"unknown system {name!r}; the catalogue has: {', '.join(names(heavy=True))}")
 
 
 def load(name: str, **params) -> CatalogueEntry:
@@ -199,14 +199,14 @@ def load(name: str, **params) -> CatalogueEntry:
     by_name = {s.name: s for s in spec.parameters}
     bad = [k for k in values if k not in by_name]
     if bad:
-        raise SpecError(
+        raise InputError(
             f"{name}: unknown argument(s) {bad}; options: {sorted(reg.options) or 'none'}; "
             f"parameters: {sorted(by_name)}"
         )
     try:
         subs = {by_name[k]: as_expr(v) for k, v in values.items()}
     except (sp.SympifyError, TypeError) as exc:
-        raise SpecError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
+        raise InputError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
     return _build(name, spec, subs)
 
 
@@ -215,7 +215,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
     m = spec.Y.m
     if isinstance(forces, str):
         if forces != "generic":
-            raise SpecError(f"{name}: forces must be a list of {m} expressions or 'generic', got {forces!r}")
+            raise InputError(f"{name}: forces must be a list of {m} expressions or 'generic', got {forces!r}")
         syms = sp.symbols(f"A1:{m + 1}")
         spec.forces = list(syms)
         spec.parameters = tuple(p for p in spec.parameters if p not in syms) + tuple(syms)
@@ -223,7 +223,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
         return
     forces = list(forces)
     if len(forces) != m:
-        raise SpecError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
+        raise InputError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
     spec.forces = [as_expr(a) for a in forces]
     known = set(spec.parameters) | set(spec.Y.J1.coords)
     new = set()
@@ -270,12 +270,12 @@ def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dic
     point = {Y.t: as_expr(spec.guess.get(Y.t, 0))}
     for c in (*Y.q, *Y.qdot):
         if c not in spec.guess:
-            raise SpecError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
+            raise InputError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
         point[c] = as_expr(spec.guess[c])
     if heavy:
         bad = [f for f in Q.f if not zero_test(as_expr(f).xreplace({**params, **point})).zero]
         if bad:  # pragma: no cover - entries are checked by their tests
-            raise SpecError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
+            raise InputError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
         return point
     rep = {**params, **point}
     dep = list(Q.dependent)

@@ -274,9 +274,9 @@ def _benenti_problem() -> Spec:
 
 def _form(form: str, name: str) -> str:
     if form not in ("linear", "nonlinear"):
-        from ..errors import SpecError
+        from ..errors import InputError
 
-        raise SpecError(f"{name}: form must be 'linear' or 'nonlinear', got {form!r}")
+        raise InputError(f"{name}: form must be 'linear' or 'nonlinear', got {form!r}")
     return form
 
 
@@ -493,9 +493,9 @@ def _stolarova3() -> Spec:
 @register("n_trailer", "a car pulling n trailers, each a knife edge hitched at the previous axle (n ≥ 0)", n=1)
 def _n_trailer(n: int = 1) -> Spec:
     if not isinstance(n, int) or isinstance(n, bool) or n < 0 or n > 8:
-        from ..errors import SpecError
+        from ..errors import InputError
 
-        raise SpecError(f"n_trailer: n must be an integer 0 ≤ n ≤ 8, got {n!r}")
+        raise InputError(f"n_trailer: n must be an integer 0 ≤ n ≤ 8, got {n!r}")
     Y = FibredManifold(["x", "y", *[f"theta{i}" for i in range(n + 1)]])
     x, y, *ths = Y.q
     xd, yd, *thds = Y.qdot

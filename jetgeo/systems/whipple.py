@@ -48,7 +48,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -229,13 +229,13 @@ def benchmark_matrices() -> tuple:
     K = lin.stiffness.applyfunc(sp.expand)
     extra = (C.free_symbols | K.free_symbols) - {v, g}
     if extra:
-        raise SpecError(f"benchmark_matrices: unexpected symbols {extra} in the linearisation")
+        raise InputError(f"benchmark_matrices: unexpected symbols {extra} in the linearisation")
     C1 = C.applyfunc(lambda e: e.coeff(v, 1))
     K0 = K.applyfunc(lambda e: e.coeff(g, 1))
     K2 = K.applyfunc(lambda e: e.coeff(v, 2))
     rest = (K - g * K0 - v**2 * K2).applyfunc(sp.expand)
     if any(abs(sp.N(r)) > 1e-30 for r in rest) or any(abs(sp.N(e.coeff(v, 0))) > 1e-30 for e in C):
-        raise SpecError("benchmark_matrices: the linearisation is not of the form v C₁, g K₀ + v² K₂")
+        raise InputError("benchmark_matrices: the linearisation is not of the form v C₁, g K₀ + v² K₂")
     return lin.mass, C1, K0, K2
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sympy.physics.mechanics import LagrangesMethod, Point, ReferenceFrame, dynamicsymbols
 
 from jetgeo import FibredManifold, Form, LagrangianSystem, VectorField
-from jetgeo.errors import NotRegularError, SpecError
+from jetgeo.errors import InputError, NotRegularError
 from jetgeo.geometry import is_zero, normalise
 
 TM = dynamicsymbols._t
@@ -339,19 +339,19 @@ def test_regular_with_a_singular_locus():
 
 
 def test_specification_errors():
-    with pytest.raises(SpecError, match="first order"):
+    with pytest.raises(InputError, match="first order"):
         LagrangianSystem(Y2, xdd * x)
-    with pytest.raises(SpecError, match="2 components"):
+    with pytest.raises(InputError, match="2 components"):
         LagrangianSystem(Y2, xd**2, forces=[1])
-    with pytest.raises(SpecError, match=r"\(t, q, q̇\)"):
+    with pytest.raises(InputError, match=r"\(t, q, q̇\)"):
         LagrangianSystem(Y2, xd**2, forces=[xdd, 0])
-    with pytest.raises(SpecError, match="not coordinates"):
+    with pytest.raises(InputError, match="not coordinates"):
         LagrangianSystem(Y2, xd**2, forces={sp.Symbol("z"): 1})
-    with pytest.raises(SpecError, match="FibredManifold"):
+    with pytest.raises(InputError, match="FibredManifold"):
         LagrangianSystem("Y", xd**2)
-    with pytest.raises(SpecError, match="potential"):
+    with pytest.raises(InputError, match="potential"):
         LagrangianSystem.mechanical(Y2, xd**2, V=xd)
-    with pytest.raises(SpecError, match="no metric"):
+    with pytest.raises(InputError, match="no metric"):
         LagrangianSystem(Y2, xd**4 + yd**2).christoffel()
 
 
