@@ -1,17 +1,19 @@
 """jetgeo — jet-bundle geometry and dynamics of non-holonomic mechanical systems.
 
-Layers (imports point down this list, never up): ``geometry`` ← ``jets`` ←
-``mechanics`` ← ``implicit`` ← ``recipes`` ← ``numerics`` / ``io`` / ``cli``.
-See ``DESIGN.md`` of the project and the pages in ``theory/``.
+Layers (imports point down this list, never up): ``errors`` / ``version`` ← ``limits`` /
+``progress`` ← ``geometry`` ← ``jets`` ← ``mechanics`` ← ``implicit`` ← ``recipes`` ←
+``numerics`` / ``systems`` / ``testing`` ← ``io`` / ``demo`` ← ``cli``; the contract is
+``[tool.importlinter]`` in ``pyproject.toml``.  This root imports from several layers, so no
+module of a layer imports it (the version is in :mod:`jetgeo.version`).
 """
 
 from . import errors
 from .geometry import Chart, Codistribution, Distribution, Form, VectorField
 from .implicit import ImplicitDifferentialEquation, NonholonomicProblem
+from .io.sympy_import import from_mechanics
 from .jets import FibredManifold
 from .mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "errors",
@@ -26,5 +28,6 @@ __all__ = [
     "ConstrainedSystem",
     "ImplicitDifferentialEquation",
     "NonholonomicProblem",
+    "from_mechanics",
     "__version__",
 ]

@@ -41,7 +41,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import __version__, systems
+from . import systems
 from .errors import (
     IncompatibleError,
     InputError,
@@ -55,6 +55,7 @@ from .geometry.display import TIDY_MAX_OPS, tidy
 from .implicit import NonholonomicProblem
 from .recipes import METHODS as RECIPES
 from .recipes import benenti_first_kind
+from .version import __version__
 
 __all__ = ["main", "build_parser", "CLI_METHODS", "MethodUnavailable", "derive_motion"]
 

@@ -98,6 +98,23 @@ def test_contract_lists_every_module_of_the_package():
     assert listed == children
 
 
+def test_no_layer_imports_the_package_root():
+    """``jetgeo/__init__.py`` imports from several layers (and io, for from_mechanics): a module that
+    imports a *name* from it (``from .. import __version__``) points its imports up through the root.
+    Only submodules may be imported that way (``from . import systems``)."""
+    found = []
+    for path, tree in TREES.items():
+        if path == PKG / "__init__.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and _target(path, node) == "jetgeo":
+                found += [f"{_where(path, node)}: {a.name}" for a in node.names
+                          if not ((PKG / a.name).is_dir() or (PKG / f"{a.name}.py").is_file())]
+            elif isinstance(node, ast.Import) and any(a.name == "jetgeo" for a in node.names):
+                found.append(f"{_where(path, node)}: import jetgeo")
+    assert found == [], found
+
+
 def test_no_dynamic_import_of_jetgeo_modules():
     # importlib.import_module("jetgeo....") hides an import from the layer check and turns a broken
     # module into "not available"; jetgeo imports its own code plainly (codegen's loading of the
