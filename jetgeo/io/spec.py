@@ -73,7 +73,8 @@ class Spec:
     """A loaded specification: the jetgeo objects and the data to rebuild the file.
 
     Attributes: ``Y`` (FibredManifold), ``system`` (LagrangianSystem), ``Q``
-    (ConstraintSubmanifold or None), ``parameters`` ({name: Symbol}), ``params``
+    (ConstraintSubmanifold or None), ``parameters`` (tuple of Symbols in the order declared, as
+    ``CatalogueEntry.parameters``; by name: :meth:`symbol`), ``params``
     ({Symbol: numeric value}), ``initial`` ({jet symbol: value}, t included when
     given), ``forces_bundle`` (list of covectors [F_1..F_m] spanning the reaction
     forces, seed 002, or None for Chetaev's), ``directions`` (list of 1-forms on TQ,
@@ -87,7 +88,7 @@ class Spec:
     Y: FibredManifold
     system: LagrangianSystem
     Q: ConstraintSubmanifold | None
-    parameters: dict
+    parameters: tuple
     params: dict = field(default_factory=dict)
     initial: dict = field(default_factory=dict)
     forces_bundle: list | None = None
@@ -111,7 +112,7 @@ class Spec:
     def symbol(self, name: str) -> sp.Symbol:
         """The symbol of a coordinate, velocity, time or parameter by name."""
         table = {str(s): s for s in (self.Y.t, *self.Y.q, *self.Y.qdot, *self.Y.qddot)}
-        table.update(self.parameters)
+        table.update({s.name: s for s in self.parameters})
         if self.z:
             table.update({str(s): s for s in self.z})
         try:
@@ -160,7 +161,7 @@ class Spec:
 
     def numeric_params(self) -> dict:
         """{Symbol: float} for every parameter; SpecError naming the missing ones."""
-        missing = [n for n, s in self.parameters.items() if s not in self.params]
+        missing = [s.name for s in self.parameters if s not in self.params]
         if missing:
             raise SpecError(
                 f"{self.source}: [values]: no numerical value for parameter(s) {', '.join(missing)}"
@@ -214,12 +215,11 @@ class Spec:
                 syms |= as_expr(p).free_symbols
         zset = set(z or ())
         pars = sorted((s for s in syms - jets - zset), key=lambda s: s.name)
-        parameters = {s.name: s for s in pars}
         assumptions = {s.name: [a for a in ASSUMPTIONS if s.assumptions0.get(a) is True
                                 and not _implied(a, s)] for s in pars}
         form = "implicit" if Q is not None else None
         return cls(
-            source=f"<{name}>", name=name, Y=Y, system=system, Q=Q, parameters=parameters,
+            source=f"<{name}>", name=name, Y=Y, system=system, Q=Q, parameters=tuple(pars),
             params={s: sp.nsimplify(v) for s, v in (params or {}).items() if s in pars},
             initial={s: sp.nsimplify(v) for s, v in (initial or {}).items() if s in (Y.t, *Y.q, *Y.qdot)},
             forces_bundle=forces_bundle, directions=directions, branch=branch,
@@ -439,7 +439,7 @@ class _Loader:
             Y=self.Y,
             system=self.system,
             Q=self.Q,
-            parameters=dict(self.params),
+            parameters=tuple(self.params.values()),
             params=params,
             initial=initial,
             forces_bundle=self.forces_bundle,
@@ -981,8 +981,8 @@ def to_toml(spec: Spec) -> str:
         lines.append("autonomous = true")
     if spec.parameters:
         lines += ["", "[parameters]"]
-        for n in spec.parameters:
-            lines.append(f"{_key(n)} = {_val(list(spec.assumptions.get(n, [])))}")
+        for s in spec.parameters:
+            lines.append(f"{_key(s.name)} = {_val(list(spec.assumptions.get(s.name, [])))}")
     lines += ["", "[lagrangian]"]
     S = spec.system
     if S.kinetic_energy is not None:

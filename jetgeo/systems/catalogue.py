@@ -1,6 +1,6 @@
 """The catalogue machinery: :class:`CatalogueEntry`, :func:`names`, :func:`load`.
 
-An entry is built from a :class:`Spec` (the raw data: coordinates, kinetic and
+An entry is built from a :class:`SystemSpec` (the raw data: coordinates, kinetic and
 potential energy or Lagrangian, forces, implicit constraints, a parametrisation,
 sample values) by :func:`load`, which first replaces parameters the caller gave
 values for (``load("skate", m=1)``) and then constructs the
@@ -22,11 +22,11 @@ from ..geometry.dag import tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
-__all__ = ["Spec", "CatalogueEntry", "names", "load", "describe", "register"]
+__all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
 
 
 @dataclass
-class Spec:
+class SystemSpec:
     """Raw data of a catalogue entry (before parameter substitution).
 
     ``T``/``V`` (mechanical systems) or ``L`` (general Lagrangian); ``forces`` the
@@ -127,7 +127,7 @@ class CatalogueEntry:
 
 @dataclass
 class _Registered:
-    builder: Callable[..., Spec]
+    builder: Callable[..., SystemSpec]
     options: dict
     summary: str
     heavy: bool = False
@@ -139,7 +139,7 @@ _SAMPLE_DIGITS = 50
 
 
 def register(name: str, summary: str, heavy: bool = False, **options):
-    """Decorator adding a builder ``f(**options) -> Spec`` to the catalogue.
+    """Decorator adding a builder ``f(**options) -> SystemSpec`` to the catalogue.
 
     ``heavy=True`` marks a system whose full symbolic equations of motion are expensive
     (the Whipple bicycle): it loads like any other, but :func:`names` lists it only when
@@ -210,7 +210,7 @@ def load(name: str, **params) -> CatalogueEntry:
     return _build(name, spec, subs)
 
 
-def _set_forces(name: str, spec: Spec, forces) -> None:
+def _set_forces(name: str, spec: SystemSpec, forces) -> None:
     """The common option ``forces``: a list of A_σ, or ``"generic"`` for constant symbols A1..Am."""
     m = spec.Y.m
     if isinstance(forces, str):
@@ -232,7 +232,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
     spec.parameters = spec.parameters + tuple(sorted(new, key=sp.default_sort_key))
 
 
-def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
+def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     Y = spec.Y
 
     def s(e):
@@ -260,7 +260,7 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     )
 
 
-def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict, heavy: bool = False,
+def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, params: dict, heavy: bool = False,
                    notes: list | None = None) -> dict:
     """t, q and the independent velocities from the guess; dependent velocities solving f = 0
     there: for constraints affine in q̇^D one k × k solve at the point (exact; to 50 digits when

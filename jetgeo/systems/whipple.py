@@ -264,18 +264,18 @@ def stability_speeds(g: float = 9.81) -> tuple:
 
 
 def _register() -> None:
-    from .catalogue import Spec, register
+    from .catalogue import SystemSpec, register
 
     @register("whipple_bicycle", "Whipple bicycle, the benchmark of Meijaard et al. 2007 (4 bodies, 8 coordinates, "
               "4 rolling constraints + 1 holonomic contact condition as ḣ = 0)", heavy=True)
-    def _whipple() -> Spec:
+    def _whipple() -> SystemSpec:
         b = whipple_bicycle(numeric=False)
         Y = b.Y
         P = benchmark_parameters()
         params = {b.symbols[k]: v for k, v in P.items()}
         guess = {Y.t: 0, **b.upright(4)}
         guess = {k: (as_expr(v).xreplace(params)) for k, v in guess.items()}
-        return Spec(
+        return SystemSpec(
             Y=Y, f=list(b.Q.f), T=b.system.kinetic_energy, V=b.system.potential_energy,
             reference="Meijaard, Papadopoulos, Ruina & Schwab 2007, Proc. R. Soc. A 463:1955, §§2-5, Table 1",
             description=("Rear wheel, rear frame with rider, front frame, front wheel on knife-edge wheels "
