@@ -385,11 +385,16 @@ class LagrangianSystem:
         )
 
     # --- constraints -----------------------------------------------------------------------------
-    def constrain(self, Q):
-        """Krupková's constrained system on the constraint submanifold Q (004, eqs. (6)–(12))."""
+    def constrain(self, Q, branch: int | None = None, dependent=None):
+        """Krupková's constrained system on the constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)]:
+        ``ConstrainedSystem(self, Q, branch=branch, dependent=dependent)``.
+
+        ``dependent`` (k velocities) and ``branch`` choose the chart q̇^D = g(t, q, q̇^I) of Q, i.e. the
+        normal form's solution; None keeps Q's own choice (``Q.dependent_choice``, ``Q.branch_choice``).
+        """
         from .constrained import ConstrainedSystem
 
-        return ConstrainedSystem(self, Q)
+        return ConstrainedSystem(self, Q, branch=branch, dependent=dependent)
 
     # --- display ------------------------------------------------------------------------------------
     def __repr__(self) -> str:
