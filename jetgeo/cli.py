@@ -172,8 +172,7 @@ def derive_motion(spec, method: str = "krupkova"):
 def _derive_by(spec, method: str, fn, style: str, info: dict):
     back: dict = {}
     if style == "problem":
-        kw = _problem_kwargs(fn, spec)
-        res = fn(spec.system, spec.Q, **kw).solve()
+        res = _problem(spec).solve()
     elif style == "psi":
         psi, z, back = _parametrisation(spec)
         res = fn(spec.system, psi, z)
@@ -194,32 +193,11 @@ def _derive_by(spec, method: str, fn, style: str, info: dict):
     return acc, info
 
 
-def _problem_kwargs(cls, spec) -> dict:
-    """Pass the spec's reaction-force bundle / permitted directions if NonholonomicProblem accepts them."""
-    import inspect
-
-    try:
-        params = inspect.signature(cls).parameters
-    except (TypeError, ValueError):  # pragma: no cover
-        return {}
-    kw = {}
-    if spec.forces_bundle is not None:
-        for name in ("F", "forces", "reaction_forces"):
-            if name in params:
-                kw[name] = spec.forces_bundle
-                break
-        else:
-            raise MethodUnavailable("method ibort: this NonholonomicProblem does not accept a reaction-force bundle")
-    if spec.directions is not None:
-        for name in ("permitted", "D", "directions", "permitted_directions"):
-            if name in params:
-                kw[name] = spec.directions
-                break
-        else:
-            raise MethodUnavailable("method ibort: this NonholonomicProblem does not accept permitted directions")
-    if spec.branch is not None and "branch" in params:
-        kw["branch"] = spec.branch
-    return kw
+def _problem(spec) -> NonholonomicProblem:
+    """Ibort et al.'s problem (L, C, D, F) of the spec: its reaction-force bundle F and the permitted
+    directions D when it gives them (else Chetaev's F and D = TC), on the spec's branch."""
+    return NonholonomicProblem(spec.system, spec.Q, permitted=spec.directions, forces=spec.forces_bundle,
+                               branch=spec.branch)
 
 
 # --- output formats -------------------------------------------------------------------------------------
@@ -363,7 +341,7 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
     out.flush()
     try:
         with stage("compatibility"):
-            P = NonholonomicProblem(S, Q, **_problem_kwargs(NonholonomicProblem, spec))
+            P = _problem(spec)
             comp = P.compatibility()
             compatible = bool(getattr(comp, "compatible", comp))
             ok = state["ok"] = ok and compatible
@@ -377,8 +355,6 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
     except (IncompatibleError, NotRegularError) as exc:
         ok = state["ok"] = False
         out.write(f"Compatibility (002 Theorem 2): NOT compatible: {exc}\n")
-    except MethodUnavailable as exc:
-        out.write(f"Compatibility: skipped ({exc})\n")
     if not ok:
         print(f"jetgeo: {spec.source}: the constrained problem is not well posed (see the report above)",
               file=sys.stderr)
