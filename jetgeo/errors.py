@@ -68,9 +68,9 @@ class SpecError(InputError):
     """A system specification file is malformed; the message starts with the file and key.
 
     Raised only where a spec file is read or written (:mod:`jetgeo.io.spec`, :mod:`jetgeo.io.parse`,
-    :mod:`jetgeo.io.specs`) and where the command line resolves a spec argument (:mod:`jetgeo.cli`,
-    :mod:`jetgeo.cli_sweep`); a bad argument anywhere else is an :class:`InputError`
-    (checked by ``tests/test_architecture.py``)."""
+    :mod:`jetgeo.io.specs`) and where the command line resolves its SPEC argument or asks of the spec
+    what it does not hold (:mod:`jetgeo.cli`); a bad argument anywhere else, the command line's other
+    options included, is an :class:`InputError` (checked by ``tests/test_architecture.py``)."""
 
 
 class InitialDataError(SpecError, OffManifoldError):
