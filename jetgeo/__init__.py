@@ -1,7 +1,10 @@
 """jetgeo — jet-bundle geometry and dynamics of non-holonomic mechanical systems.
 
-Layers (imports point down this list, never up): ``geometry`` ← ``jets`` ←
-``mechanics`` ← ``implicit`` ← ``recipes`` ← ``numerics`` / ``io`` / ``cli``.
+Layers (imports point down this list, never up): ``errors`` / ``version`` ← ``limits`` /
+``progress`` ← ``geometry`` ← ``jets`` ← ``mechanics`` ← ``implicit`` ← ``recipes`` ←
+``numerics`` / ``systems`` / ``testing`` ← ``io`` / ``demo`` ← ``cli``; the contract is
+``[tool.importlinter]`` in ``pyproject.toml``.  This root imports from several layers, so no
+module of a layer imports it (the version is in :mod:`jetgeo.version`).
 See ``theory/architecture.md`` (the design), ``theory/references.md`` (the
 bibliography) and the other pages in ``theory/``.
 """
@@ -9,10 +12,10 @@ bibliography) and the other pages in ``theory/``.
 from . import errors
 from .geometry import Chart, Codistribution, Distribution, Form, VectorField
 from .implicit import ImplicitDifferentialEquation, NonholonomicProblem
+from .io.sympy_import import from_mechanics
 from .jets import FibredManifold
 from .mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "errors",
@@ -27,5 +30,6 @@ __all__ = [
     "ConstrainedSystem",
     "ImplicitDifferentialEquation",
     "NonholonomicProblem",
+    "from_mechanics",
     "__version__",
 ]

@@ -26,46 +26,54 @@ directory, renamed into place only when every output of the command has been wri
 command that fails leaves no partial file and no earlier file changed.  An existing output file
 is replaced; an output path that is the spec file itself, or the same path given twice, is refused.
 
-Layers above :mod:`jetgeo.mechanics` (implicit, recipes, numerics, systems) are
-imported lazily: a method whose module is absent exits 2 with "method X is not
-available".
+The CLI is the top layer of jetgeo (see ``[tool.importlinter]`` in ``pyproject.toml``): it imports
+every layer below it plainly, so a failing import of jetgeo's own code fails loudly; only
+:mod:`jetgeo.numerics` (SciPy, about a second) is imported when a command needs it.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import functools
 import json
 import os
 import sys
 import warnings
 from pathlib import Path
 
-from . import __version__
-from .errors import IncompatibleError, JetgeoError, NotApplicableError, NotRegularError, SpecError
+from . import systems
+from .errors import (
+    IncompatibleError,
+    InputError,
+    JetgeoError,
+    MethodUnavailable,
+    NotApplicableError,
+    NotRegularError,
+    SpecError,
+)
+from .geometry.display import TIDY_MAX_OPS, tidy
+from .implicit import NonholonomicProblem
+from .recipes import METHODS as RECIPES
+from .recipes import benenti_first_kind
+from .version import __version__
 
-__all__ = ["main", "build_parser", "METHODS", "MethodUnavailable", "derive_motion"]
+__all__ = ["main", "build_parser", "CLI_METHODS", "MethodUnavailable", "derive_motion"]
 
 
-class MethodUnavailable(SpecError):
-    """A derivation method exists in jetgeo's list but its module is not installed/implemented."""
-
-
-#: method name → (module, attribute names to try, calling convention); "core" = Krupková in mechanics.
-#: The recipes are those of :data:`jetgeo.recipes.METHODS` plus Benenti's first kind (which needs a
-#: parametrisation ψ, z: the spec's [constraints.parametric], else z = the independent velocities).
-METHODS: dict = {
-    "krupkova": ("core", (), "core"),
-    "ibort": ("jetgeo.implicit", ("NonholonomicProblem",), "problem"),
-    "multipliers": ("jetgeo.recipes", ("lagrange_multipliers",), "sysQ"),
-    "gibbs-appell": ("jetgeo.recipes", ("gibbs_appell",), "sysQ"),
-    "benenti1": ("jetgeo.recipes", ("benenti_first_kind",), "psi"),
-    "benenti2": ("jetgeo.recipes", ("benenti_second_kind",), "sysQ"),
-    "voronets": ("jetgeo.recipes", ("voronets",), "sysQ"),
-    "maggi": ("jetgeo.recipes", ("maggi",), "sysQ"),
-    "chaplygin": ("jetgeo.recipes", ("chaplygin",), "sysQ"),
-    "hamel": ("jetgeo.recipes", ("hamel",), "sysQ"),
+#: ``--method`` word → (callable, calling convention).  "core": Krupková's reduced equations of the
+#: spec's constrained system (no callable); "problem": Ibort et al.'s ``NonholonomicProblem(system, Q,
+#: ...).solve()``; "sysQ": a recipe of :data:`jetgeo.recipes.METHODS`, called ``fn(system, Q)``;
+#: "psi": Benenti's first kind, which needs a parametrisation ψ, z (the spec's
+#: [constraints.parametric], else z = the independent velocities).
+CLI_METHODS: dict = {
+    "krupkova": (None, "core"),
+    "ibort": (NonholonomicProblem, "problem"),
+    **{name: (fn, "sysQ") for name, fn in RECIPES.items() if name != "krupkova"},
+    "benenti1": (benenti_first_kind, "psi"),
 }
+#: ``--simplify``: the display tidying (:func:`jetgeo.geometry.display.tidy`) whatever the size (the user asked
+#: for it and accepts the cost); without it, conditions are tidied only when small (``TIDY_MAX_OPS``)
+SIMPLIFY_MAX_OPS = 10**6
 FORMATS = ("text", "latex", "json", "python")
 
 
@@ -92,11 +100,7 @@ def _resolve(name: str) -> Path:
 
 
 def _catalogue_names() -> list:
-    try:
-        systems = importlib.import_module("jetgeo.systems")
-        return list(systems.names())
-    except Exception:  # the catalogue is optional (and written in parallel)
-        return []
+    return list(systems.names())
 
 
 def _load(name: str):
@@ -123,15 +127,6 @@ def _load_spec(name: str):
 # --- derivation ---------------------------------------------------------------------------------------
 
 
-def _import(modname: str, method: str):
-    try:
-        return importlib.import_module(modname)
-    except ImportError:
-        raise MethodUnavailable(
-            f"method {method} is not available ({modname} is not part of this installation)"
-        ) from None
-
-
 def _parametrisation(spec):
     """(psi, z) for Benenti's first kind: the spec's own, else z = the independent velocities."""
     import sympy as sp
@@ -151,9 +146,9 @@ def derive_motion(spec, method: str = "krupkova"):
     Accelerations are {q̈: expression}; for Benenti's first kind on a spec given
     implicitly, the parameters z are mapped back to the independent velocities.
     """
-    if method not in METHODS:
-        raise SpecError(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
-    modname, attrs, style = METHODS[method]
+    if method not in CLI_METHODS:
+        raise InputError(f"unknown method {method!r}; known methods: {', '.join(CLI_METHODS)}")
+    fn, style = CLI_METHODS[method]
     info: dict = {"method": method, "conditions": []}
     if spec.Q is None:
         if method != "krupkova":
@@ -167,22 +162,17 @@ def derive_motion(spec, method: str = "krupkova"):
         info["normal_form"] = dict(cs.g)
         return acc, info
     try:
-        return _derive_by(spec, method, modname, attrs, style, info)
+        return _derive_by(spec, method, fn, style, info)
     except (NotRegularError, IncompatibleError, NotApplicableError) as exc:
         if str(exc).startswith(f"{spec.source}:"):
             raise
         raise type(exc)(f"{spec.source}: method {method}: {exc}") from exc
 
 
-def _derive_by(spec, method: str, modname: str, attrs: tuple, style: str, info: dict):
-    mod = _import(modname, method)
-    fn = next((getattr(mod, a) for a in attrs if hasattr(mod, a)), None)
-    if fn is None:
-        raise MethodUnavailable(f"method {method} is not available ({modname} has no {' or '.join(attrs)})")
+def _derive_by(spec, method: str, fn, style: str, info: dict):
     back: dict = {}
     if style == "problem":
-        kw = _problem_kwargs(fn, spec)
-        res = fn(spec.system, spec.Q, **kw).solve()
+        res = _problem(spec).solve()
     elif style == "psi":
         psi, z, back = _parametrisation(spec)
         res = fn(spec.system, psi, z)
@@ -203,32 +193,11 @@ def _derive_by(spec, method: str, modname: str, attrs: tuple, style: str, info: 
     return acc, info
 
 
-def _problem_kwargs(cls, spec) -> dict:
-    """Pass the spec's reaction-force bundle / permitted directions if NonholonomicProblem accepts them."""
-    import inspect
-
-    try:
-        params = inspect.signature(cls).parameters
-    except (TypeError, ValueError):  # pragma: no cover
-        return {}
-    kw = {}
-    if spec.forces_bundle is not None:
-        for name in ("F", "forces", "reaction_forces"):
-            if name in params:
-                kw[name] = spec.forces_bundle
-                break
-        else:
-            raise MethodUnavailable("method ibort: this NonholonomicProblem does not accept a reaction-force bundle")
-    if spec.directions is not None:
-        for name in ("permitted", "D", "directions", "permitted_directions"):
-            if name in params:
-                kw[name] = spec.directions
-                break
-        else:
-            raise MethodUnavailable("method ibort: this NonholonomicProblem does not accept permitted directions")
-    if spec.branch is not None and "branch" in params:
-        kw["branch"] = spec.branch
-    return kw
+def _problem(spec) -> NonholonomicProblem:
+    """Ibort et al.'s problem (L, C, D, F) of the spec: its reaction-force bundle F and the permitted
+    directions D when it gives them (else Chetaev's F and D = TC), on the spec's branch."""
+    return NonholonomicProblem(spec.system, spec.Q, permitted=spec.directions, forces=spec.forces_bundle,
+                               branch=spec.branch)
 
 
 # --- output formats -------------------------------------------------------------------------------------
@@ -254,7 +223,7 @@ def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
             lines += [f"#   {a} = {e}" for a, e in native.items()]
         if info.get("conditions"):
             lines.append("# valid where these do not vanish: "
-                         + ", ".join(str(_display(c)) for c in info["conditions"]))
+                         + ", ".join(str(tidy(c)) for c in info["conditions"]))
         return "\n".join(lines) + "\n"
     if fmt == "latex":
         rows = [sp.latex(sp.Eq(a, e)) for a, e in acc.items()]
@@ -272,10 +241,10 @@ def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
         return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if fmt == "python":
         Y = spec.Y
-        args = [Y.t, *Y.q, *Y.qdot, *sorted(spec.parameters.values(), key=lambda p: p.name)]
+        args = [Y.t, *Y.q, *Y.qdot, *sorted(spec.parameters, key=lambda p: p.name)]
         title = f"Accelerations by the method stored in METHOD (generated by jetgeo {__version__})."
         return python_module(title, spec.name, method, args, acc)
-    raise SpecError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
+    raise InputError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
 
 
 # --- commands -----------------------------------------------------------------------------------------------
@@ -290,9 +259,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _derive(args: argparse.Namespace) -> int:
     if args.format not in FORMATS:
-        raise SpecError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
-    if args.method not in METHODS:
-        raise SpecError(f"unknown method {args.method!r}; known methods: {', '.join(METHODS)}")
+        raise InputError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
+    if args.method not in CLI_METHODS:
+        raise InputError(f"unknown method {args.method!r}; known methods: {', '.join(CLI_METHODS)}")
     from .limits import stage
 
     spec = _load(args.spec)
@@ -300,24 +269,9 @@ def _derive(args: argparse.Namespace) -> int:
         acc, info = derive_motion(spec, args.method)
     if args.simplify:
         with stage("simplification for display (--simplify)"):
-            acc = {a: _tidy(e) for a, e in acc.items()}
+            acc = {a: tidy(e, SIMPLIFY_MAX_OPS) for a, e in acc.items()}
     sys.stdout.write(format_motion(spec, acc, info, args.format))
     return 0
-
-
-def _tidy(e):
-    """The display step of ``--simplify`` (trigsimp, then factor, whatever the size; never in a
-    computation path)."""
-    from .geometry.display import tidy
-
-    return tidy(e, max_ops=10**6)
-
-
-def _display(e):
-    """Conditions and singular states as printed: tidied when small (display only)."""
-    from .geometry.display import tidy
-
-    return tidy(e)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -353,7 +307,7 @@ def _check(args: argparse.Namespace) -> int:
 def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> int:
     S, Q = spec.system, spec.Q
     ok = True
-    show = _tidy if args.simplify else _display
+    show = functools.partial(tidy, max_ops=SIMPLIFY_MAX_OPS if args.simplify else TIDY_MAX_OPS)
 
     def where(cond, what: str = "valid") -> str:
         return f"{what} everywhere" if cond.is_number and cond != 0 else f"{what} where {show(cond)} != 0"
@@ -384,32 +338,23 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
         ok = state["ok"] = ok and creg
         out.write(f"Constrained system [Stolařová 2009, eq. (12)]: {'regular' if creg else 'NOT regular'}; "
                   f"{where(cs.regularity_condition(), 'regular') if creg else 'its condition vanishes identically'}\n")
+    out.flush()
     try:
-        imp = importlib.import_module("jetgeo.implicit")
-    except ImportError:
-        imp = None
-        out.write("Compatibility [Ibort et al. 1996, Theorem 2]: skipped (jetgeo.implicit is not available)\n")
-    if imp is not None and hasattr(imp, "NonholonomicProblem"):
-        out.flush()
-        try:
-            with stage("compatibility"):
-                P = imp.NonholonomicProblem(S, Q, **_problem_kwargs(imp.NonholonomicProblem, spec))
-                comp = P.compatibility()
-                compatible = bool(getattr(comp, "compatible", comp))
-                ok = state["ok"] = ok and compatible
-                out.write(f"Compatibility: {comp}\n")
-                out.flush()
-            if hasattr(P, "integrability"):
-                with stage("integrability"):
-                    report = str(P.integrability())
-                out.write("Integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)]:\n")
-                for line in report.splitlines():
-                    out.write(f"  {line}\n")
-        except (IncompatibleError, NotRegularError) as exc:
-            ok = state["ok"] = False
-            out.write(f"Compatibility [Ibort et al. 1996, Theorem 2]: NOT compatible: {exc}\n")
-        except MethodUnavailable as exc:
-            out.write(f"Compatibility: skipped ({exc})\n")
+        with stage("compatibility"):
+            P = _problem(spec)
+            comp = P.compatibility()
+            compatible = bool(getattr(comp, "compatible", comp))
+            ok = state["ok"] = ok and compatible
+            out.write(f"Compatibility: {comp}\n")
+            out.flush()
+        with stage("integrability"):
+            report = str(P.integrability())
+        out.write("Integrability algorithm [Ibort et al. 1996, eqs. (3.9)–(3.10)]:\n")
+        for line in report.splitlines():
+            out.write(f"  {line}\n")
+    except (IncompatibleError, NotRegularError) as exc:
+        ok = state["ok"] = False
+        out.write(f"Compatibility [Ibort et al. 1996, Theorem 2]: NOT compatible: {exc}\n")
     if not ok:
         print(f"jetgeo: {spec.source}: the constrained problem is not well posed (see the report above)",
               file=sys.stderr)
@@ -469,16 +414,16 @@ def _check_outputs(args: argparse.Namespace, spec) -> dict:
     for i, (opt, path) in enumerate(given):
         p = Path(path)
         if spec_path is not None and _same_file(p, spec_path):
-            raise SpecError(f"{opt} {path}: is the spec file itself; it would be overwritten")
+            raise InputError(f"{opt} {path}: is the spec file itself; it would be overwritten")
         for opt2, path2 in given[:i]:
             if _same_file(p, Path(path2)):
-                raise SpecError(f"{opt} {path}: the same file as {opt2}; give two different files")
+                raise InputError(f"{opt} {path}: the same file as {opt2}; give two different files")
         if p.is_dir():
-            raise SpecError(f"{opt} {path}: is a directory")
+            raise InputError(f"{opt} {path}: is a directory")
         if os.path.lexists(p) and not p.is_file():
-            raise SpecError(f"{opt} {path}: exists and is not a regular file; it is not replaced")
+            raise InputError(f"{opt} {path}: exists and is not a regular file; it is not replaced")
         if not p.parent.is_dir():
-            raise SpecError(f"{opt} {path}: the directory {p.parent} does not exist")
+            raise InputError(f"{opt} {path}: the directory {p.parent} does not exist")
     if args.plot:
         try:
             import matplotlib
@@ -491,7 +436,7 @@ def _check_outputs(args: argparse.Namespace, spec) -> dict:
         ext = Path(args.plot).suffix.lower().lstrip(".")
         if ext not in formats:
             shown = f".{ext}" if ext else "(no extension)"
-            raise SpecError(f"--plot {args.plot}: unknown plot format {shown}; give a file name ending in one of "
+            raise InputError(f"--plot {args.plot}: unknown plot format {shown}; give a file name ending in one of "
                             + ", ".join("." + f for f in sorted(formats)))
         info["plot_format"] = ext
     return info
@@ -579,10 +524,7 @@ def _examples(args: argparse.Namespace) -> int:
     names = _catalogue_names()
     if names:
         print("Python catalogue jetgeo.systems (also usable by name; `jetgeo show NAME` writes its spec):")
-        try:
-            summaries = importlib.import_module("jetgeo.systems").describe()
-        except Exception:  # the catalogue is optional (and written in parallel)
-            summaries = {}
+        summaries = systems.describe()
         for n in names:
             print(f"  {n:24s} {summaries.get(n, '')}".rstrip())
     return 0
@@ -687,7 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bound the address space of the process to MB megabytes (0: no limit)")
     d = sub.add_parser("derive", parents=[common, limits], help="the equations of motion of a spec")
     d.add_argument("spec", help="spec file, or the name of a shipped spec")
-    d.add_argument("--method", default="krupkova", help=f"one of: {', '.join(METHODS)} (default krupkova)")
+    d.add_argument("--method", default="krupkova", help=f"one of: {', '.join(CLI_METHODS)} (default krupkova)")
     d.add_argument("--format", default="text", help=f"one of: {', '.join(FORMATS)} (default text)")
     d.add_argument("--simplify", action="store_true",
                    help="tidy the expressions for display (factor + trigsimp; can be slow on large systems)")
@@ -745,9 +687,9 @@ def _one_line(text: str) -> str:
 
 def _exit_code(exc: BaseException) -> tuple:
     """(exit code, message) for an exception that ends a command."""
-    from .errors import InputError, ResourceLimitError
+    from .errors import ResourceLimitError
 
-    if isinstance(exc, SpecError):
+    if isinstance(exc, InputError):  # SpecError included
         return 2, f"jetgeo: error: {exc}"
     if isinstance(exc, (NotRegularError, IncompatibleError, NotApplicableError)):
         return 1, f"jetgeo: {type(exc).__name__}: {exc}"
@@ -775,13 +717,8 @@ def _limit_hint(exc) -> str:
 def _preload_for_memory_limit(args: argparse.Namespace) -> None:
     """Import what the command needs before the address space is bounded (an import that fails for
     want of memory would read as "not available"), and refuse a limit below what is already used."""
-    from .errors import InputError
+    from . import io, numerics  # noqa: F401  (implicit, recipes and systems are imported above)
 
-    for mod in ("jetgeo.io", "jetgeo.implicit", "jetgeo.recipes", "jetgeo.numerics"):
-        try:
-            importlib.import_module(mod)
-        except ImportError:  # pragma: no cover - optional layers
-            pass
     if getattr(args, "plot", None):
         try:
             import matplotlib

@@ -20,7 +20,7 @@ import argparse
 import math
 import time
 
-from .errors import SpecError
+from .errors import InputError, MethodUnavailable
 
 __all__ = ["add_parser", "parse_range"]
 
@@ -30,24 +30,24 @@ def parse_range(text: str) -> tuple:
     name, eq, rng = text.partition("=")
     name = name.strip()
     if not eq or not name:
-        raise SpecError(f"--param {text!r}: expected NAME=START:STOP:N")
+        raise InputError(f"--param {text!r}: expected NAME=START:STOP:N")
     parts = rng.split(":")
     if len(parts) != 3:
-        raise SpecError(f"--param {text!r}: expected NAME=START:STOP:N (three fields after '=')")
+        raise InputError(f"--param {text!r}: expected NAME=START:STOP:N (three fields after '=')")
     try:
         start, stop = float(parts[0]), float(parts[1])
     except ValueError:
-        raise SpecError(f"--param {text!r}: START and STOP must be numbers") from None
+        raise InputError(f"--param {text!r}: START and STOP must be numbers") from None
     try:
         n = int(parts[2])
     except ValueError:
-        raise SpecError(f"--param {text!r}: N must be a whole number of values") from None
+        raise InputError(f"--param {text!r}: N must be a whole number of values") from None
     if not (math.isfinite(start) and math.isfinite(stop)):
-        raise SpecError(f"--param {text!r}: START and STOP must be finite")
+        raise InputError(f"--param {text!r}: START and STOP must be finite")
     if n < 1:
-        raise SpecError(f"--param {text!r}: N must be at least 1")
+        raise InputError(f"--param {text!r}: N must be at least 1")
     if n > 1 and start == stop:
-        raise SpecError(f"--param {text!r}: START = STOP with N > 1 gives repeated members")
+        raise InputError(f"--param {text!r}: START = STOP with N > 1 gives repeated members")
     return name, start, stop, n
 
 
@@ -59,15 +59,15 @@ def _run(args: argparse.Namespace) -> int:
     ranges = [parse_range(p) for p in args.param]
     names = [r[0] for r in ranges]
     if len(set(names)) != len(names):
-        raise SpecError(f"--param: a name is given twice: {names}")
+        raise InputError(f"--param: a name is given twice: {names}")
     if args.points < 2:
-        raise SpecError(f"--points must be at least 2, got {args.points}")
+        raise InputError(f"--points must be at least 2, got {args.points}")
     spec = _load(args.spec)
     Y = spec.Y
     valid = sorted([str(s) for s in spec.parameters] + [str(s) for s in (*Y.q, *Y.qdot)])
     unknown = [n for n in names if n not in valid]
     if unknown:
-        raise SpecError(f"{spec.source}: --param {unknown[0]!r} is neither a parameter nor a coordinate/velocity; "
+        raise InputError(f"{spec.source}: --param {unknown[0]!r} is neither a parameter nor a coordinate/velocity; "
                         f"valid names: {', '.join(valid)}")
     from .numerics.ensembles import ensemble, grid
 
@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
     y0 = {str(k): float(v) for k, v in spec.initial_state().items()}
     t0 = y0.pop(str(Y.t))
     if not args.t_end > t0:
-        raise SpecError(f"{spec.source}: --t-end {args.t_end} must be after the initial time {t0}")
+        raise InputError(f"{spec.source}: --t-end {args.t_end} must be after the initial time {t0}")
     members = grid(**{n: np.linspace(a, b, k) for n, a, b, k in ranges})
     model = spec.constrained() if spec.Q is not None else spec.system
     dependent = set()
@@ -83,18 +83,19 @@ def _run(args: argparse.Namespace) -> int:
         dependent = {str(d) for d in model.g}
         clash = [n for n in names if n in dependent]
         if clash:
-            raise SpecError(f"{spec.source}: --param {clash[0]!r} is a dependent velocity (given by the constraints); "
+            raise InputError(f"{spec.source}: --param {clash[0]!r} is a dependent velocity (given by the constraints); "
                             "sweep an independent one")
     client = None
     if args.scheduler != "local":
         try:
             from distributed import Client
         except ImportError:
-            raise SpecError("--scheduler ADDRESS needs dask.distributed (pip install jetgeo[ensemble])") from None
+            raise MethodUnavailable("--scheduler ADDRESS needs dask.distributed (pip install jetgeo[ensemble])"
+                                    ) from None
         try:
             client = Client(args.scheduler, timeout=args.connect_timeout)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SpecError(f"--scheduler {args.scheduler!r}: cannot connect: {exc}") from None
+            raise InputError(f"--scheduler {args.scheduler!r}: cannot connect: {exc}") from None
     start = time.perf_counter()
     try:
         ds = ensemble(model, members, (t0, args.t_end), n_times=args.points, params=pvals,

@@ -19,6 +19,8 @@ __all__ = [
     "OffManifoldError",
     "InputError",
     "SpecError",
+    "InitialDataError",
+    "MethodUnavailable",
     "ResourceLimitError",
     "UndecidedError",
 ]
@@ -63,7 +65,21 @@ class InputError(JetgeoError, ValueError):
 
 
 class SpecError(InputError):
-    """A system specification file is malformed; the message starts with the file and key."""
+    """A system specification file is malformed; the message starts with the file and key.
+
+    Raised only where a spec file is read or written (:mod:`jetgeo.io.spec`, :mod:`jetgeo.io.parse`,
+    :mod:`jetgeo.io.specs`) and where the command line resolves its SPEC argument or asks of the spec
+    what it does not hold (:mod:`jetgeo.cli`); a bad argument anywhere else, the command line's other
+    options included, is an :class:`InputError` (checked by ``tests/test_architecture.py``)."""
+
+
+class InitialDataError(SpecError, OffManifoldError):
+    """The initial data of a spec file do not lie on the constraint submanifold Q."""
+
+
+class MethodUnavailable(InputError):
+    """The command line was asked for something this installation cannot do (e.g. ``--plot``
+    without matplotlib); the message says what to install."""
 
 
 class ResourceLimitError(JetgeoError):

@@ -30,10 +30,10 @@ from .zero import (
     _PREC,
     _TRIG,
     PointSampler,
-    _angles_of,
-    _prepare_trig,
+    angles_of,
     is_zero,
     normalise,
+    prepare_trig,
     substitute,
     substitution,
     to_fraction,
@@ -87,7 +87,7 @@ def matrix_at_point(M: sp.Matrix, sampler: PointSampler):
     Returns ``(values, exact)`` with values a list of lists of Fractions (exact) or
     mpmath numbers, or ``None`` if the point is a pole of some entry.
     """
-    prepared = M.applyfunc(_prepare_trig)
+    prepared = M.applyfunc(prepare_trig)
     atoms: set = set()
     syms: set = set()
     for e in prepared:
@@ -95,7 +95,7 @@ def matrix_at_point(M: sp.Matrix, sampler: PointSampler):
         syms |= e.free_symbols
     angles = set()
     for e in prepared:
-        angles |= _angles_of(e)
+        angles |= angles_of(e)
     point = sampler.point(syms, angles)
     rep = substitution(point, atoms)
     vals = []

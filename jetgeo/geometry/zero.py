@@ -97,7 +97,7 @@ def _trig_args_are_symbols(expr: sp.Expr) -> bool:
     return all(a.args[0].is_Symbol for a in expr.atoms(*_TRIG))
 
 
-def _prepare_trig(expr: sp.Expr) -> sp.Expr:
+def prepare_trig(expr: sp.Expr) -> sp.Expr:
     """Expand multiple angles so that trig functions act on bare symbols where possible."""
     if expr.atoms(*_TRIG) and not _trig_args_are_symbols(expr):
         expr = sp.expand_trig(expr)
@@ -140,7 +140,8 @@ class PointSampler:
         return values
 
 
-def _angles_of(expr: sp.Expr) -> set:
+def angles_of(expr: sp.Expr) -> set:
+    """The symbols θ that appear as bare arguments of sin θ, cos θ, tan θ in ``expr``."""
     return {a.args[0] for a in expr.atoms(*_TRIG) if a.args[0].is_Symbol}
 
 
@@ -277,14 +278,14 @@ def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
     expressions polynomial in sin/cos of bare symbols over rational functions of
     the remaining atoms), or ``None`` when the expression is not of that kind.
     """
-    expr = _prepare_trig(as_expr(expr))
+    expr = prepare_trig(as_expr(expr))
     if expr.atoms(sp.tan):
         expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
     if not _trig_args_are_symbols(expr):
         return None
     num, _den = sp.fraction(sp.together(expr))
     num = sp.expand(num)
-    angles = _angles_of(num)
+    angles = angles_of(num)
     for th in sorted(angles, key=sp.default_sort_key):
         s, c = sp.sin(th), sp.cos(th)
         try:
@@ -331,9 +332,9 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     if not large and not funcs and all(p.exp.is_Integer for p in expanded.atoms(sp.Pow)):
         # rational function: cancel decides exactly
         return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
-    prepared = _prepare_trig(expanded)
+    prepared = prepare_trig(expanded)
     trig_atoms = prepared.atoms(*_TRIG)
-    angles = _angles_of(prepared)
+    angles = angles_of(prepared)
     sampler = PointSampler()
     exact_all = True
     zeros = 0

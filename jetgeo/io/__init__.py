@@ -12,8 +12,9 @@
 {xddot: -k*x}
 """
 
+from ..errors import InitialDataError
 from .parse import CONSTANTS, FUNCTIONS, Limits, parse_expression
-from .spec import InitialDataError, Spec, dump, expr_text, load_spec, loads_spec, to_toml
+from .spec import Spec, dump, expr_text, load_spec, loads_spec, to_toml
 from .specs import catalogue, spec_path
 
 __all__ = [

@@ -35,9 +35,10 @@ import sympy as sp
 from ..errors import (
     BranchError,
     ChartError,
+    InitialDataError,
+    InputError,
     JetgeoError,
     NotRegularError,
-    OffManifoldError,
     RankDeficientError,
     ResourceLimitError,
     SpecError,
@@ -55,7 +56,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = [
-    "Spec", "spec_from_catalogue", "load_spec", "loads_spec", "to_toml", "dump", "InitialDataError", "ASSUMPTIONS",
+    "Spec", "spec_from_catalogue", "load_spec", "loads_spec", "to_toml", "dump", "ASSUMPTIONS",
     "MAX_SPEC_BYTES",
 ]
 
@@ -67,16 +68,13 @@ _TOP_STRINGS = ("name", "title", "source", "description")
 _OFF_Q_TOL = 1e-9
 
 
-class InitialDataError(SpecError, OffManifoldError):
-    """Initial data of a spec do not lie on the constraint submanifold Q."""
-
-
 @dataclass
 class Spec:
     """A loaded specification: the jetgeo objects and the data to rebuild the file.
 
     Attributes: ``Y`` (FibredManifold), ``system`` (LagrangianSystem), ``Q``
-    (ConstraintSubmanifold or None), ``parameters`` ({name: Symbol}), ``params``
+    (ConstraintSubmanifold or None), ``parameters`` (tuple of Symbols in the order declared, as
+    ``CatalogueEntry.parameters``; by name: :meth:`symbol`), ``params``
     ({Symbol: numeric value}), ``initial`` ({jet symbol: value}, t included when
     given), ``forces_bundle`` (list of covectors [F_1..F_m] spanning the reaction
     forces, [Ibort et al. 1996], or None for Chetaev's), ``directions`` (list of 1-forms on TQ,
@@ -90,7 +88,7 @@ class Spec:
     Y: FibredManifold
     system: LagrangianSystem
     Q: ConstraintSubmanifold | None
-    parameters: dict
+    parameters: tuple
     params: dict = field(default_factory=dict)
     initial: dict = field(default_factory=dict)
     forces_bundle: list | None = None
@@ -114,7 +112,7 @@ class Spec:
     def symbol(self, name: str) -> sp.Symbol:
         """The symbol of a coordinate, velocity, time or parameter by name."""
         table = {str(s): s for s in (self.Y.t, *self.Y.q, *self.Y.qdot, *self.Y.qddot)}
-        table.update(self.parameters)
+        table.update({s.name: s for s in self.parameters})
         if self.z:
             table.update({str(s): s for s in self.z})
         try:
@@ -163,7 +161,7 @@ class Spec:
 
     def numeric_params(self) -> dict:
         """{Symbol: float} for every parameter; SpecError naming the missing ones."""
-        missing = [n for n, s in self.parameters.items() if s not in self.params]
+        missing = [s.name for s in self.parameters if s not in self.params]
         if missing:
             raise SpecError(
                 f"{self.source}: [values]: no numerical value for parameter(s) {', '.join(missing)}"
@@ -217,12 +215,11 @@ class Spec:
                 syms |= as_expr(p).free_symbols
         zset = set(z or ())
         pars = sorted((s for s in syms - jets - zset), key=lambda s: s.name)
-        parameters = {s.name: s for s in pars}
         assumptions = {s.name: [a for a in ASSUMPTIONS if s.assumptions0.get(a) is True
                                 and not _implied(a, s)] for s in pars}
         form = "implicit" if Q is not None else None
         return cls(
-            source=f"<{name}>", name=name, Y=Y, system=system, Q=Q, parameters=parameters,
+            source=f"<{name}>", name=name, Y=Y, system=system, Q=Q, parameters=tuple(pars),
             params={s: sp.nsimplify(v) for s, v in (params or {}).items() if s in pars},
             initial={s: sp.nsimplify(v) for s, v in (initial or {}).items() if s in (Y.t, *Y.q, *Y.qdot)},
             forces_bundle=forces_bundle, directions=directions, branch=branch,
@@ -442,7 +439,7 @@ class _Loader:
             Y=self.Y,
             system=self.system,
             Q=self.Q,
-            parameters=dict(self.params),
+            parameters=tuple(self.params.values()),
             params=params,
             initial=initial,
             forces_bundle=self.forces_bundle,
@@ -516,7 +513,7 @@ class _Loader:
             raise self.err("coordinates", "autonomous", f"must be true or false, got {_kind(autonomous)}")
         try:
             self.Y = FibredManifold(q, time=time, autonomous=autonomous)
-        except (ChartError, SpecError) as exc:
+        except (ChartError, InputError) as exc:
             raise self.err("coordinates", "q", str(exc)) from None
         Y = self.Y
         self.jet_names = {str(s): s for s in (Y.t, *Y.q, *Y.qdot)}
@@ -601,7 +598,7 @@ class _Loader:
                 self.system = LagrangianSystem(Y, self.L, self.forces)
             else:
                 self.system = LagrangianSystem.mechanical(Y, self.T, self.V, self.forces)
-        except SpecError as exc:
+        except InputError as exc:
             raise self.err("lagrangian", None, str(exc)) from None
 
     def load_constraints(self) -> None:
@@ -684,7 +681,7 @@ class _Loader:
             raise self.err("constraints", form, str(exc)) from None
         except (ChartError, UndecidedError, BranchError) as exc:
             raise self.err("constraints", form, str(exc)) from None
-        except SpecError as exc:
+        except InputError as exc:  # SpecError included
             if str(exc).startswith(self.src + ":"):
                 raise
             raise self.err("constraints", form, str(exc)) from None
@@ -984,8 +981,8 @@ def to_toml(spec: Spec) -> str:
         lines.append("autonomous = true")
     if spec.parameters:
         lines += ["", "[parameters]"]
-        for n in spec.parameters:
-            lines.append(f"{_key(n)} = {_val(list(spec.assumptions.get(n, [])))}")
+        for s in spec.parameters:
+            lines.append(f"{_key(s.name)} = {_val(list(spec.assumptions.get(s.name, [])))}")
     lines += ["", "[lagrangian]"]
     S = spec.system
     if S.kinetic_energy is not None:
@@ -1031,17 +1028,11 @@ def to_toml(spec: Spec) -> str:
 
 
 def spec_from_catalogue(name: str) -> Spec:
-    """A Spec for a system of :mod:`jetgeo.systems` (imported lazily); SpecError if absent."""
-    import importlib
+    """A Spec for a system of the catalogue :mod:`jetgeo.systems` (the layer below ``io``)."""
+    from .. import systems
 
-    try:
-        systems = importlib.import_module("jetgeo.systems")
-    except ImportError:
-        raise SpecError(f"{name}: no such file or shipped spec (and jetgeo.systems is not available)") from None
     e = systems.load(name)
-    title = ""
-    if hasattr(systems, "describe"):
-        title = str(systems.describe().get(name, ""))
+    title = str(systems.describe().get(name, ""))
     if not title:
         title = " ".join(str(getattr(e, "description", "")).split()).split(". ")[0]
         if len(title) > 100:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -71,7 +71,7 @@ class ImportedModel:
     def constrain(self, **kw):
         """The constrained system (requires velocity constraints)."""
         if self.Q is None:
-            raise SpecError("the imported model has no velocity constraints; use .system directly")
+            raise InputError("the imported model has no velocity constraints; use .system directly")
         return self.system.constrain(self.Q, **kw)
 
 
@@ -85,13 +85,13 @@ def _load_parts(load):
         try:
             where, vec = load
         except (TypeError, ValueError):
-            raise SpecError(f"a load must be (Point, Vector), (ReferenceFrame, Vector), Force or Torque; got {load!r}"
+            raise InputError(f"a load must be (Point, Vector), (ReferenceFrame, Vector), Force or Torque; got {load!r}"
                             ) from None
     if isinstance(where, Point):
         return "force", where, vec
     if isinstance(where, ReferenceFrame):
         return "torque", where, vec
-    raise SpecError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
+    raise InputError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
 def _fixed_point_from(P, frame):
@@ -133,7 +133,7 @@ def _check_velocities(bodies, frame, jet) -> None:
         for e in (frame.x, frame.y, frame.z):
             d = jet(diff.dot(e), f"the velocity of {P}")
             if not is_zero(d):
-                raise SpecError(
+                raise InputError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
                     f"(whose velocity is set to zero): they differ by {as_expr(d)} along {e}.  A constraint "
                     "seems embedded in the kinematics (e.g. a rolling contact point given zero velocity); the "
@@ -168,7 +168,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     q = [as_expr(c, "coordinate") for c in coordinates]
     tt = dynamicsymbols._t
     if not q or any(not isinstance(c, sp.core.function.AppliedUndef) or c.args != (tt,) for c in q):
-        raise SpecError(f"coordinates must be dynamicsymbols q(t); got {coordinates!r}")
+        raise InputError(f"coordinates must be dynamicsymbols q(t); got {coordinates!r}")
     Y = FibredManifold([c.func.__name__ for c in q], time=time)
     allowed = set(q)
 
@@ -187,7 +187,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
         out = out.xreplace(rep).xreplace({tt: Y.t})
         left = _leftover_functions(out, allowed)
         if left:
-            raise SpecError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
+            raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
                             "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
                             "through the coordinates' derivatives")
         return out
@@ -195,7 +195,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     try:
         T = sp.Add(*[b.kinetic_energy(frame) for b in bodies])
     except ValueError as exc:
-        raise SpecError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
+        raise InputError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
     _check_velocities(bodies, frame, jet)
     T = jet(T, "the kinetic energy")
     V = jet(potential, "the potential")
@@ -206,7 +206,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
         try:
             vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
         except ValueError as exc:
-            raise SpecError(f"the load {load!r}: {exc}") from exc
+            raise InputError(f"the load {load!r}: {exc}") from exc
         F = sp.Matrix([jet(vec.dot(e), f"the load on {where}") for e in (frame.x, frame.y, frame.z)])
         v = sp.Matrix([jet(vel.dot(e), f"the velocity of {where}") for e in (frame.x, frame.y, frame.z)])
         for s in range(Y.m):
@@ -217,7 +217,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     hs = [jet(h, "a configuration constraint") for h in configuration_constraints]
     for h in hs:
         if Y.jet_order(h) > 0:
-            raise SpecError(f"a configuration constraint must depend on (t, q) only; got {h}")
+            raise InputError(f"a configuration constraint must depend on (t, q) only; got {h}")
         fs.append(sp.diff(h, Y.t) + sp.Add(*[sp.diff(h, c) * v for c, v in zip(Y.q, Y.qdot)]))
     Q = ConstraintSubmanifold(Y, fs) if fs else None
     u_of_jets = {u: jet(v, "a kinematic equation") for u, v in speeds.items()
@@ -233,16 +233,16 @@ def _solve_speeds(kd_eqs: Sequence, coordinates: set, tt) -> dict:
     us = sorted({f for e in kd for f in e.atoms(sp.core.function.AppliedUndef)
                  if f not in coordinates and f.args == (tt,)}, key=str)
     if len(us) != len(kd):
-        raise SpecError(f"kinematic equations: {len(kd)} equations for the {len(us)} speeds "
+        raise InputError(f"kinematic equations: {len(kd)} equations for the {len(us)} speeds "
                         f"{[str(u) for u in us]} (time functions other than the coordinates); one each is needed")
     dummies = [sp.Dummy(f"u{i}") for i in range(len(us))]
     sub = dict(zip(us, dummies))
     try:
         A, b = sp.linear_eq_to_matrix([e.xreplace(sub) for e in kd], dummies)
     except (sp.PolynomialError, ValueError) as exc:  # NonlinearError is a ValueError
-        raise SpecError(f"kinematic equations must be linear in the speeds {[str(u) for u in us]}: {exc}") from exc
+        raise InputError(f"kinematic equations must be linear in the speeds {[str(u) for u in us]}: {exc}") from exc
     if A.det(method="berkowitz").is_zero or sp.cancel(A.det(method="berkowitz")) == 0:
-        raise SpecError(f"kinematic equations cannot be solved for the speeds {[str(u) for u in us]}")
+        raise InputError(f"kinematic equations cannot be solved for the speeds {[str(u) for u in us]}")
     sol = A.LUsolve(b)
     out = {}
     for u, v in zip(us, sol):

@@ -18,7 +18,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import ChartError, InputError, SpecError
+from ..errors import ChartError, InputError
 from ..geometry import Chart, Form, VectorField
 from ..geometry.chart import as_symbols
 from ..geometry.coerce import as_expr
@@ -64,7 +64,7 @@ class FibredManifold:
             raise InputError(f"autonomous: expected True or False, got {autonomous!r:.60}")
         q = as_symbols(coords)
         if not q:
-            raise SpecError("a fibred manifold needs at least one fibre coordinate")
+            raise InputError("a fibred manifold needs at least one fibre coordinate")
         t = as_symbols([time])[0]
         if t in q:
             raise ChartError(f"the time coordinate {t} is also a fibre coordinate")

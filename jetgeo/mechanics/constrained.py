@@ -105,7 +105,8 @@ class ConstrainedSystem:
         return [self.Y.qdot.index(d) for d in self.dependent]
 
     @cached_property
-    def _idx_ind(self) -> list:
+    def independent_indices(self) -> list:
+        """Positions in ``Y.qdot`` of the independent velocities q̇^I of the normal form."""
         return [self.Y.qdot.index(d) for d in self.independent]
 
     @cached_property
@@ -125,7 +126,7 @@ class ConstrainedSystem:
         :attr:`_implicit_derivatives`)."""
         Y = self.Y
         Psi_D, gbar_D = self._implicit_derivatives
-        qdd_I = [Y.qddot[i] for i in self._idx_ind]
+        qdd_I = [Y.qddot[i] for i in self.independent_indices]
         out = {}
         for i, d in enumerate(self.g):
             dd = Y.qddot[Y.qdot.index(d)]
@@ -149,7 +150,7 @@ class ConstrainedSystem:
             # collect the dt coefficient −g + (∂g/∂q̇^l) q̇^l before building the form
             c_dt = -g
             w = C.dx(qd)
-            for li in self._idx_ind:
+            for li in self.independent_indices:
                 c = sp.diff(g, Y.qdot[li])
                 if c != 0:
                     w = w - c * C.dx(Y.q[li])
@@ -185,7 +186,7 @@ class ConstrainedSystem:
             dep_pos[d]: normalise(g - sp.Add(*[v * sp.diff(g, v) for v in self.independent]))
             for d, g in self.g.items()
         }))
-        for li in self._idx_ind:
+        for li in self.independent_indices:
             v = Y.qdot[li]
             fields.append(field_with(C.index(Y.q[li]), {dep_pos[d]: sp.diff(g, v) for d, g in self.g.items()}))
         for v in self.independent:
@@ -242,7 +243,7 @@ class ConstrainedSystem:
     def _reduced(self) -> list:
         """(E_l + E_{D_i} ∂g^i/∂q̇^l)∘ι₂ for l ∈ I, as A′_l + B′_ls q̈^s."""
         A, B = self._reduced_AB
-        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        qdd = [self.Y.qddot[i] for i in self.independent_indices]
         return [A[r] + sp.Add(*[B[r][c] * qdd[c] for c in range(len(qdd))]) for r in range(len(qdd))]
 
     def reduced_equations(self, method: str = "coordinates") -> list:
@@ -267,7 +268,7 @@ class ConstrainedSystem:
         hcoef = {Y.t: sp.Integer(1)}
         for s, v in zip(Y.q, Y.qdot):
             hcoef[s] = self.g.get(v, v)
-        for li in self._idx_ind:
+        for li in self.independent_indices:
             hcoef[Y.qdot[li]] = Y.qddot[li]
         out = []
         for xi in gens:
@@ -307,7 +308,7 @@ class ConstrainedSystem:
         Y = self.Y
         on = self.g
         deps = list(on)
-        ind = [Y.qdot[i] for i in self._idx_ind]
+        ind = [Y.qdot[i] for i in self.independent_indices]
         fs = self.Q.f
         k = len(fs)
         J = self.Q._jacobian  # ∂f/∂q̇, computed once (in the polynomial ring where possible)
@@ -326,7 +327,7 @@ class ConstrainedSystem:
     def _reduced_AB(self) -> tuple:
         Y = self.Y
         m = Y.m
-        ind = self._idx_ind
+        ind = self.independent_indices
         W = self.system._hessian
         on = self.g
         Psi_D, gbar_D = self._implicit_derivatives
@@ -370,7 +371,7 @@ class ConstrainedSystem:
         L = self.system.L
         Lbar = L.xreplace(self.g)
         ind = list(self.independent)
-        qI = [Y.q[i] for i in self._idx_ind]
+        qI = [Y.q[i] for i in self.independent_indices]
         dep_q = {d: Y.q[Y.qdot.index(d)] for d in self.dependent}
         pD = {d: sp.diff(L, d).xreplace(self.g) for d in self.dependent}
         A = self.system.forces
@@ -382,7 +383,7 @@ class ConstrainedSystem:
             return out
 
         Ap, Bp = [], []
-        for l_, v, ql in zip(self._idx_ind, ind, qI):
+        for l_, v, ql in zip(self.independent_indices, ind, qI):
             a = sp.diff(Lbar, ql) - dbar(sp.diff(Lbar, v))
             force = A[l_]
             for d, g in self.g.items():
@@ -441,7 +442,7 @@ class ConstrainedSystem:
         self._acc_rational = sol is not None
         if sol is None:
             sol = B.LUsolve(-A).applyfunc(_tidy)
-        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        qdd = [self.Y.qddot[i] for i in self.independent_indices]
         return dict(zip(qdd, sol))
 
     def accelerations(self) -> dict:
@@ -462,7 +463,7 @@ class ConstrainedSystem:
         Y = self.Y
         acc = self.accelerations()
         comps = [sp.Integer(1), *[self.g.get(v, v) for v in Y.qdot]]
-        comps += [acc[Y.qddot[i]] for i in self._idx_ind]
+        comps += [acc[Y.qddot[i]] for i in self.independent_indices]
         return VectorField(self.chart, comps)
 
     @cached_property
@@ -470,7 +471,7 @@ class ConstrainedSystem:
         acc_I = self._acc_independent
         _ = self._reduced_AB
         r, WPsi = self._el_on_Q_parts
-        qdd = [self.Y.qddot[i] for i in self._idx_ind]
+        qdd = [self.Y.qddot[i] for i in self.independent_indices]
         J = self.Q.jacobian().applyfunc(self.on_Q)
         # E_σ + λ_i ∂f^i/∂q̇^σ = 0 on the dependent rows, E_σ∘ι = r_σ − (WΨ)_σs q̈^s
         rows = self._idx_dep

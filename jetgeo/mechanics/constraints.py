@@ -27,7 +27,7 @@ from itertools import chain, combinations
 
 import sympy as sp
 
-from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, SpecError, UndecidedError
+from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
 from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
@@ -164,18 +164,18 @@ class ConstraintSubmanifold:
         branch: int | None = None,
     ) -> None:
         if not isinstance(Y, FibredManifold):
-            raise SpecError(f"ConstraintSubmanifold needs a FibredManifold, got {type(Y).__name__}")
+            raise InputError(f"ConstraintSubmanifold needs a FibredManifold, got {type(Y).__name__}")
         if isinstance(constraints, (sp.Basic, str)):
             constraints = [constraints]
         try:
             fs = tuple(as_expr(f) for f in constraints)
         except (sp.SympifyError, TypeError) as exc:
-            raise SpecError(f"constraints must be symbolic expressions: {exc}") from exc
+            raise InputError(f"constraints must be symbolic expressions: {exc}") from exc
         if not fs:
-            raise SpecError("a constraint submanifold needs at least one constraint f^i = 0")
+            raise InputError("a constraint submanifold needs at least one constraint f^i = 0")
         for i, f in enumerate(fs):
             if isinstance(f, sp.Equality):
-                raise SpecError(f"give constraints as expressions f (meaning f = 0), not equations: {f}")
+                raise InputError(f"give constraints as expressions f (meaning f = 0), not equations: {f}")
             if not isinstance(f, sp.Expr):
                 raise InputError(f"constraint {i + 1}: expected an expression, got {type(f).__name__} {f}")
             if f.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
@@ -184,7 +184,7 @@ class ConstraintSubmanifold:
                 raise InputError(f"constraint {i + 1}: {f} is not real (it contains the imaginary unit); "
                                  "jetgeo works over the reals")
             if Y.jet_order(f) > 1:
-                raise SpecError(f"constraints must depend on (t, q, q̇) only; {f} contains accelerations")
+                raise InputError(f"constraints must depend on (t, q, q̇) only; {f} contains accelerations")
             _refuse_empty(f, i)
         k = len(fs)
         if k >= Y.m:
@@ -194,10 +194,10 @@ class ConstraintSubmanifold:
         self.Y = Y
         self.f = fs
         self.k = k
-        self._dependent_hint = tuple(dependent) if dependent is not None else None
-        for d in self._dependent_hint or ():  # at once, not when the normal form is first asked for
+        self.dependent_choice = tuple(dependent) if dependent is not None else None  #: caller's dependent q̇ or None
+        for d in self.dependent_choice or ():  # at once, not when the normal form is first asked for
             as_symbol(d, Y.qdot, "dependent velocity")
-        self._branch_hint = branch
+        self.branch_choice = branch  #: the branch the caller chose (None: the only one, else asked for)
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
         self.z_of_qdot: dict | None = None
@@ -216,7 +216,7 @@ class ConstraintSubmanifold:
         g = {as_symbol(k, Y.qdot, "dependent velocity"): as_expr(v, f"normal form of {k}") for k, v in g.items()}
         for dv in g:
             if dv not in Y.qdot:
-                raise SpecError(f"normal form: {dv} is not a velocity of {Y!r}")
+                raise InputError(f"normal form: {dv} is not a velocity of {Y!r}")
         Q = cls(Y, [dv - expr for dv, expr in g.items()], dependent=list(g))
         return Q
 
@@ -230,9 +230,9 @@ class ConstraintSubmanifold:
         psi = [as_expr(p) for p in psi]
         z = tuple(as_symbol(s, what="parameter z") for s in z)
         if len(psi) != Y.m:
-            raise SpecError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
+            raise InputError(f"parametric constraints: ψ needs {Y.m} components (one per q̇), got {len(psi)}")
         if not z or len(z) >= Y.m:
-            raise SpecError(f"parametric constraints: need 1 ≤ dim z < m = {Y.m}, got {len(z)}")
+            raise InputError(f"parametric constraints: need 1 ≤ dim z < m = {Y.m}, got {len(z)}")
         z_user = z
         if set(z) & (set(Y.q) | set(Y.qdot) | {Y.t}):
             # parameters named like jet coordinates (e.g. z = q̇^I, [Benenti 2007, Remark 7.3]): rename
@@ -306,10 +306,10 @@ class ConstraintSubmanifold:
         """The dependent velocities q̇^D (user's choice, else a verified structural matching)."""
         Y = self.Y
         J = self.jacobian()
-        if self._dependent_hint is not None:
-            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self._dependent_hint)
+        if self.dependent_choice is not None:
+            dep = tuple(as_symbol(d, self.Y.qdot, "dependent velocity") for d in self.dependent_choice)
             if len(dep) != self.k or any(d not in Y.qdot for d in dep) or len(set(dep)) != self.k:
-                raise SpecError(
+                raise InputError(
                     f"dependent velocities must be {self.k} distinct velocities of {Y!r}; got {list(dep)}"
                 )
             cols = [Y.qdot.index(d) for d in dep]
@@ -365,7 +365,7 @@ class ConstraintSubmanifold:
     def with_dependent(self, dependent: Sequence, branch: int | None = None) -> ConstraintSubmanifold:
         """The same submanifold Q (the same f) with another choice of dependent velocities."""
         Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent,
-                                  branch=self._branch_hint if branch is None else branch)
+                                  branch=self.branch_choice if branch is None else branch)
         Q.psi, Q.z, Q.z_of_qdot = self.psi, self.z, self.z_of_qdot
         return Q
 
@@ -398,7 +398,7 @@ class ConstraintSubmanifold:
         if dependent is not None and tuple(dependent) != self.dependent:
             Q = ConstraintSubmanifold(self.Y, self.f, dependent=dependent)
         brs = Q._branches
-        b = self._branch_hint if branch is None else branch
+        b = self.branch_choice if branch is None else branch
         if b is None:
             if len(brs) > 1:
                 listing = "\n  ".join(str(x) for x in brs)
@@ -427,7 +427,7 @@ class ConstraintSubmanifold:
         missing |= set().union(*(g.free_symbols for br in self._branches for g in br.solution.values()))
         missing = missing - set(pt)
         if missing:
-            raise SpecError(
+            raise InputError(
                 f"branch_of: the point must give values for {sorted(map(str, missing))} "
                 "(parameters included)"
             )
@@ -476,7 +476,7 @@ class ConstraintSubmanifold:
         For a constraint with several branches and ``branch=None`` every branch is
         classified; if they disagree, :class:`BranchError` asks for one.
         """
-        if branch is None and self._branch_hint is None and len(self._branches) > 1:
+        if branch is None and self.branch_choice is None and len(self._branches) > 1:
             kinds = [self.classify(branch=i) for i in range(len(self._branches))]
             if len({c.kind for c in kinds}) == 1:
                 return kinds[0]

@@ -29,7 +29,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import NotRegularError, SpecError
+from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
 from ..geometry.polydiff import poly_of
@@ -46,11 +46,11 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
     if isinstance(forces, Mapping):
         unknown = [k for k in forces if k not in Y.q]
         if unknown:
-            raise SpecError(f"forces given for {unknown}, which are not coordinates of {Y!r}")
+            raise InputError(f"forces given for {unknown}, which are not coordinates of {Y!r}")
         return tuple(as_expr(forces.get(s, 0)) for s in Y.q)
     forces = list(forces)
     if len(forces) != Y.m:
-        raise SpecError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
+        raise InputError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
     return tuple(as_expr(f) for f in forces)
 
 
@@ -70,13 +70,13 @@ class LagrangianSystem:
 
     def __init__(self, Y: FibredManifold, L, forces=None) -> None:
         if not isinstance(Y, FibredManifold):
-            raise SpecError(f"LagrangianSystem needs a FibredManifold, got {type(Y).__name__}")
+            raise InputError(f"LagrangianSystem needs a FibredManifold, got {type(Y).__name__}")
         try:
             L = as_expr(L)
         except (sp.SympifyError, TypeError) as exc:
-            raise SpecError(f"the Lagrangian {L!r} is not a symbolic expression") from exc
+            raise InputError(f"the Lagrangian {L!r} is not a symbolic expression") from exc
         if Y.jet_order(L) > 1:
-            raise SpecError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
+            raise InputError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
         self.Y = Y
         self.L = L
         self.forces = _normalise_forces(Y, forces)
@@ -85,7 +85,7 @@ class LagrangianSystem:
         self.potential_energy: sp.Expr | None = None
         for A in self.forces:
             if Y.jet_order(A) > 1:
-                raise SpecError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
+                raise InputError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
 
     # --- constructors --------------------------------------------------------------
     @classmethod
@@ -93,7 +93,7 @@ class LagrangianSystem:
         """L = T − V with generalised forces A_σ (kinetic energy T, potential V)."""
         V = as_expr(V)
         if Y.jet_order(V) > 0:
-            raise SpecError(f"the potential must depend on (t, q) only; got {V}")
+            raise InputError(f"the potential must depend on (t, q) only; got {V}")
         S = cls(Y, as_expr(T) - V, forces)
         S.kinetic_energy = as_expr(T)
         S.potential_energy = V
@@ -109,7 +109,7 @@ class LagrangianSystem:
         names = [c if isinstance(c, str) else getattr(getattr(c, "func", None), "__name__", None)
                  for c in coordinates]
         if any(n is None for n in names):
-            raise SpecError(f"coordinates must be dynamicsymbols or names, got {list(coordinates)}")
+            raise InputError(f"coordinates must be dynamicsymbols or names, got {list(coordinates)}")
         Y = FibredManifold(names, time=time)
         L = Y.from_dynamicsymbols(L)
         if forces is not None:
@@ -344,7 +344,7 @@ class LagrangianSystem:
         g = self.metric()
         bad = set().union(*(e.free_symbols for e in g)) & set(self.Y.qdot)
         if bad:
-            raise SpecError(
+            raise InputError(
                 f"the Hessian of L depends on the velocities {sorted(map(str, bad))}: L is not of the "
                 "mechanical form ½ g_ij(t, q) q̇^i q̇^j + (linear) + (potential), so it defines no metric"
             )
@@ -385,11 +385,16 @@ class LagrangianSystem:
         )
 
     # --- constraints -----------------------------------------------------------------------------
-    def constrain(self, Q):
-        """Krupková's constrained system on the constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)]."""
+    def constrain(self, Q, branch: int | None = None, dependent=None):
+        """Krupková's constrained system on the constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)]:
+        ``ConstrainedSystem(self, Q, branch=branch, dependent=dependent)``.
+
+        ``dependent`` (k velocities) and ``branch`` choose the chart q̇^D = g(t, q, q̇^I) of Q, i.e. the
+        normal form's solution; None keeps Q's own choice (``Q.dependent_choice``, ``Q.branch_choice``).
+        """
         from .constrained import ConstrainedSystem
 
-        return ConstrainedSystem(self, Q)
+        return ConstrainedSystem(self, Q, branch=branch, dependent=dependent)
 
     # --- display ------------------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import NotApplicableError, SpecError
+from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.linalg import nullspace
 from ..geometry.trig import trig_reduce
@@ -85,7 +85,7 @@ def momentum_equation(cs, action: Sequence, section: Sequence | None = None) -> 
     m = Y.m
     X = [_generator(Y, x) for x in action]
     if not X:
-        raise SpecError("momentum_equation: give at least one generator of the group action")
+        raise InputError("momentum_equation: give at least one generator of the group action")
     L, A = cs.system.L, cs.system.forces
     J = cs.Q.jacobian()
     if any(e.has(*Y.qdot) for e in J):
@@ -111,11 +111,11 @@ def momentum_equation(cs, action: Sequence, section: Sequence | None = None) -> 
         for c in section:
             c = tuple(as_expr(x, "momentum_equation: section coefficient") for x in c)
             if len(c) != len(X):
-                raise SpecError(f"momentum_equation: a section needs {len(X)} coefficients (one per generator), "
+                raise InputError(f"momentum_equation: a section needs {len(X)} coefficients (one per generator), "
                                 f"got {len(c)}")
             viol = [e for e in JX * sp.Matrix(c) if not is_zero(e)]
             if viol:
-                raise SpecError(f"momentum_equation: the section {list(c)} is not allowed by the constraints: "
+                raise InputError(f"momentum_equation: the section {list(c)} is not allowed by the constraints: "
                                 f"∂f/∂q̇ · η = {viol[0]} ≠ 0")
             sections.append(c)
     p_q = [sp.diff(L, v) for v in Y.qdot]
@@ -159,16 +159,16 @@ def _generator(Y, x) -> list:
             k = as_symbol(k, Y.q, "momentum_equation: generator component") if isinstance(k, str) \
                 else as_expr(k, "momentum_equation: generator component")
             if k not in Y.q:
-                raise SpecError(f"momentum_equation: a generator component is given for {k}, which is not a "
+                raise InputError(f"momentum_equation: a generator component is given for {k}, which is not a "
                                 f"coordinate of {Y!r}")
             comps[k] = as_expr(v, f"momentum_equation: generator component for {k}")
         X = [comps.get(q, sp.Integer(0)) for q in Y.q]
     else:
         X = [as_expr(v, "momentum_equation: generator component") for v in x]
         if len(X) != Y.m:
-            raise SpecError(f"momentum_equation: a generator needs {Y.m} components, got {len(X)}")
+            raise InputError(f"momentum_equation: a generator needs {Y.m} components, got {len(X)}")
     if any(e.has(Y.t, *Y.qdot, *Y.qddot) for e in X):
-        raise SpecError("momentum_equation: generators are vector fields on the configuration space (functions of q)")
+        raise InputError("momentum_equation: generators are vector fields on the configuration space (functions of q)")
     return X
 
 

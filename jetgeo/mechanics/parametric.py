@@ -33,7 +33,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import NotRegularError, RankDeficientError, SpecError
+from ..errors import InputError, NotRegularError, RankDeficientError
 from ..geometry import Chart, VectorField, generic_rank
 from ..geometry.coerce import as_expr
 from ..geometry.trig import trig_reduce
@@ -63,16 +63,16 @@ class ParametricConstrainedSystem:
         psi = [as_expr(p) for p in psi]
         z = tuple(sp.Symbol(s) if isinstance(s, str) else s for s in z)
         if len(psi) != Y.m:
-            raise SpecError(f"ψ needs {Y.m} components (one per velocity), got {len(psi)}")
+            raise InputError(f"ψ needs {Y.m} components (one per velocity), got {len(psi)}")
         if not z or len(z) >= Y.m + 1:
-            raise SpecError(f"need 1 ≤ dim z ≤ m = {Y.m} parameters, got {len(z)}")
+            raise InputError(f"need 1 ≤ dim z ≤ m = {Y.m} parameters, got {len(z)}")
         jets = set(Y.qdot) | set(Y.qddot)
         for p in psi:
             if p.free_symbols & jets:
-                raise SpecError(f"ψ must be a function of (t, q, z) only; {p} contains velocities")
+                raise InputError(f"ψ must be a function of (t, q, z) only; {p} contains velocities")
         clash = set(z) & (set(Y.J2.coords))
         if clash:
-            raise SpecError(f"parameters z clash with jet coordinates: {clash}")
+            raise InputError(f"parameters z clash with jet coordinates: {clash}")
         self.system = system
         self.Y = Y
         self.psi = tuple(psi)

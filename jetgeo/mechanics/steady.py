@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import NotApplicableError, SpecError, UndecidedError
+from ..errors import InputError, NotApplicableError, UndecidedError
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise_if_small
@@ -87,16 +87,16 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
                      else as_expr(u, "steady_motions: unknown") for u in unknowns)
     bad = [u for u in unknowns if not isinstance(u, sp.Symbol) or u in (Y.t, *Y.q, *Y.qdot)]
     if bad:
-        raise SpecError(f"steady_motions: unknowns must be symbols of the ansatz, not jet coordinates: {bad}")
+        raise InputError(f"steady_motions: unknowns must be symbols of the ansatz, not jet coordinates: {bad}")
     fixed = [q for q in Y.q if q in a]
     for q in fixed:
         v = Y.qdot[Y.q.index(q)]
         if v in a and not is_zero(a[v]):
-            raise SpecError(f"steady_motions: {q} is held fixed but its velocity {v} = {a[v]} ≠ 0")
+            raise InputError(f"steady_motions: {q} is held fixed but its velocity {v} = {a[v]} ≠ 0")
         a[v] = sp.Integer(0)
     open_ = [v for v in cs.independent if v not in a]
     if open_:
-        raise SpecError(f"steady_motions: the ansatz must give every independent velocity {list(cs.independent)} "
+        raise InputError(f"steady_motions: the ansatz must give every independent velocity {list(cs.independent)} "
                         f"(or fix its coordinate); missing {open_}")
     on_point = {s: a[s] for s in (*Y.q, *cs.independent) if s in a}
     g = {d: e.xreplace(on_point) for d, e in cs.g.items()}
@@ -123,7 +123,7 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
             return []
         return [_motion(cs, a, g, {}, kept, cyclic, conds)]
     if not eqs:
-        raise SpecError(f"steady_motions: every condition holds identically; nothing determines {list(unknowns)}")
+        raise InputError(f"steady_motions: every condition holds identically; nothing determines {list(unknowns)}")
     try:
         sols = sp.solve(eqs, list(unknowns), dict=True)
     except NotImplementedError as exc:
@@ -143,11 +143,11 @@ def _jet_symbol(Y, k) -> sp.Symbol:
     if isinstance(k, str):
         names = {str(s): s for s in (*Y.q, *Y.qdot)}
         if k not in names:
-            raise SpecError(f"steady_motions: {k!r} is not a coordinate or velocity of {Y!r}")
+            raise InputError(f"steady_motions: {k!r} is not a coordinate or velocity of {Y!r}")
         return names[k]
     k = as_expr(k, "steady_motions: ansatz key")
     if k not in Y.q and k not in Y.qdot:
-        raise SpecError(f"steady_motions: {k} is not a coordinate or velocity of {Y!r}")
+        raise InputError(f"steady_motions: {k} is not a coordinate or velocity of {Y!r}")
     return k
 
 

@@ -440,7 +440,7 @@ def ensemble(
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
                 "manifold_tol": float(manifold_tol), "complete": bool(complete)}
-    from .. import __version__
+    from ..version import __version__
 
     coords = {n: P[r] for r, n in enumerate(model.params)}
     coords.update({n: v for n, v in cols.items() if n not in coords})

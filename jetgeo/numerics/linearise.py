@@ -289,12 +289,13 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
 
 def _tidy(e):
     """Expanded (floats) or cancelled (exact) when small; large results stay as they are."""
-    from ..geometry.zero import _size, normalise_if_small
+    from ..geometry.dag import tree_size
+    from ..geometry.zero import normalise_if_small
 
     if not isinstance(e, sp.Basic) or e.is_Number:
         return e
     if e.has(sp.Float):
-        return sp.expand(e) if _size(e, 400) <= 400 else e
+        return sp.expand(e) if tree_size(e) <= 400 else e
     return normalise_if_small(e)
 
 
@@ -321,8 +322,8 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
     given = {v: pt[v] for v in qd if v in pt}
-    if independent is None and getattr(Q, "_dependent_hint", None) is not None:
-        independent = [v for v in qd if v not in Q._dependent_hint]
+    if independent is None and getattr(Q, "dependent_choice", None) is not None:
+        independent = [v for v in qd if v not in Q.dependent_choice]
     if independent is None and len(given) == n - k:
         independent = list(given)  # exactly n − k velocities given: they are the independent ones
     Af_probe = A_sym.xreplace({**base, **given}).applyfunc(_numify)

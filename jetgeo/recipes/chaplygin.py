@@ -88,7 +88,7 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
                     if works else "; no other choice of dependent velocities satisfies them either")
         raise NotApplicableError(msg)
     Y = cs.Y
-    idx = cs._idx_ind
+    idx = cs.independent_indices
     qI = [Y.q[i] for i in idx]
     vI = [Y.qdot[i] for i in idx]
     aI = [Y.qddot[i] for i in idx]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError, UndecidedError
+from ..errors import InputError, UndecidedError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise, zero_test
 
@@ -97,7 +97,7 @@ def _reducer(a, b):
             return Q.Y, dict(nf.g)
     sysm = getattr(a, "system", None) or getattr(b, "system", None)
     if sysm is None:
-        raise SpecError("equivalent: cannot tell the coordinates of either result (no .system or .Q)")
+        raise InputError("equivalent: cannot tell the coordinates of either result (no .system or .Q)")
     return sysm.Y, {}
 
 
@@ -136,7 +136,7 @@ def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceRepo
     keys = list(Y.qddot)
     missing = [k for k in keys if k not in acc_a or k not in acc_b]
     if missing:
-        raise SpecError(f"equivalent: accelerations of {missing} are missing from one of the results")
+        raise InputError(f"equivalent: accelerations of {missing} are missing from one of the results")
     jets = {Y.t, *Y.q, *Y.qdot}
     opaque = [r for r in (a, b) if _foreign(r, jets)]
     if len(opaque) == 2:

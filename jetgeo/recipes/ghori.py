@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import NotApplicableError, NotRegularError, SpecError
+from ..errors import InputError, NotApplicableError, NotRegularError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -84,8 +84,8 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     """
     check_system(system, Q)
     if function not in ("R", "S"):
-        raise SpecError("ghori_symmetric: function must be 'R' [Ghori 1960, eq. (2.3.14)] or 'S' [Ghori 1960, eq. "
-                        f"(2.2.19)], got {function!r}")
+        raise InputError("ghori_symmetric: function must be 'R' [Ghori 1960, eq. (2.3.14)] or 'S' [Ghori 1960, eq. "
+                         f"(2.2.19)], got {function!r}")
     Y = system.Y
     F = tzenoff_function(system) if function == "R" else energy_of_accelerations(system)
     _, Pi = _split(system)
@@ -93,9 +93,9 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     grad = [sp.diff(F, a) - p for a, p in zip(Y.qddot, Pi)]  # free of the jerks: R is affine in q⃛
     if any(s in e.free_symbols for e in grad for s in Y.jet_symbols(3)):
         raise NotApplicableError("ghori_symmetric: ∂R/∂q̈ depends on the jerks; T is not a kinetic energy")
-    ind = [Y.qddot[i] for i in cs._idx_ind]
+    ind = [Y.qddot[i] for i in cs.independent_indices]
     eqs = []
-    for li in cs._idx_ind:
+    for li in cs.independent_indices:
         v = Y.qdot[li]
         e = grad[li] + sum((grad[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
         eqs.append(cs.on_Q(e))
@@ -134,11 +134,11 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     n_ind = len(cs.independent)
     chars = [as_expr(c) for c in characteristics]
     if len(chars) != n_ind:
-        raise SpecError(f"novoselov: need n − r = {n_ind} independent characteristics, got {len(chars)}")
+        raise InputError(f"novoselov: need n − r = {n_ind} independent characteristics, got {len(chars)}")
     names = symbols or [f"w{i + 1}" for i in range(n_ind)]
     w = [sp.Symbol(s) if isinstance(s, str) else s for s in names]
     if len(w) != n_ind or set(w) & set(Y.J2.coords):
-        raise SpecError(f"novoselov: need {n_ind} new symbols for the characteristics, distinct from the jets")
+        raise InputError(f"novoselov: need {n_ind} new symbols for the characteristics, distinct from the jets")
     on_Q = [cs.on_Q(c) for c in chars]
     ind = list(cs.independent)
     J = sp.Matrix(n_ind, n_ind, lambda r, c: sp.diff(on_Q[r], ind[c]))
@@ -151,7 +151,7 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     if not sols:
         raise NotRegularError("novoselov: the characteristics cannot be solved for the independent velocities on Q")
     if not 0 <= solution < len(sols):
-        raise SpecError(f"novoselov: solution={solution} but the inversion has {len(sols)} solution(s)")
+        raise InputError(f"novoselov: solution={solution} but the inversion has {len(sols)} solution(s)")
     inv = {v: normalise_if_small(e) for v, e in sols[solution].items()}
     if set(inv) != set(ind):
         raise NotRegularError("novoselov: the characteristics do not determine every independent velocity")

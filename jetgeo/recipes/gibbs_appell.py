@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import JetgeoError, SpecError
+from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
@@ -81,16 +81,16 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     """
     check_system(system, Q)
     if (Q is None) == (psi is None):
-        raise SpecError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")
+        raise InputError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")
     Y = system.Y
     S = energy_of_accelerations(system)
     _, Pi = _split(system)
     if Q is not None:
         cs = constrained(system, Q, branch=branch, dependent=dependent)
         Sbar = cs.on_Q(S)
-        ind = [Y.qddot[i] for i in cs._idx_ind]
+        ind = [Y.qddot[i] for i in cs.independent_indices]
         eqs = []
-        for li, a in zip(cs._idx_ind, ind):
+        for li, a in zip(cs.independent_indices, ind):
             v = Y.qdot[li]
             gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
             eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))
@@ -102,7 +102,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
             extras={"S": Sbar, "equations": eqs}, branch=cs.nf.branch.index,
         )
     if z is None:
-        raise SpecError("gibbs_appell: a parametrisation psi needs its parameters z")
+        raise InputError("gibbs_appell: a parametrisation psi needs its parameters z")
     P = ParametricConstrainedSystem(system, psi, z)
     rep = {**P.psi_map, **P.qddot_of_zdot()}
     St = S.xreplace(rep)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..errors import NotApplicableError, SpecError
+from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -61,15 +61,15 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
         quasi = [v for v in Y.qdot if v not in dep]
     quasi = [as_expr(e) for e in quasi]
     if len(quasi) != m - k:
-        raise SpecError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
+        raise InputError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
     if symbols is None:
         symbols = [f"u{i + 1}" for i in range(m - k)]
     u_ind = [sp.Symbol(s) if isinstance(s, str) else s for s in symbols]
     if len(u_ind) != m - k:
-        raise SpecError(f"need {m - k} symbols for the quasi-velocities, got {len(u_ind)}")
+        raise InputError(f"need {m - k} symbols for the quasi-velocities, got {len(u_ind)}")
     clash = set(u_ind) & set(Y.J2.coords)
     if clash:
-        raise SpecError(f"quasi-velocity names clash with jet coordinates: {sorted(map(str, clash))}")
+        raise InputError(f"quasi-velocity names clash with jet coordinates: {sorted(map(str, clash))}")
     u_con = [sp.Dummy(f"c{i}") for i in range(k)]
     u = u_ind + u_con
     rows = quasi + list(Q.f)

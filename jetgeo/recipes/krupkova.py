@@ -87,7 +87,7 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     """
     cs = constrained(system, Q, branch=branch, dependent=dependent)
     A, B = cs.krupkova_coefficients()
-    qdd = [cs.Y.qddot[i] for i in cs._idx_ind]
+    qdd = [cs.Y.qddot[i] for i in cs.independent_indices]
     eqs = [A[r] + sum((B[r, s] * qdd[s] for s in range(len(qdd))), 0) for r in range(len(qdd))]
     from ._common import linear_solve
 

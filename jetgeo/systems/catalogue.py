@@ -1,6 +1,6 @@
 """The catalogue machinery: :class:`CatalogueEntry`, :func:`names`, :func:`load`.
 
-An entry is built from a :class:`Spec` (the raw data: coordinates, kinetic and
+An entry is built from a :class:`SystemSpec` (the raw data: coordinates, kinetic and
 potential energy or Lagrangian, forces, implicit constraints, a parametrisation,
 sample values) by :func:`load`, which first replaces parameters the caller gave
 values for (``load("skate", m=1)``) and then constructs the
@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
 from ..geometry.dag import tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
-__all__ = ["Spec", "CatalogueEntry", "names", "load", "describe", "register"]
+__all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
 
 
 @dataclass
-class Spec:
+class SystemSpec:
     """Raw data of a catalogue entry (before parameter substitution).
 
     ``T``/``V`` (mechanical systems) or ``L`` (general Lagrangian); ``forces`` the
@@ -127,7 +127,7 @@ class CatalogueEntry:
 
 @dataclass
 class _Registered:
-    builder: Callable[..., Spec]
+    builder: Callable[..., SystemSpec]
     options: dict
     summary: str
     heavy: bool = False
@@ -139,7 +139,7 @@ _SAMPLE_DIGITS = 50
 
 
 def register(name: str, summary: str, heavy: bool = False, **options):
-    """Decorator adding a builder ``f(**options) -> Spec`` to the catalogue.
+    """Decorator adding a builder ``f(**options) -> SystemSpec`` to the catalogue.
 
     ``heavy=True`` marks a system whose full symbolic equations of motion are expensive
     (the Whipple bicycle): it loads like any other, but :func:`names` lists it only when
@@ -169,8 +169,8 @@ def describe() -> dict:
     return {n: _REGISTRY[n].summary for n in sorted(_REGISTRY)}
 
 
-def _unknown(name) -> SpecError:
-    return SpecError(f"unknown system {name!r}; the catalogue has: {', '.join(names(heavy=True))}")
+def _unknown(name) -> InputError:
+    return InputError(f"unknown system {name!r}; the catalogue has: {', '.join(names(heavy=True))}")
 
 
 def load(name: str, **params) -> CatalogueEntry:
@@ -199,23 +199,23 @@ def load(name: str, **params) -> CatalogueEntry:
     by_name = {s.name: s for s in spec.parameters}
     bad = [k for k in values if k not in by_name]
     if bad:
-        raise SpecError(
+        raise InputError(
             f"{name}: unknown argument(s) {bad}; options: {sorted(reg.options) or 'none'}; "
             f"parameters: {sorted(by_name)}"
         )
     try:
         subs = {by_name[k]: as_expr(v) for k, v in values.items()}
     except (sp.SympifyError, TypeError) as exc:
-        raise SpecError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
+        raise InputError(f"{name}: parameter values must be numbers or expressions: {exc}") from exc
     return _build(name, spec, subs)
 
 
-def _set_forces(name: str, spec: Spec, forces) -> None:
+def _set_forces(name: str, spec: SystemSpec, forces) -> None:
     """The common option ``forces``: a list of A_σ, or ``"generic"`` for constant symbols A1..Am."""
     m = spec.Y.m
     if isinstance(forces, str):
         if forces != "generic":
-            raise SpecError(f"{name}: forces must be a list of {m} expressions or 'generic', got {forces!r}")
+            raise InputError(f"{name}: forces must be a list of {m} expressions or 'generic', got {forces!r}")
         syms = sp.symbols(f"A1:{m + 1}")
         spec.forces = list(syms)
         spec.parameters = tuple(p for p in spec.parameters if p not in syms) + tuple(syms)
@@ -223,7 +223,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
         return
     forces = list(forces)
     if len(forces) != m:
-        raise SpecError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
+        raise InputError(f"{name}: forces needs {m} components A_σ (one per coordinate), got {len(forces)}")
     spec.forces = [as_expr(a) for a in forces]
     known = set(spec.parameters) | set(spec.Y.J1.coords)
     new = set()
@@ -232,7 +232,7 @@ def _set_forces(name: str, spec: Spec, forces) -> None:
     spec.parameters = spec.parameters + tuple(sorted(new, key=sp.default_sort_key))
 
 
-def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
+def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     Y = spec.Y
 
     def s(e):
@@ -260,7 +260,7 @@ def _build(name: str, spec: Spec, subs: dict) -> CatalogueEntry:
     )
 
 
-def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dict, heavy: bool = False,
+def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, params: dict, heavy: bool = False,
                    notes: list | None = None) -> dict:
     """t, q and the independent velocities from the guess; dependent velocities solving f = 0
     there: for constraints affine in q̇^D one k × k solve at the point (exact; to 50 digits when
@@ -270,12 +270,12 @@ def _initial_state(Q: ConstraintSubmanifold, spec: Spec, subs: dict, params: dic
     point = {Y.t: as_expr(spec.guess.get(Y.t, 0))}
     for c in (*Y.q, *Y.qdot):
         if c not in spec.guess:
-            raise SpecError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
+            raise InputError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
         point[c] = as_expr(spec.guess[c])
     if heavy:
         bad = [f for f in Q.f if not zero_test(as_expr(f).xreplace({**params, **point})).zero]
         if bad:  # pragma: no cover - entries are checked by their tests
-            raise SpecError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
+            raise InputError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
         return point
     rep = {**params, **point}
     dep = list(Q.dependent)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..jets import FibredManifold
-from .catalogue import Spec, register
+from .catalogue import SystemSpec, register
 
 cos, sin = sp.cos, sp.sin
 Rat = sp.Rational
@@ -27,13 +27,13 @@ def _pos(names: str):
 
 
 @register("skate", "skate / Chaplygin sleigh: ẋ sin θ − ẏ cos θ = 0 [Benenti 2007, §9.1, eq. (9.1)]")
-def _skate() -> Spec:
+def _skate() -> SystemSpec:
     Y = FibredManifold(["x", "y", "theta"])
     x, y, th = Y.q
     xd, yd, thd = Y.qdot
     m, I = _pos("m I")
     z1, z2 = sp.symbols("z1 z2")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2) + I / 2 * thd**2,
         f=[xd * sin(th) - yd * cos(th)],
@@ -50,13 +50,13 @@ def _skate() -> Spec:
 
 
 @register("vertical_disc", "vertical rolling disc: ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ [Benenti 2007, §9.2, eqs. (9.2)–(9.4)]")
-def _vertical_disc() -> Spec:
+def _vertical_disc() -> SystemSpec:
     Y = FibredManifold(["x", "y", "theta", "psi"])
     x, y, th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
     m, A, B, R = _pos("m A B R")
     z1, z2 = sp.symbols("z1 z2")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2) + (A * thd**2 + B * psd**2) / 2,
         f=[xd - R * cos(ps) * thd, yd - R * sin(ps) * thd],
@@ -81,13 +81,13 @@ def _coaxial_T(m, A, B, xd, yd, thd1, thd2, psd, ad, ps, a):
 
 @register("coaxial_discs", "two co-axial rolling discs, axle length a a coordinate [Benenti 2007, §9.3, eqs. "
                            "(9.9)–(9.11)]")
-def _coaxial_discs() -> Spec:
+def _coaxial_discs() -> SystemSpec:
     Y = FibredManifold(["x", "y", "theta1", "theta2", "psi", "a"])
     x, y, th1, th2, ps, a = Y.q
     xd, yd, thd1, thd2, psd, ad = Y.qdot
     m, A, B, R = _pos("m A B R")
     z1, z2 = sp.symbols("z1 z2")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=_coaxial_T(m, A, B, xd, yd, thd1, thd2, psd, ad, ps, a),
         f=[
@@ -118,13 +118,13 @@ def _coaxial_discs() -> Spec:
 @register("coaxial_discs_reduced",
           "two co-axial rolling discs on Q₅, a = const ([Benenti 2007, §9.3, eqs. (9.12)–(9.13)] and the metric "
           "after them)")
-def _coaxial_discs_reduced() -> Spec:
+def _coaxial_discs_reduced() -> SystemSpec:
     Y = FibredManifold(["x", "y", "theta1", "theta2", "psi"])
     x, y, th1, th2, ps = Y.q
     xd, yd, thd1, thd2, psd = Y.qdot
     m, A, B, R, a = _pos("m A B R a")
     z1, z2 = sp.symbols("z1 z2")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m * (xd**2 + yd**2) + A / 2 * (thd1**2 + thd2**2) + (m * a**2 / 2 + B) * psd**2
         + m * a * psd * (xd * cos(ps) + yd * sin(ps)),
@@ -143,7 +143,7 @@ def _coaxial_discs_reduced() -> Spec:
     )
 
 
-def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> Spec:
+def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> SystemSpec:
     Y = FibredManifold(["x1", "y1", "x2", "y2"])
     x1, y1, x2, y2 = Y.q
     x1d, y1d, x2d, y2d = Y.qdot
@@ -170,7 +170,7 @@ def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> Spec:
         forces = list(sp.symbols("A1:5"))
         parameters += tuple(forces)
         params.update({A: Rat(k + 1, 3) for k, A in enumerate(forces)})
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m1 / 2 * (x1d**2 + y1d**2) + m2 / 2 * (x2d**2 + y2d**2),
         V=V, forces=forces,
@@ -186,7 +186,7 @@ def _parallel(forces_generic: bool, inclined: bool, equal: bool) -> Spec:
 @register("parallel_velocities",
           "two points with parallel velocities, generic constant forces A₁..A₄ [Benenti 2007, §9.4, eqs. "
           "(9.14)–(9.17)]")
-def _parallel_velocities() -> Spec:
+def _parallel_velocities() -> SystemSpec:
     s = _parallel(True, False, False)
     s.reference = "[Benenti 2007, §9.4, eqs. (9.14)–(9.17)]"
     s.description = (
@@ -199,7 +199,7 @@ def _parallel_velocities() -> Spec:
 
 @register("parallel_velocities_inclined",
           "two points with parallel velocities on an inclined plane, masses m₁ ≠ m₂ [Benenti 2007, §9.4, eq. (9.18)]")
-def _parallel_inclined() -> Spec:
+def _parallel_inclined() -> SystemSpec:
     s = _parallel(False, True, False)
     s.reference = "[Benenti 2007, §9.4, eq. (9.18)]"
     s.description = (
@@ -211,7 +211,7 @@ def _parallel_inclined() -> Spec:
 
 @register("parallel_velocities_inclined_equal",
           "two points with parallel velocities on an inclined plane, equal masses [Benenti 2007, §9.4, eq. (9.19)]")
-def _parallel_inclined_equal() -> Spec:
+def _parallel_inclined_equal() -> SystemSpec:
     s = _parallel(False, True, True)
     s.reference = "[Benenti 2007, §9.4, eq. (9.19)]"
     s.description = "parallel_velocities_inclined with m₁ = m₂ = m."
@@ -223,7 +223,7 @@ def _parallel_inclined_equal() -> Spec:
 
 @register("appell_machine",
           "Appell's machine: rolling wheel, rope and hanging mass on a frame of length ρ [Ibort et al. 1996, §6.2]")
-def _appell_machine() -> Spec:
+def _appell_machine() -> SystemSpec:
     Y = FibredManifold(["x", "y", "z", "theta", "phi"])
     x, y, z, th, ph = Y.q
     xd, yd, zd, thd, phd = Y.qdot
@@ -231,7 +231,7 @@ def _appell_machine() -> Spec:
     u1, u2 = sp.symbols("u1 u2")
     xDd = xd + rho * sin(th) * thd  # x_D = x − ρ cos θ: the contact point of the wheel
     yDd = yd - rho * cos(th) * thd
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=M / 2 * (xDd**2 + yDd**2) + m / 2 * (xd**2 + yd**2 + zd**2) + I1 / 2 * phd**2 + I2 / 2 * thd**2,
         V=m * g * z,
@@ -266,7 +266,7 @@ def _appell_machine() -> Spec:
 @register("benenti_problem",
           "Benenti's problem: two free points with parallel velocities, no forces [Ibort et al. 1996, §6.3, eq. "
           "(6.31)]")
-def _benenti_problem() -> Spec:
+def _benenti_problem() -> SystemSpec:
     s = _parallel(False, False, False)
     s.reference = "[Ibort et al. 1996, §6.3, eq. (6.31)]"
     s.description = (
@@ -281,16 +281,16 @@ def _benenti_problem() -> Spec:
 
 def _form(form: str, name: str) -> str:
     if form not in ("linear", "nonlinear"):
-        from ..errors import SpecError
+        from ..errors import InputError
 
-        raise SpecError(f"{name}: form must be 'linear' or 'nonlinear', got {form!r}")
+        raise InputError(f"{name}: form must be 'linear' or 'nonlinear', got {form!r}")
     return form
 
 
 @register("two_wheels_axle",
           "two wheels and their axle, one wheel rolling, one sliding [Ghori 1960, §3.2, eqs. (3.2.1)–(3.2.4)]",
           form="linear")
-def _two_wheels(form: str = "linear") -> Spec:
+def _two_wheels(form: str = "linear") -> SystemSpec:
     _form(form, "two_wheels_axle")
     Y = FibredManifold(["x", "y", "psi", "phi", "chi"])
     x, y, ps, ph, ch = Y.q
@@ -305,7 +305,7 @@ def _two_wheels(form: str = "linear") -> Spec:
         # Ghori's artificially nonlinear form (3.2.2): |v_G|² = a²(ψ̇ + φ̇)², v_G ⊥ the rod.
         f = [xd**2 + yd**2 - a**2 * s**2, xd * cos(ps) + yd * sin(ps)]
         dependent, branch = [yd, phd], 1  # branch 1: φ̇ = −ψ̇ + ẋ/(a sin ψ), the rolling wheel
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=(m1 + 2 * m) / 2 * (xd**2 + yd**2) + (m1 / 3 + 5 * m / 2) * a**2 / 2 * psd**2
         + m * a**2 / 4 * (phd**2 + chd**2),
@@ -337,7 +337,7 @@ def _euler_T(A, C, th, thd, psd, phd):
 @register("rolling_disc",
           "heavy disc rolling on a horizontal plane, Euler angles [Ghori 1960, §3.3, eqs. (3.3.1)–(3.3.18)]",
           form="linear")
-def _rolling_disc(form: str = "linear") -> Spec:
+def _rolling_disc(form: str = "linear") -> SystemSpec:
     _form(form, "rolling_disc")
     Y = FibredManifold(["x", "y", "theta", "psi", "phi"])
     x, y, th, ps, ph = Y.q
@@ -352,7 +352,7 @@ def _rolling_disc(form: str = "linear") -> Spec:
         f = [xd**2 + yd**2 - a**2 * (r**2 + thd**2 * sin(th) ** 2), xd * cos(ps) + yd * sin(ps) + a * r]
         branch = 0
     rz = z3 + z2 * cos(th)
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2 + a**2 * cos(th) ** 2 * thd**2) + _euler_T(A, C, th, thd, psd, phd),
         V=m * g * a * sin(th),
@@ -377,7 +377,7 @@ def _rolling_disc(form: str = "linear") -> Spec:
           "heavy axisymmetric ball rolling and pivoting on a horizontal plane [Ghori 1960, §3.4, eqs. "
           "(3.4.1)–(3.4.13)]",
           form="linear")
-def _rolling_ball(form: str = "linear") -> Spec:
+def _rolling_ball(form: str = "linear") -> SystemSpec:
     _form(form, "rolling_ball")
     Y = FibredManifold(["x", "y", "theta", "psi", "phi"])
     x, y, th, ps, ph = Y.q
@@ -392,7 +392,7 @@ def _rolling_ball(form: str = "linear") -> Spec:
     else:
         f = [xd**2 + yd**2 - a**2 * (thd**2 + phd**2 * sin(th) ** 2), xd * cos(ps) + yd * sin(ps) + a * phd * sin(th)]
         branch = 0  # ẋ = +a ω_y: the rolling branch (checked in tests/systems)
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2) + _euler_T(A, C, th, thd, psd, phd),
         f=f, dependent=[xd, yd], branch=branch,
@@ -417,12 +417,12 @@ def _rolling_ball(form: str = "linear") -> Spec:
 
 @register("stolarova_example1", "free unit particle with ż − xyẋ = 0, a Chaplygin system [Stolařová 2009, Example "
                                 "1, eq. (13)]")
-def _stolarova1() -> Spec:
+def _stolarova1() -> SystemSpec:
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
     xd, yd, zd = Y.qdot
     u1, u2 = sp.symbols("u1 u2")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=(xd**2 + yd**2 + zd**2) / 2,
         f=[zd - y * x * xd], dependent=[zd],
@@ -437,14 +437,14 @@ def _stolarova1() -> Spec:
 @register("stolarova_example2",
           "particle in gravity with the nonlinear constraint ẋ² + ẏ² − a²ż² = 0, branch ż > 0 [Stolařová 2009, "
           "Example 2]")
-def _stolarova2() -> Spec:
+def _stolarova2() -> SystemSpec:
     Y = FibredManifold(["x", "y", "z"])
     x, y, z = Y.q
     xd, yd, zd = Y.qdot
     m, G, a = _pos("m G a")
     rho = sp.Symbol("rho", positive=True)
     phi = sp.Symbol("phi")
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2 + zd**2), V=m * G * z,
         f=[xd**2 + yd**2 - a**2 * zd**2], dependent=[zd], branch=0,
@@ -469,7 +469,7 @@ def _stolarova2() -> Spec:
 @register("stolarova_example3",
           "pursuit: velocity of a particle directed at a thrown particle, time-dependent [Stolařová 2009, Example "
           "3, eq. (17)]")
-def _stolarova3() -> Spec:
+def _stolarova3() -> SystemSpec:
     Y = FibredManifold(["x", "y"])
     t = Y.t
     x, y = Y.q
@@ -478,7 +478,7 @@ def _stolarova3() -> Spec:
     k1, k2 = sp.symbols("k1 k2", real=True)
     w = sp.Symbol("w")
     eta = k2 * t - G * t**2 / 2
-    return Spec(
+    return SystemSpec(
         Y=Y,
         T=m / 2 * (xd**2 + yd**2), V=m * G * y,
         f=[yd * (x - k1 * t) - xd * (y - eta)], dependent=[yd],
@@ -504,11 +504,11 @@ def _stolarova3() -> Spec:
 
 
 @register("n_trailer", "a car pulling n trailers, each a knife edge hitched at the previous axle (n ≥ 0)", n=1)
-def _n_trailer(n: int = 1) -> Spec:
+def _n_trailer(n: int = 1) -> SystemSpec:
     if not isinstance(n, int) or isinstance(n, bool) or n < 0 or n > 8:
-        from ..errors import SpecError
+        from ..errors import InputError
 
-        raise SpecError(f"n_trailer: n must be an integer 0 ≤ n ≤ 8, got {n!r}")
+        raise InputError(f"n_trailer: n must be an integer 0 ≤ n ≤ 8, got {n!r}")
     Y = FibredManifold(["x", "y", *[f"theta{i}" for i in range(n + 1)]])
     x, y, *ths = Y.q
     xd, yd, *thds = Y.qdot
@@ -535,7 +535,7 @@ def _n_trailer(n: int = 1) -> Spec:
     for i in range(n + 1):
         guess[ths[i]] = Rat(i, 5)
         guess[thds[i]] = Rat(1, 2) if i == 0 else 0
-    return Spec(
+    return SystemSpec(
         Y=Y, T=T, f=f, dependent=[yd, *thds[1:]],
         psi=psi, z=(v, w),
         parameters=(*ms, *Js, *ds), params=params, guess=guess,

@@ -48,7 +48,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -229,13 +229,13 @@ def benchmark_matrices() -> tuple:
     K = lin.stiffness.applyfunc(sp.expand)
     extra = (C.free_symbols | K.free_symbols) - {v, g}
     if extra:
-        raise SpecError(f"benchmark_matrices: unexpected symbols {extra} in the linearisation")
+        raise InputError(f"benchmark_matrices: unexpected symbols {extra} in the linearisation")
     C1 = C.applyfunc(lambda e: e.coeff(v, 1))
     K0 = K.applyfunc(lambda e: e.coeff(g, 1))
     K2 = K.applyfunc(lambda e: e.coeff(v, 2))
     rest = (K - g * K0 - v**2 * K2).applyfunc(sp.expand)
     if any(abs(sp.N(r)) > 1e-30 for r in rest) or any(abs(sp.N(e.coeff(v, 0))) > 1e-30 for e in C):
-        raise SpecError("benchmark_matrices: the linearisation is not of the form v C₁, g K₀ + v² K₂")
+        raise InputError("benchmark_matrices: the linearisation is not of the form v C₁, g K₀ + v² K₂")
     return lin.mass, C1, K0, K2
 
 
@@ -264,18 +264,18 @@ def stability_speeds(g: float = 9.81) -> tuple:
 
 
 def _register() -> None:
-    from .catalogue import Spec, register
+    from .catalogue import SystemSpec, register
 
     @register("whipple_bicycle", "Whipple bicycle, the benchmark of [Meijaard et al. 2007] (4 bodies, 8 coordinates, "
               "4 rolling constraints + 1 holonomic contact condition as ḣ = 0)", heavy=True)
-    def _whipple() -> Spec:
+    def _whipple() -> SystemSpec:
         b = whipple_bicycle(numeric=False)
         Y = b.Y
         P = benchmark_parameters()
         params = {b.symbols[k]: v for k, v in P.items()}
         guess = {Y.t: 0, **b.upright(4)}
         guess = {k: (as_expr(v).xreplace(params)) for k, v in guess.items()}
-        return Spec(
+        return SystemSpec(
             Y=Y, f=list(b.Q.f), T=b.system.kinetic_energy, V=b.system.potential_energy,
             reference="[Meijaard et al. 2007, §§2–5, Table 1]",
             description=("Rear wheel, rear frame with rider, front frame, front wheel on knife-edge wheels "

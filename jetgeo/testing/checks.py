@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import SpecError
+from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.zero import PointSampler, _angles_of, _prepare_trig, evaluate, substitution
+from ..geometry.zero import PointSampler, angles_of, evaluate, prepare_trig, substitution
 from ..mechanics import ConstraintSubmanifold
 
 __all__ = [
@@ -96,11 +96,11 @@ def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:
     relative to the size of the terms), ``exact`` (all evaluations rational) and,
     on failure, the point and the value.
     """
-    expr = _prepare_trig(as_expr(expr))
+    expr = prepare_trig(as_expr(expr))
     if expr == 0:
         return _Verdict(True, True)
     atoms = expr.atoms(*_TRIG)
-    angles = _angles_of(expr)
+    angles = angles_of(expr)
     sampler = PointSampler(seed=seed)
     exact_all = True
     done = 0
@@ -167,12 +167,12 @@ def _decide(check: str, items: list, trials: int) -> CheckReport:
 def _Q_of(obj, Q):
     if Q is not None:
         if not isinstance(Q, ConstraintSubmanifold):
-            raise SpecError(f"expected a ConstraintSubmanifold, got {type(Q).__name__}")
+            raise InputError(f"expected a ConstraintSubmanifold, got {type(Q).__name__}")
         return Q
     q = getattr(obj, "Q", None)
     if isinstance(q, ConstraintSubmanifold):
         return q
-    raise SpecError(f"{type(obj).__name__} carries no constraint submanifold; pass Q=")
+    raise InputError(f"{type(obj).__name__} carries no constraint submanifold; pass Q=")
 
 
 def _system_of(obj, system=None):
@@ -180,7 +180,7 @@ def _system_of(obj, system=None):
         return system
     s = getattr(obj, "system", None)
     if s is None:
-        raise SpecError(f"{type(obj).__name__} carries no Lagrangian system; pass system=")
+        raise InputError(f"{type(obj).__name__} carries no Lagrangian system; pass system=")
     return s
 
 
@@ -235,10 +235,10 @@ class _Chart:
             acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
         missing = [a for a in self.Y.qddot if a not in acc]
         if missing:
-            raise SpecError(f"{type(obj).__name__}.accelerations() lacks {missing}")
+            raise InputError(f"{type(obj).__name__}.accelerations() lacks {missing}")
         own = _parametric_map(obj)
         if self.psi_map is None and own is not None and not to_jet:
-            raise SpecError(
+            raise InputError(
                 f"{type(obj).__name__} gives accelerations in parameters {sorted(map(str, _zs(own, self.Y)))}; "
                 "give it a to_jet map or compare in its own chart"
             )
@@ -266,7 +266,7 @@ def _chart_for(obj, Q) -> _Chart:
     if pm is not None and not to_jet:
         return _Chart(Q, psi_map=pm)
     own = _branch_of(obj) if getattr(obj, "Q", None) is Q else None
-    return _Chart(Q, branch=own if own is not None else getattr(Q, "_branch_hint", None))
+    return _Chart(Q, branch=own if own is not None else getattr(Q, "branch_choice", None))
 
 
 # --- the checks -------------------------------------------------------------------------------------------
@@ -292,7 +292,7 @@ def _reactions(obj) -> list:
             R = fn()
             if R is not None:
                 return list(R)
-    raise SpecError(f"{type(obj).__name__} gives no reaction forces (no reaction_forces() or reactions())")
+    raise InputError(f"{type(obj).__name__} gives no reaction forces (no reaction_forces() or reactions())")
 
 
 def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = None, psi=None, z=None,
@@ -328,7 +328,7 @@ def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = No
         Y = Q.Y
         z = [c for c in getattr(obj, "coordinates", ()) if c not in {Y.t, *Y.q}]
         if not z:
-            raise SpecError("the object is written in parameters z of q̇ = ψ: pass psi= and z=")
+            raise InputError("the object is written in parameters z of q̇ = ψ: pass psi= and z=")
         return check_reactions_do_no_virtual_work(
             obj, Q, psi=[chart.psi_map[v] for v in Y.qdot], z=z, trials=trials
         )
@@ -359,9 +359,9 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
     Q = _Q_of(motion, Q)
     Y = system.Y
     if system.L.has(Y.t) or any(f.has(Y.t) for f in Q.f):
-        raise SpecError("check_energy_conserved: L or the constraints depend on t (rheonomic): E is not conserved")
+        raise InputError("check_energy_conserved: L or the constraints depend on t (rheonomic): E is not conserved")
     if any(as_expr(a) != 0 for a in system.forces):
-        raise SpecError(
+        raise InputError(
             "check_energy_conserved: the system has non-potential forces A_σ; put conservative forces into "
             "the potential (LagrangianSystem.mechanical(Y, T, V))"
         )
@@ -370,7 +370,7 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
         euler = sp.Add(*[v * sp.diff(f, v) for v in Y.qdot])
         v = vanishes_on_points(chart.restrict(euler), trials)
         if not v.zero:
-            raise SpecError(
+            raise InputError(
                 f"check_energy_conserved: constraint f{i + 1} = {_short(f, 80)} is not homogeneous "
                 "(q̇·∂f/∂q̇ ≠ 0 on Q): the reactions do work and E is not conserved"
             )
@@ -395,12 +395,12 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
     if pa is not None and not ja:
         chart = _Chart(Q, psi_map=pa)
         if pb is not None and not jb and pb != pa:
-            raise SpecError("check_agree: the two results use different parametrisations; give one a to_jet map")
+            raise InputError("check_agree: the two results use different parametrisations; give one a to_jet map")
     elif pb is not None and not jb:
         chart = _Chart(Q, psi_map=pb)
     else:
         br = None if given else (_branch_of(a) if _branch_of(a) is not None else _branch_of(b))
-        chart = _Chart(Q, branch=br if br is not None else getattr(Q, "_branch_hint", None))
+        chart = _Chart(Q, branch=br if br is not None else getattr(Q, "branch_choice", None))
     acc_a = _accelerations_in(chart, a)
     acc_b = _accelerations_in(chart, b)
     items = [(f"{k}", acc_a[k] - acc_b[k]) for k in Q.Y.qddot]
@@ -414,5 +414,5 @@ def _accelerations_in(chart: _Chart, obj) -> dict:
         acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
     missing = [x for x in chart.Y.qddot if x not in acc]
     if missing:
-        raise SpecError(f"{type(obj).__name__}.accelerations() lacks {missing}")
+        raise InputError(f"{type(obj).__name__}.accelerations() lacks {missing}")
     return {x: chart.restrict(acc[x]) for x in chart.Y.qddot}

@@ -66,7 +66,8 @@ def test_bad_ranges_and_names_exit_2_with_one_line(argv, message):
 
 
 def test_sweep_on_a_dask_scheduler_address():
-    distributed = pytest.importorskip("distributed")
+    import distributed  # the ensemble extra, part of the test extra
+
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
         r = run("sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "psidot=0.1:0.5:3",
                 "--scheduler", cl.scheduler_address)

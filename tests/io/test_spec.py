@@ -156,7 +156,7 @@ zdot = "x*y*xdot"
     )
     x, y, _ = spec.Y.q
     xd, yd, _ = spec.Y.qdot
-    k = spec.parameters["k"]
+    k = spec.symbol("k")
     assert spec.params == {k: sp.Rational(1, 2)}
     acc = spec.accelerations()
     # reduced equation [Stolařová 2009, eq. (8)] with A_x = −k ẋ: (1 + x²y²) ẍ + x y (y ẋ + x ẏ) ẋ = −k ẋ
@@ -530,7 +530,7 @@ def test_fuzz_random_specs_raise_only_spec_error():
 
 def test_krupkova_example2_stolarova2009_printed_normal_form_is_a_misprint():
     spec = load_spec(catalogue()["krupkova_example2"])
-    G, a = spec.parameters["G"], spec.parameters["a"]
+    G, a = spec.symbol("G"), spec.symbol("a")
     xd, yd, _ = spec.Y.qdot
     v = sp.sqrt(xd**2 + yd**2)
     acc = spec.accelerations()

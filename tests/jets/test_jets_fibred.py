@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jetgeo import FibredManifold
-from jetgeo.errors import ChartError, SpecError
+from jetgeo.errors import ChartError, InputError
 from jetgeo.geometry import is_zero
 
 Y2 = FibredManifold(["x", "y"], time="t")
@@ -67,7 +67,7 @@ def test_plain_symbols_and_charts():
 
 
 def test_constructor_errors_are_clear():
-    with pytest.raises(SpecError, match="at least one"):
+    with pytest.raises(InputError, match="at least one"):
         FibredManifold([])
     with pytest.raises(ChartError, match="time coordinate"):
         FibredManifold(["t", "x"], time="t")

@@ -20,6 +20,7 @@ import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
 from jetgeo.geometry.zero import is_zero
+from jetgeo.testing import vanishes_on_points
 
 
 def _ddt(expr, t, q, qd, qdd):
@@ -72,25 +73,11 @@ def at(expr, point):
 
 
 def assert_same(a, b, what="", points=4):
-    """a ≡ b: exactly equal at ``points`` random rational points (angles on the rational unit
-    circle, so trigonometric identities hold exactly); a non-zero rational function of the
-    sampled values vanishes there with negligible probability."""
-    a, b = sp.sympify(a), sp.sympify(b)
-    good = 0
-    for _ in range(20 * points):
-        pt = random_point([a, b])
-        try:
-            va, vb = at(a, pt), at(b, pt)
-        except ZeroDivisionError:
-            continue
-        if va.has(sp.zoo, sp.nan) or vb.has(sp.zoo, sp.nan):
-            continue
-        assert va.is_Rational and vb.is_Rational, f"{what}: not evaluable {va}, {vb}"
-        assert va == vb, f"{what}: {a} != {b} at {pt}"
-        good += 1
-        if good == points:
-            return
-    raise AssertionError(f"{what}: no regular sample points")
+    """a ≡ b: a − b vanishes at ``points`` random points (:func:`jetgeo.testing.vanishes_on_points`:
+    rational coordinates, angles on the rational unit circle so that trigonometric identities hold
+    exactly; exact, else to 40 digits).  A non-zero function vanishes there with negligible probability."""
+    v = vanishes_on_points(sp.sympify(a) - sp.sympify(b), trials=points)
+    assert v.zero, f"{what}: {a} != {b} (a - b = {v.value} at {v.point})"
 
 
 def check_against_multipliers(cs, Y, L, fs, on_Q, forces, points=3):

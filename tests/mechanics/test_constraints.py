@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold
-from jetgeo.errors import BranchError, OffManifoldError, RankDeficientError, SpecError
+from jetgeo.errors import BranchError, InputError, OffManifoldError, RankDeficientError
 from jetgeo.geometry.zero import is_zero
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,9 +45,9 @@ def test_rank_condition_violations_raise(Y3):
         ConstraintSubmanifold(Y3, [xd - yd, 2 * xd - 2 * yd])  # dependent constraints
     with pytest.raises(RankDeficientError, match="codimension"):
         ConstraintSubmanifold(Y3, [xd, yd, zd])
-    with pytest.raises(SpecError, match="accelerations"):
+    with pytest.raises(InputError, match="accelerations"):
         ConstraintSubmanifold(Y3, [Y3.qddot[0]])
-    with pytest.raises(SpecError, match="expressions"):
+    with pytest.raises(InputError, match="expressions"):
         ConstraintSubmanifold(Y3, [sp.Eq(xd, yd)])
 
 
@@ -68,7 +68,7 @@ def test_structural_choice_avoids_singular_block_and_is_reproducible():
     # user's singular choice is refused with a clear error
     with pytest.raises(RankDeficientError, match="generically singular"):
         _ = ConstraintSubmanifold(Y, Q.f, dependent=[zd, wd]).dependent
-    with pytest.raises(SpecError):
+    with pytest.raises(InputError):
         _ = ConstraintSubmanifold(Y, Q.f, dependent=[zd]).dependent
 
 
@@ -113,7 +113,7 @@ def test_branches_listing_choice_and_errors(Y3):
     assert Q.branch_of({**pt, zd: 5}) == [b.index for b in brs if b.solution[zd].xreplace(pt) == 5][0]
     with pytest.raises(OffManifoldError):
         Q.branch_of({**pt, zd: 4})
-    with pytest.raises(SpecError, match="values"):
+    with pytest.raises(InputError, match="values"):
         Q.branch_of({xd: 1})
     # branch chosen at construction time is used by default
     assert ConstraintSubmanifold(Y3, Q.f, branch=0).normal_form().g == brs[0].solution

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sympy.physics.mechanics import LagrangesMethod, Point, ReferenceFrame, dynamicsymbols
 
 from jetgeo import FibredManifold, Form, LagrangianSystem, VectorField
-from jetgeo.errors import NotRegularError, SpecError
+from jetgeo.errors import InputError, NotRegularError
 from jetgeo.geometry import is_zero, normalise
 
 TM = dynamicsymbols._t
@@ -339,19 +339,19 @@ def test_regular_with_a_singular_locus():
 
 
 def test_specification_errors():
-    with pytest.raises(SpecError, match="first order"):
+    with pytest.raises(InputError, match="first order"):
         LagrangianSystem(Y2, xdd * x)
-    with pytest.raises(SpecError, match="2 components"):
+    with pytest.raises(InputError, match="2 components"):
         LagrangianSystem(Y2, xd**2, forces=[1])
-    with pytest.raises(SpecError, match=r"\(t, q, q̇\)"):
+    with pytest.raises(InputError, match=r"\(t, q, q̇\)"):
         LagrangianSystem(Y2, xd**2, forces=[xdd, 0])
-    with pytest.raises(SpecError, match="not coordinates"):
+    with pytest.raises(InputError, match="not coordinates"):
         LagrangianSystem(Y2, xd**2, forces={sp.Symbol("z"): 1})
-    with pytest.raises(SpecError, match="FibredManifold"):
+    with pytest.raises(InputError, match="FibredManifold"):
         LagrangianSystem("Y", xd**2)
-    with pytest.raises(SpecError, match="potential"):
+    with pytest.raises(InputError, match="potential"):
         LagrangianSystem.mechanical(Y2, xd**2, V=xd)
-    with pytest.raises(SpecError, match="no metric"):
+    with pytest.raises(InputError, match="no metric"):
         LagrangianSystem(Y2, xd**4 + yd**2).christoffel()
 
 
@@ -493,3 +493,38 @@ def test_repr_and_latex():
     assert S._repr_latex_().startswith("$")
     assert isinstance(S.semispray(), VectorField)
     assert S.lagrangian_form() == S.L * Y2.J1.dx(t)
+
+
+def test_constrain_chooses_the_chart_and_branch():
+    """``S.constrain(Q, branch=, dependent=)`` is ``ConstrainedSystem(S, Q, branch=, dependent=)``: the
+    normal form solved for the chosen velocities on the chosen branch.  Checked against independent
+    truths: g satisfies f(q̇^I, g) = 0, and two charts of Q give the same accelerations on Q."""
+    from jetgeo import ConstrainedSystem, ConstraintSubmanifold
+
+    # the skate [Stolařová 2009, §3]: sin θ ẋ − cos θ ẏ = 0, solvable for ẋ or for ẏ
+    Y = FibredManifold(["x", "y", "theta"])
+    x, y, th = Y.q
+    xd, yd, thd = Y.qdot
+    m, I = sp.symbols("m I", positive=True)
+    S = LagrangianSystem(Y, m * (xd**2 + yd**2) / 2 + I * thd**2 / 2)
+    f = sp.sin(th) * xd - sp.cos(th) * yd
+    Q = ConstraintSubmanifold(Y, [f])
+    by_x, by_y = S.constrain(Q, dependent=[xd]), S.constrain(Q, dependent=["ydot"])
+    assert by_x.dependent == (xd,) and by_y.dependent == (yd,)
+    assert is_zero(f.subs(xd, by_x.g[xd])) and is_zero(f.subs(yd, by_y.g[yd]))
+    ax, ay = by_x.accelerations(), by_y.accelerations()
+    assert set().union(*(e.free_symbols for e in ax.values())).isdisjoint({xd})  # by_x's chart: (ẏ, θ̇)
+    for a in Y.qddot:  # by_x's accelerations moved to by_y's chart (ẋ, θ̇) by ẏ = g_y(θ, ẋ)
+        assert is_zero(ax[a].subs(yd, by_y.g[yd]) - ay[a]), a
+    ref = ConstrainedSystem(S, Q, dependent=[xd])
+    assert all(is_zero(ax[a] - ref.accelerations()[a]) for a in Y.qddot)
+    # a nonlinear constraint with two branches ż = ±√(ẋ² + ẏ²)/a [Stolařová 2009, eq. (13)]
+    Y2 = FibredManifold(["x", "y", "z"])
+    a_ = sp.Symbol("a", positive=True)
+    u, v, w = Y2.qdot
+    Q2 = ConstraintSubmanifold(Y2, [u**2 + v**2 - a_**2 * w**2])
+    S2 = LagrangianSystem(Y2, (u**2 + v**2 + w**2) / 2)
+    g0, g1 = (S2.constrain(Q2, branch=b).g[w] for b in (0, 1))
+    assert is_zero(g0 + g1) and not is_zero(g0)  # the two roots of a²ż² = ẋ² + ẏ²
+    assert all(is_zero((u**2 + v**2 - a_**2 * w**2).subs(w, g)) for g in (g0, g1))
+    assert is_zero(S2.constrain(Q2, branch=1).g[w] - ConstrainedSystem(S2, Q2, branch=1).g[w])

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
-from jetgeo.errors import NotApplicableError, SpecError  # noqa: E402
+from jetgeo.errors import InputError, NotApplicableError  # noqa: E402
 from jetgeo.geometry import is_zero  # noqa: E402
 from jetgeo.mechanics import momentum_equation, steady_motions  # noqa: E402
 from jetgeo.numerics import simulate  # noqa: E402
@@ -118,11 +118,11 @@ def test_steady_motion_errors():
     model, Y, cs = heavy_disc()
     ps, th, ph, x, y = Y.q
     psd, thd, phd, xd, yd = Y.qdot
-    with pytest.raises(SpecError, match="every independent velocity"):
+    with pytest.raises(InputError, match="every independent velocity"):
         steady_motions(cs, {th: 0, psd: 0})
-    with pytest.raises(SpecError, match="held fixed but its velocity"):
+    with pytest.raises(InputError, match="held fixed but its velocity"):
         steady_motions(cs, {th: 0, thd: 1, psd: 0, phd: 1})
-    with pytest.raises(SpecError, match="not a coordinate or velocity"):
+    with pytest.raises(InputError, match="not a coordinate or velocity"):
         steady_motions(cs, {"zeta": 0})
     # the sleigh with a constant yaw rate and the position fixed is no relative equilibrium of that form
     Y3 = FibredManifold(["x", "y", "th"])
@@ -154,7 +154,7 @@ def test_snakeboard_momentum_equation_bloch_et_al():
     [me0] = momentum_equation(cs, se2(Y))
     assert all(is_zero(a - b) for a, b in zip(me0.section, sec2))
     assert is_zero(me0.rhs - J0 * psd * phd * sp.cos(ph))
-    with pytest.raises(SpecError, match="not allowed by the constraints"):
+    with pytest.raises(InputError, match="not allowed by the constraints"):
         momentum_equation(cs, se2(Y), section=[[1, 0, 0]])
     with pytest.raises(NotApplicableError, match="not invariant"):
         momentum_equation(cs, [{x: x, y: y}])       # dilations change the kinetic energy

@@ -15,14 +15,13 @@ wrong and says why (the list is repeated in theory/constraints.md).
 
 from __future__ import annotations
 
-import random
-
 import pytest
 import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
 from jetgeo.errors import BranchError
 from jetgeo.geometry.zero import is_zero
+from jetgeo.testing import vanishes_on_points
 
 # --------------------------------------------------------------------------------------------
 # independent method: Lagrange multipliers with Chetaev's condition, solved with sympy here
@@ -56,36 +55,11 @@ def chetaev_multipliers(Y, L, fs, on_Q, forces=None):
 
 
 def assert_same(a, b, what="", points=4):
-    """a ≡ b: exact structural equality, else agreement to 40 digits at ``points`` random
-    points (rational coordinates; positive symbols get positive values).  A non-zero
-    rational function (or one with square roots / trig of the coordinates) vanishes at a
-    random point with negligible probability; agreement at several points is the test."""
-    d = sp.sympify(a) - sp.sympify(b)
-    if d == 0:
-        return
-    syms = sorted(sp.sympify(a).free_symbols | sp.sympify(b).free_symbols, key=sp.default_sort_key)
-    rng = random.Random(20071036)
-    good = 0
-    for _ in range(20 * points):
-        pt = {}
-        for s_ in syms:
-            v = sp.Rational(rng.randint(1, 10**4), rng.randint(1, 97))
-            pt[s_] = v if (s_.is_positive or rng.random() < 0.5) else -v
-        try:
-            va = sp.N(sp.sympify(a).xreplace(pt), 60)
-            vb = sp.N(sp.sympify(b).xreplace(pt), 60)
-        except (ZeroDivisionError, TypeError):
-            continue
-        if not (va.is_number and vb.is_number) or va.has(sp.zoo, sp.nan) or vb.has(sp.zoo, sp.nan):
-            continue
-        if va.has(sp.I) or vb.has(sp.I):  # outside the real domain (e.g. a negative sqrt argument)
-            continue
-        scale = max(abs(va), abs(vb), 1)
-        assert abs(va - vb) <= sp.Float("1e-40") * scale, f"{what}: {a} != {b} at {pt}"
-        good += 1
-        if good == points:
-            return
-    raise AssertionError(f"{what}: could not find {points} regular sample points")
+    """a ≡ b: a − b vanishes at ``points`` random points (:func:`jetgeo.testing.vanishes_on_points`:
+    rational coordinates, angles on the rational unit circle so that trigonometric identities hold
+    exactly; exact, else to 40 digits).  A non-zero function vanishes there with negligible probability."""
+    v = vanishes_on_points(sp.sympify(a) - sp.sympify(b), trials=points)
+    assert v.zero, f"{what}: {a} != {b} (a - b = {v.value} at {v.point})"
 
 
 def assert_matches_multipliers(cs, Y, L, fs, on_Q, forces=None):

@@ -122,7 +122,8 @@ def test_bad_members_are_reported_and_the_others_complete():
 
 def test_local_cluster_equals_local_default_member_by_member():
     """A real two-worker LocalCluster (processes) gives the local default's dataset exactly."""
-    distributed = pytest.importorskip("distributed")
+    import distributed  # the ensemble extra, part of the test extra
+
     cs, params, initial = disc()
     mem = grid(thetadot=[-0.3, 0.0, 0.3], phidot=[2.0, 3.0, 4.0])
     kw = dict(params=params, initial=initial, complete=True, n_times=11, chunk_size=2)

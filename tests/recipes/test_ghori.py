@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import FibredManifold, LagrangianSystem, recipes, systems
-from jetgeo.errors import SpecError
+from jetgeo.errors import InputError
 from jetgeo.geometry.zero import is_zero
 
 GHORI_SYSTEMS = ["skate", "vertical_disc", "stolarova_example2", "stolarova_example3"]
@@ -45,7 +45,7 @@ def test_tzenoff_function_gradient_is_m_a_dot_dx_dq():
 
 def test_ghori_symmetric_rejects_unknown_function():
     S, Q = systems.load("skate")
-    with pytest.raises(SpecError, match="2.3.14"):
+    with pytest.raises(InputError, match="2.3.14"):
         recipes.ghori_symmetric(S, Q, "K")
 
 
@@ -74,5 +74,5 @@ def test_novoselov_nonlinear_characteristics_parallel_velocities():
 
 def test_novoselov_needs_n_minus_r_characteristics():
     S, Q = systems.load("skate")
-    with pytest.raises(SpecError, match="n − r = 2"):
+    with pytest.raises(InputError, match="n − r = 2"):
         recipes.novoselov(S, Q, [S.Y.qdot[2]])

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, recipes
-from jetgeo.errors import NotApplicableError, SpecError, UndecidedError
+from jetgeo.errors import InputError, NotApplicableError, UndecidedError
 from jetgeo.geometry.zero import is_zero
 
 from .systems import krupkova_example2, parallel_points, skate
@@ -56,9 +56,9 @@ def test_hamel_with_user_quasi_velocities_and_errors():
     M = recipes.hamel(S, Q, quasi=[xd * sp.cos(th) + yd * sp.sin(th), thd], symbols=["v", "w"])
     assert recipes.equivalent(M, recipes.krupkova(S, Q))
     assert M.to_jet[sp.Symbol("v")] == xd * sp.cos(th) + yd * sp.sin(th)
-    with pytest.raises(SpecError, match="need m − k = 2 quasi-velocities"):
+    with pytest.raises(InputError, match="need m − k = 2 quasi-velocities"):
         recipes.hamel(S, Q, quasi=[thd])
-    with pytest.raises(SpecError, match="clash"):
+    with pytest.raises(InputError, match="clash"):
         recipes.hamel(S, Q, quasi=[xd, thd], symbols=["xdot", "w"])
     with pytest.raises(NotApplicableError, match="not affine"):
         recipes.hamel(S, Q, quasi=[xd**2, thd])
@@ -66,9 +66,9 @@ def test_hamel_with_user_quasi_velocities_and_errors():
 
 def test_gibbs_appell_needs_Q_or_psi():
     S, Q, psi, z = skate()
-    with pytest.raises(SpecError, match="either a constraint submanifold Q or a parametrisation"):
+    with pytest.raises(InputError, match="either a constraint submanifold Q or a parametrisation"):
         recipes.gibbs_appell(S)
-    with pytest.raises(SpecError, match="expected a LagrangianSystem"):
+    with pytest.raises(InputError, match="expected a LagrangianSystem"):
         recipes.benenti_second_kind(Q, S)
 
 

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import systems
-from jetgeo.errors import SpecError
+from jetgeo.errors import InputError
 from jetgeo.geometry import generic_rank, zero_test
 from jetgeo.mechanics import Motion
 from jetgeo.systems import CatalogueEntry
@@ -53,18 +53,18 @@ def test_names_sorted_and_complete():
 
 
 def test_unknown_name_lists_the_valid_names():
-    with pytest.raises(SpecError) as exc:
+    with pytest.raises(InputError) as exc:
         systems.load("no_such_system")
     for n in NAMES:
         assert n in str(exc.value)
 
 
 def test_unknown_argument_and_bad_option():
-    with pytest.raises(SpecError, match="unknown argument"):
+    with pytest.raises(InputError, match="unknown argument"):
         systems.load("skate", mass=3)
-    with pytest.raises(SpecError, match="form"):
+    with pytest.raises(InputError, match="form"):
         systems.load("two_wheels_axle", form="cubic")
-    with pytest.raises(SpecError, match="n must be"):
+    with pytest.raises(InputError, match="n must be"):
         systems.load("n_trailer", n=-1)
 
 
@@ -85,7 +85,7 @@ def test_generic_forces_option():
     A = sp.symbols("A1:4")
     assert list(e.system.forces) == list(A)
     assert set(A) <= set(e.parameters) and set(A) <= set(e.params)
-    with pytest.raises(SpecError):
+    with pytest.raises(InputError):
         systems.load("skate", forces=[1, 2])
 
 
@@ -139,9 +139,9 @@ def test_energy_conserved(name):
 
 
 def test_energy_check_refuses_forces_and_time_dependence():
-    with pytest.raises(SpecError, match="non-potential"):
+    with pytest.raises(InputError, match="non-potential"):
         check_energy_conserved(cs("parallel_velocities"))
-    with pytest.raises(SpecError, match="rheonomic"):
+    with pytest.raises(InputError, match="rheonomic"):
         check_energy_conserved(cs("stolarova_example3"))
 
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, systems
-from jetgeo.errors import SpecError
+from jetgeo.errors import InputError
 from jetgeo.geometry import generic_rank
 from jetgeo.mechanics import ConstrainedSystem, Motion, ParametricConstrainedSystem
 from jetgeo.testing import (
@@ -190,7 +190,7 @@ def test_energy_check_refuses_inhomogeneous_constraints_and_catches_wrong_dynami
     Y = FibredManifold(["x", "y"])
     xd, yd = Y.qdot
     S = LagrangianSystem.mechanical(Y, (xd**2 + yd**2) / 2)
-    with pytest.raises(SpecError, match="not homogeneous"):
+    with pytest.raises(InputError, match="not homogeneous"):
         check_energy_conserved(S.constrain(ConstraintSubmanifold(Y, [yd - xd - 1])))
     Q = ConstraintSubmanifold(Y, [yd - xd])
     wrong = Motion("wrong", S, Q, {Y.qddot[0]: 1, Y.qddot[1]: 1}, tuple())  # tangent, but accelerates
@@ -208,7 +208,7 @@ def test_report_and_low_level_test():
     assert vanishes_on_points(sp.sin(th) ** 2 + sp.cos(th) ** 2 - 1).zero
     v = vanishes_on_points(sp.sin(th) ** 2 - sp.cos(th))
     assert not v.zero and v.point is not None
-    with pytest.raises(SpecError, match="no constraint submanifold"):
+    with pytest.raises(InputError, match="no constraint submanifold"):
         check_tangent(e.system)
 
 

@@ -1,0 +1,254 @@
+"""The architecture of the package, checked on its source: the layer rule, private names, where
+exceptions live and which errors speak of spec files.
+
+The layer rule is the ``[tool.importlinter]`` contract of ``pyproject.toml``, run by import-linter
+(a test dependency): it fails, never skips, if import-linter is missing.  A second run on a
+reversed contract shows that the checker really sees the imports (a contract that cannot break
+proves nothing).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "jetgeo"
+FILES = sorted(PKG.rglob("*.py"))
+
+LINT = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+
+
+def _lint(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package(module: str) -> str:
+    """The sub-package of jetgeo a module belongs to ('' for the modules of jetgeo itself: cli, errors, ...)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and (PKG / parts[1]).is_dir() else ""
+
+
+def _target(path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = _module(path).split(".")
+    if path.name != "__init__.py":
+        base.pop()
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+TREES = {path: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in FILES}
+
+
+def _where(path: Path, node: ast.AST) -> str:
+    return f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+# --- the layer rule --------------------------------------------------------------------------------------------
+
+
+def test_layer_contract_is_kept():
+    r = _lint()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 kept, 0 broken" in r.stdout, r.stdout
+
+
+def test_layer_contract_can_break(tmp_path):
+    # the same layers upside down: geometry may not import errors, recipes may not import mechanics, ...
+    import tomllib
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = cfg["contracts"]
+    layers = ", ".join(f'"{layer}"' for layer in reversed(contract["layers"]))
+    upside_down = tmp_path / "upside_down.toml"
+    upside_down.write_text(
+        f'[tool.importlinter]\nroot_package = "jetgeo"\n\n[[tool.importlinter.contracts]]\nname = "upside down"\n'
+        f'type = "layers"\ncontainers = ["jetgeo"]\nlayers = [{layers}]\n', encoding="utf-8")
+    r = _lint("--config", str(upside_down))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "jetgeo.recipes is not allowed to import jetgeo.mechanics" in r.stdout, r.stdout
+
+
+def test_contract_lists_every_module_of_the_package():
+    # exhaustive = true makes import-linter refuse an unlisted module; the check is not switched off
+    import tomllib
+
+    (contract,) = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"]
+    assert contract["exhaustive"] is True and "ignore_imports" not in contract
+    listed = {m.strip() for layer in contract["layers"] for m in layer.replace(":", "|").split("|")}
+    children = {p.stem for p in PKG.glob("*.py") if p.name != "__init__.py"} | {
+        p.parent.name for p in PKG.glob("*/__init__.py")}
+    assert listed == children
+
+
+def test_no_layer_imports_the_package_root():
+    """``jetgeo/__init__.py`` imports from several layers (and io, for from_mechanics): a module that
+    imports a *name* from it (``from .. import __version__``) points its imports up through the root.
+    Only submodules may be imported that way (``from . import systems``)."""
+    found = []
+    for path, tree in TREES.items():
+        if path == PKG / "__init__.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and _target(path, node) == "jetgeo":
+                found += [f"{_where(path, node)}: {a.name}" for a in node.names
+                          if not ((PKG / a.name).is_dir() or (PKG / f"{a.name}.py").is_file())]
+            elif isinstance(node, ast.Import) and any(a.name == "jetgeo" for a in node.names):
+                found.append(f"{_where(path, node)}: import jetgeo")
+    assert found == [], found
+
+
+def test_no_dynamic_import_of_jetgeo_modules():
+    # importlib.import_module("jetgeo....") hides an import from the layer check and turns a broken
+    # module into "not available"; jetgeo imports its own code plainly (codegen's loading of the
+    # *generated* module by file path is the one use of importlib, and not of a jetgeo module)
+    found = []
+    for path, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                                  and a.value.startswith("jetgeo") for a in node.args):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in ("import_module", "__import__"):
+                    found.append(_where(path, node))
+    assert found == [], found
+
+
+# --- private names -----------------------------------------------------------------------------------------------
+
+
+def _defined_private_names() -> dict:
+    """{private name: packages defining it} over functions, classes, module and instance attributes."""
+    out: dict = {}
+    for path, tree in TREES.items():
+        pkg = _package(_module(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for x in ast.walk(t):
+                        if isinstance(x, ast.Name):
+                            names.append(x.id)
+                        elif isinstance(x, ast.Attribute):
+                            names.append(x.attr)
+            for n in names:
+                if _private(n):
+                    out.setdefault(n, set()).add(pkg)
+    return out
+
+
+def test_no_private_name_crosses_a_package():
+    """A ``_name`` is private to its package: no module imports one from another jetgeo package (or a
+    ``_module`` of it), and no ``obj._name`` reaches an attribute defined only in another package."""
+    defined = _defined_private_names()
+    found = []
+    for path, tree in TREES.items():
+        pkg = _package(_module(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                target = _target(path, node)
+                if target.startswith("jetgeo") and _package(target) != pkg:
+                    bad = [a.name for a in node.names if _private(a.name)] + [p for p in target.split(".")
+                                                                              if _private(p)]
+                    if bad:
+                        found.append(f"{_where(path, node)}: imports {', '.join(bad)} from {target}")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("jetgeo") and any(_private(p) for p in a.name.split(".")):
+                        found.append(f"{_where(path, node)}: imports {a.name}")
+            elif isinstance(node, ast.Attribute) and _private(node.attr):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+                owners = defined.get(node.attr, set())
+                if owners and pkg not in owners:
+                    found.append(f"{_where(path, node)}: .{node.attr} (defined in {', '.join(sorted(owners))})")
+    assert found == [], "\n".join(found)
+
+
+# --- errors ----------------------------------------------------------------------------------------------------
+
+
+def _is_exception_class(node: ast.ClassDef, known: set) -> bool:
+    for b in node.bases:
+        name = b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")
+        if name in known or name.endswith(("Error", "Exception")):  # warning categories are not errors
+            return True
+    return False
+
+
+def test_every_exception_class_lives_in_errors():
+    """Every public exception class is defined in jetgeo/errors.py (one hierarchy under JetgeoError).  A
+    private one (``_NotReal`` of io/parse.py) is a control-flow signal of its module: allowed there only
+    if no other module names it, so it can never reach a caller."""
+    from jetgeo import errors
+
+    known = {n for n in dir(errors) if isinstance(getattr(errors, n), type)} | {"Exception", "BaseException"}
+    found = []
+    for path, tree in TREES.items():
+        if path == PKG / "errors.py":
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ClassDef) and _is_exception_class(node, known)):
+                continue
+            if not _private(node.name):
+                found.append(f"{_where(path, node)}: class {node.name}")
+                continue
+            users = [_where(p, n) for p, t in TREES.items() if p != path for n in ast.walk(t)
+                     if (isinstance(n, ast.Name) and n.id == node.name)
+                     or (isinstance(n, ast.Attribute) and n.attr == node.name)
+                     or (isinstance(n, ast.alias) and n.name == node.name)]
+            if users:
+                found.append(f"{_where(path, node)}: private class {node.name} used in {', '.join(users)}")
+    assert found == [], "\n".join(found)
+    assert all(issubclass(getattr(errors, n), errors.JetgeoError) for n in errors.__all__)
+
+
+def test_moved_exceptions_still_importable_where_users_import_them():
+    from jetgeo import errors
+    from jetgeo.cli import MethodUnavailable
+    from jetgeo.io import InitialDataError
+
+    assert MethodUnavailable is errors.MethodUnavailable and InitialDataError is errors.InitialDataError
+    assert issubclass(errors.InitialDataError, (errors.SpecError, errors.OffManifoldError))
+
+
+#: the modules that read or write spec files (SpecError names the file and key); the CLI raises it only
+#: while resolving its SPEC argument (a path or a shipped name) and for a method the spec cannot serve
+#: (no constraints); its other arguments (--method, --format, --csv, --param, ...) raise InputError
+SPEC_MODULES = {"jetgeo/io/spec.py", "jetgeo/io/parse.py", "jetgeo/io/specs/__init__.py", "jetgeo/cli.py"}
+
+
+def test_spec_error_only_about_spec_files():
+    """A bad argument is an InputError; SpecError (a subclass) only where a spec file is read, written or
+    named (:data:`SPEC_MODULES`)."""
+    found = []
+    for path, tree in TREES.items():
+        rel = str(path.relative_to(ROOT))
+        if rel in SPEC_MODULES:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if getattr(exc, "id", getattr(exc, "attr", None)) == "SpecError":
+                    found.append(_where(path, node))
+    assert found == [], f"{len(found)} raise SpecError outside the spec-file modules:\n" + "\n".join(found)
