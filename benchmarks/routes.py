@@ -464,6 +464,8 @@ def footer(results: dict, timeout: float, load_end, wall: float) -> list:
                 parts.append(f"{route}/Kane > {timeout / k['seconds']:.3g}")
             elif a["status"] == "ok" and k["status"] in ("timeout", "skipped"):
                 parts.append(f"{route}/Kane < {a['seconds'] / timeout:.3g}")
+            elif a["status"] == "setup-timeout":
+                parts.append(f"{route}/Kane not measured (its set-up, cs = sys.constrain(Q), took > {timeout:g} s)")
             else:
                 parts.append(f"{route}/Kane —")
         if r:
