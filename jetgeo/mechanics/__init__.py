@@ -4,6 +4,7 @@
 
 from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
+from .eom import EquationsOfMotion
 from .lagrangian import LagrangianSystem
 from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
@@ -17,6 +18,7 @@ __all__ = [
     "ConstrainedSystem",
     "ParametricConstrainedSystem",
     "Motion",
+    "EquationsOfMotion",
     "NormalForm",
     "Branch",
     "Classification",

@@ -37,6 +37,8 @@ import sympy as sp
 
 from ..errors import NotRegularError, OffManifoldError, SpecError
 from ..geometry.coerce import as_expr, as_symbol
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, SteadyMotion
+from ..mechanics.eom import EquationsOfMotion, dependent_velocities
 
 __all__ = ["Linearisation", "linearise"]
 
@@ -225,26 +227,30 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
     the point (the bordered matrix K₀, equivalently det B′ = 0, seed 004 (12)).
     """
-    steady = point if hasattr(point, "kept_states") and hasattr(point, "point") else None
+    steady = point if isinstance(point, SteadyMotion) else None
     if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
         lin = linearise(cs, steady.point, params, exact, method, independent)
         return lin.restrict(steady.kept_states)
     if method == "reduced":
-        if not hasattr(cs, "reduced_coefficients"):
+        if not isinstance(cs, ConstrainedSystem):
             raise SpecError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
         return _linearise_reduced(cs, point, params, exact)
     if method != "multipliers":
         raise SpecError(f"linearise: method must be 'multipliers' or 'reduced', got {method!r}")
-    if hasattr(cs, "system") and hasattr(cs, "Q") and not isinstance(cs, tuple):
+    if isinstance(cs, EquationsOfMotion):
         system, Q = cs.system, cs.Q
-        if independent is None and hasattr(cs, "independent"):
-            independent = cs.independent
+        dep = dependent_velocities(cs)
+        if independent is None and dep:  # the chart the equations are written in
+            independent = [v for v in system.Y.qdot if v not in dep]
     else:
         try:
             system, Q = cs
         except (TypeError, ValueError):
-            raise SpecError("linearise: give a ConstrainedSystem or a pair (LagrangianSystem, "
-                            f"ConstraintSubmanifold); got {cs!r}") from None
+            raise SpecError("linearise: give equations of motion (a ConstrainedSystem, a Motion) or a pair "
+                            f"(LagrangianSystem, ConstraintSubmanifold); got {cs!r}") from None
+    if not isinstance(system, LagrangianSystem) or not isinstance(Q, ConstraintSubmanifold):
+        raise SpecError("linearise: the multiplier route needs a LagrangianSystem and a ConstraintSubmanifold; got "
+                        f"{type(system).__name__} and {type(Q).__name__}")
     return _linearise_multipliers(system, Q, point, params, exact, independent)
 
 

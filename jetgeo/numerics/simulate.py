@@ -53,9 +53,19 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
-from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError, SpecError
+from ..errors import (
+    BranchError,
+    InputError,
+    NotRegularError,
+    OffManifoldError,
+    RankDeficientError,
+    SpecError,
+    UndecidedError,
+)
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy_latex
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.eom import EquationsOfMotion, dependent_velocities
 from .compile import CompiledFunction, compile_rhs
 
 
@@ -107,29 +117,35 @@ class _Model:
         return tuple(self.Y.qdot)
 
 
-def _is_constrained_system(obj) -> bool:
-    return all(hasattr(obj, a) for a in ("Q", "system", "nf", "g", "reaction_forces", "regularity_condition"))
-
-
 def _pair_of(obj):
-    """(LagrangianSystem, ConstraintSubmanifold) if ``obj`` is such a pair (a tuple, or an object
-    with ``.system`` and ``.Q`` but no accelerations: a catalogue entry, an imported model), else None."""
+    """(LagrangianSystem, ConstraintSubmanifold) if ``obj`` is such a pair (a tuple, or an object with
+    ``.system`` and ``.Q`` that is not itself equations of motion: a catalogue entry, an imported
+    model), else None."""
     if isinstance(obj, (tuple, list)) and len(obj) == 2:
         system, Q = obj
-    elif hasattr(obj, "system") and hasattr(obj, "Q") and not hasattr(obj, "accelerations"):
-        system, Q = obj.system, obj.Q
+    elif not isinstance(obj, EquationsOfMotion) and isinstance(getattr(obj, "system", None), LagrangianSystem):
+        system, Q = obj.system, getattr(obj, "Q", None)
     else:
         return None
-    if hasattr(system, "free_motion_functions") and hasattr(Q, "f") and hasattr(Q, "jacobian"):
+    if isinstance(system, LagrangianSystem) and isinstance(Q, ConstraintSubmanifold):
         return system, Q
     return None
 
 
 def _model_of(obj, formulation: str = "full") -> _Model:
-    """Normalise a ConstrainedSystem, a Motion, a LagrangianSystem or any object with
-    ``.accelerations()`` into the pieces the integrator needs.  The multiplier formulation of a
-    ConstrainedSystem needs neither its symbolic accelerations nor its normal-form conditions;
-    a (system, Q) pair is integrated in that formulation without ever forming the normal form."""
+    """Normalise what :func:`simulate` is given into the pieces the integrator needs.
+
+    * a (system, Q) pair: integrated in the multipliers formulation without ever forming the
+      normal form;
+    * :class:`~jetgeo.mechanics.eom.EquationsOfMotion` (a ConstrainedSystem, a Motion, …): its
+      accelerations, normal form (``substitution``), validity conditions, multipliers and
+      reactions, all asked through the protocol.  The canonical route (a ConstrainedSystem) is the
+      one the atlas can move to other charts; its normal form's determinant bounds a chart only,
+      and its multipliers are computed numerically from the bordered system along the solution
+      (cheaper than the symbolic ``multipliers()``, same values on Q);
+    * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
+    * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
+    """
     pair = _pair_of(obj)
     if pair is not None:
         system, Q = pair
@@ -137,47 +153,54 @@ def _model_of(obj, formulation: str = "full") -> _Model:
             raise SpecError("a (system, Q) pair is integrated in formulation='multipliers' (no normal form); "
                             f"got {formulation!r} — for 'full' or 'reduced' pass system.constrain(Q)")
         return _Model(Q.Y, [], {}, list(Q.f), system, None, None, [], "constrained system (bordered)", Q=Q)
-    if not hasattr(obj, "accelerations"):
-        raise SpecError(f"simulate needs a constrained system or an object with .accelerations(); got {type(obj)}")
-    if _is_constrained_system(obj) and formulation == "multipliers":
-        return _Model(obj.Y, [], dict(obj.g), list(obj.Q.f), obj.system, None, None, [], "constrained system",
-                      cs=obj, Q=obj.Q)
-    if _is_constrained_system(obj):
+    if isinstance(obj, ConstrainedSystem):
         cs = obj
+        if formulation == "multipliers":
+            return _Model(cs.Y, [], dict(cs.g), list(cs.Q.f), cs.system, None, None, [], "constrained system",
+                          cs=cs, Q=cs.Q)
         Y = cs.Y
         acc = cs.accelerations()
         conds = []
-        reg = cs.regularity_condition()
-        if not _is_const(reg):
-            conds.append(_Condition(reg, "threshold", f"the constrained system stops being regular: the determinant "
-                                    f"of seed 004 (12), {reg}, vanishes"))
-        nfc = cs.nf.condition
-        if not _is_const(nfc):
-            conds.append(_Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is singular: "
-                                    f"det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent velocities, or "
-                                    "formulation='multipliers', which needs no normal form)"))
+        reg, nfc = cs.regularity_condition(), cs.nf.condition
+        for c in cs.validity_conditions():
+            if c == nfc:
+                conds.append(_Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is "
+                                        f"singular: det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent "
+                                        "velocities, or formulation='multipliers', which needs no normal form)"))
+            else:
+                conds.append(_Condition(c, "threshold", "the constrained system stops being regular: the "
+                                        f"determinant [Stolařová 2009, eq. (12)], {reg}, vanishes"))
         conds += _branch_conditions(cs.nf.branch)
-        # the multipliers are computed numerically along the solution from the bordered system
-        # W q̈ = L + Jᵀλ, J q̈ = −d̄f (cheaper than the symbolic cs.multipliers(), same values on Q)
-        lam, R = None, None
-        return _Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, lam, R, conds,
+        return _Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
                       "constrained system", cs=cs, Q=cs.Q)
-    system = getattr(obj, "system", None)
-    if system is None and hasattr(obj, "L") and hasattr(obj, "Y"):
-        system = obj
-    Y = getattr(obj, "Y", None) or getattr(system, "Y", None)
-    Q = getattr(obj, "Q", None)
-    if Y is None and Q is not None:
-        Y = Q.Y
-    if Y is None:
-        raise SpecError("simulate: cannot find the fibred manifold (no .Y, .system.Y or .Q.Y on the object)")
+    if isinstance(obj, EquationsOfMotion):
+        return _model_of_eom(obj)
+    if isinstance(obj, LagrangianSystem):
+        acc = obj.accelerations()
+        return _Model(obj.Y, [acc[a] for a in obj.Y.qddot], {}, [], obj, None, None, [], "LagrangianSystem")
+    Y = getattr(obj, "Y", None)
+    if Y is None or not callable(getattr(obj, "accelerations", None)):
+        raise SpecError("simulate needs equations of motion (jetgeo.mechanics.EquationsOfMotion), a "
+                        "LagrangianSystem, a pair (system, Q) or an object with .Y and .accelerations(); "
+                        f"got {type(obj).__name__}")
     acc = obj.accelerations()
-    to_jet = dict(getattr(obj, "to_jet", None) or {})
+    missing = [a for a in Y.qddot if a not in acc]
+    if missing:
+        raise SpecError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
+    return _Model(Y, [as_expr(acc[a]) for a in Y.qddot], {}, [], None, None, None, [], type(obj).__name__)
+
+
+def _model_of_eom(eom: EquationsOfMotion) -> _Model:
+    """The model of equations of motion other than the canonical route (a recipe's Motion, …)."""
+    system, Q = eom.system, eom.Q
+    Y = system.Y if system is not None else Q.Y
+    acc = eom.accelerations()
+    to_jet = dict(eom.to_jet or {})
     missing = [a for a in Y.qddot if a not in acc]
     if missing:
         raise SpecError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
     acc_l = [as_expr(acc[a]).xreplace(to_jet) for a in Y.qddot]
-    foreign = set(getattr(obj, "coordinates", None) or ()) - {Y.t, *Y.q, *Y.qdot}
+    foreign = set(eom.coordinates or ()) - {Y.t, *Y.q, *Y.qdot}
     left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
     if left:
         raise SpecError(
@@ -189,25 +212,23 @@ def _model_of(obj, formulation: str = "full") -> _Model:
     conds = []
     if Q is not None:
         f = list(Q.f)
-        try:
-            nf = Q.normal_form(branch=getattr(obj, "branch", None))
+        try:  # the normal form is optional here (the reduced formulation and complete=True use it)
+            nf = Q.normal_form(dependent=dependent_velocities(eom) or None, branch=eom.branch)
+        except (BranchError, RankDeficientError, UndecidedError):
+            nf = None
+        if nf is not None:
             g = dict(nf.g)
             conds += _branch_conditions(nf.branch)
-        except Exception:  # noqa: BLE001 - the normal form is optional here
-            g = {}
-    for c in getattr(obj, "conditions", None) or []:
+    for c in eom.validity_conditions():
         c = as_expr(c).xreplace(to_jet)
         if not _is_const(c):
-            conds.append(_Condition(c, "threshold", f"a condition of the result ({getattr(obj, 'method', '?')}), "
+            conds.append(_Condition(c, "threshold", f"a condition of the result ({getattr(eom, 'method', '?')}), "
                                     f"{c}, vanishes"))
-    lam = R = None
-    if callable(getattr(obj, "multipliers", None)):
-        lam = obj.multipliers()
-        lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
-    if callable(getattr(obj, "reactions", None)):
-        R = obj.reactions()
-        R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
-    return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(obj, "method", type(obj).__name__), Q=Q)
+    lam = eom.multipliers()
+    lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
+    R = eom.reactions()
+    R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
+    return _Model(Y, acc_l, g, f, system, lam, R, conds, getattr(eom, "method", type(eom).__name__), Q=Q)
 
 
 def _latex_float(v: float) -> str:
