@@ -38,6 +38,7 @@ import sympy as sp
 from ..errors import NotRegularError, OffManifoldError, SpecError
 from ..geometry.coerce import as_expr, as_symbol
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, SteadyMotion
+from ..mechanics.bordered import bordered_system
 from ..mechanics.eom import EquationsOfMotion, dependent_velocities
 
 __all__ = ["Linearisation", "linearise"]
@@ -380,7 +381,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     if fast is not None:
         K0, r0, A0, finish = fast
     else:
-        K0, r0, A0, finish = _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
+        K0, r0, A0, finish = _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
     if K0.det(method="berkowitz").expand() == 0:
         raise NotRegularError(
             "linearise: the equations of motion are singular at the point (the bordered matrix "
@@ -390,7 +391,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     qdd0, lam0 = list(y0[:n]), list(y0[n:])
     if fast is not None and any(not _is_zero(a, tol) for a in qdd0):
         # accelerating at the point: ∂W/∂z q̈₀ needs third derivatives of L
-        K0, r0, A0, finish = _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
+        K0, r0, A0, finish = _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
         fast = None
     W0 = K0[:n, :n]
     Rz, fx = finish(qdd0, lam0, x)
@@ -560,7 +561,12 @@ class _Taylor2:
 
 def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     """K₀, r₀, f_q̇(p) and the derivative columns, from second-order Taylor expansions
-    (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0)."""
+    (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0).
+
+    Not a second builder: it *evaluates* the blocks of
+    :func:`~jetgeo.mechanics.bordered.bordered_system` (grouped ℓ, q̇ frozen along the moving
+    directions) and their first derivatives at the point from the Taylor coefficients of L, A and f,
+    without forming the symbolic blocks (tests compare it with :func:`_bordered_by_diff`)."""
     n, k = len(q), len(fs)
     tay = _Taylor2(tz, vals)
     TL = tay(as_expr(L))
@@ -599,17 +605,18 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     return K0, r0, A0, finish
 
 
-def _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at):
-    """The same by symbolic differentiation (any point; third derivatives of L where needed)."""
+def _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at):
+    """The same by symbolic differentiation (any point; third derivatives of L where needed), from
+    :func:`~jetgeo.mechanics.bordered.bordered_system` with ℓ grouped and q̇ frozen at its value along
+    the directions that move (the others contribute nothing to ℓ, b at the point nor to their
+    q-derivatives)."""
     n, k = len(q), len(fs)
+    L = system.L
     Lv = [sp.diff(L, v) for v in qd]
-    Lq = [sp.diff(L, s) for s in q]
-    W0 = sp.Matrix(n, n, lambda i, j: at(sp.diff(Lv[i], qd[j]), vals))
-    # h with q̇ frozen at its value along the directions that move (the others contribute
-    # nothing to h at the point nor to its q-derivatives)
-    H = [sp.Add(*[sp.diff(Lv[i], q[j]) * qd0[j] for j in moving]) + sp.diff(Lv[i], Y.t) - Lq[i] - forces[i]
-         for i in range(n)]
-    G = [sp.Add(*[sp.diff(fs[a], q[j]) * qd0[j] for j in moving]) + sp.diff(fs[a], Y.t) for a in range(k)]
+    B = bordered_system(system, Q, grouped=True, frozen_velocities={qd[j]: qd0[j] for j in moving})
+    H = [-e for e in B.ell]
+    G = list(B.b)
+    W0 = B.W.applyfunc(lambda e: at(e, vals))
     A0 = A_sym.applyfunc(lambda e: at(e, vals))
     K0 = W0.row_join(-A0.T).col_join(A0.row_join(sp.zeros(k, k)))
     r0 = sp.Matrix([-at(e, vals) for e in H] + [-at(e, vals) for e in G])

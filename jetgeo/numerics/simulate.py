@@ -65,6 +65,7 @@ from ..errors import (
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy_latex
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.bordered import bordered_system
 from ..mechanics.eom import EquationsOfMotion, dependent_velocities
 from .compile import CompiledFunction, compile_rhs
 
@@ -486,8 +487,9 @@ class Prepared:
         P = self.params
         self._J = (sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None)
         self.bordered = None
-        if sysL is not None and M.f and hasattr(sysL, "free_motion_functions"):
-            dae = compile_rhs(self._bordered_exprs(), self.full_state, P, t, name="bordered_system")
+        if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
+            # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
+            dae = compile_rhs(bordered_system(sysL, M.Q).flat(), self.full_state, P, t, name="bordered_system")
             self.bordered = _BorderedRHS(dae, len(q), len(M.f))
         if formulation == "multipliers":
             self.rhs = self.bordered
@@ -534,17 +536,6 @@ class Prepared:
         conds = M.conditions if formulation != "multipliers" else []
         self.i_conds = [(c, _ev([c.expr.xreplace(sub)], self.state, P, t, name="condition"))
                         for c in conds]
-
-    def _bordered_exprs(self) -> list:
-        r"""[W (row-major), L_σ, J (row-major), d̄f] for the Chetaev-multiplier equations
-        W q̈ = L + Jᵀλ, J q̈ = −d̄f (001 (3.14) with R = Jᵀλ, and the derivative of f = 0)."""
-        M = self.model
-        S = M.system
-        W = S.hessian()
-        Lf = S.free_motion_functions()
-        J = self._J
-        b = [M.Y.cut_total_derivative(f) for f in M.f]
-        return list(W) + list(Lf) + list(J) + b
 
     def ensure_jacobian(self) -> None:
         """Compile ∂F/∂y of the right-hand side (for the implicit methods Radau, BDF, LSODA)."""
