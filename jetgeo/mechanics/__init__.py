@@ -6,6 +6,7 @@ from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
 from .eom import EquationsOfMotion
 from .lagrangian import LagrangianSystem
+from .linearisation import Linearisation, linearise
 from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
@@ -19,6 +20,8 @@ __all__ = [
     "ParametricConstrainedSystem",
     "Motion",
     "EquationsOfMotion",
+    "Linearisation",
+    "linearise",
     "NormalForm",
     "Branch",
     "Classification",

@@ -124,9 +124,7 @@ def test_linearisation_taylor_evaluation_equals_the_symbolic_bordered_system():
     """At a point of the rolling disc that moves only along cyclic coordinates (spin φ̇ and the contact point
     ẋ, ẏ from f = 0) the Taylor evaluation of linearisation and the differentiated bordered_system (grouped ℓ,
     q̇ frozen along the moving directions) give the same K₀, r₀ and ∂f/∂x."""
-    import importlib
-
-    L_mod = importlib.import_module("jetgeo.numerics.linearise")
+    from jetgeo.mechanics import linearisation as L_mod
     e = systems.load("rolling_disc")
     S, Q = e.system, e.Q
     Y = S.Y

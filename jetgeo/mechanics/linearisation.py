@@ -25,8 +25,13 @@ ground, heading, wheel angles).  :meth:`Linearisation.restrict` keeps the other
 states, after checking both conditions (their velocity field vanishes at x₀, and their
 rows do not depend on the dropped states), so that the restricted matrix is the
 constant linear system governing small perturbations of the steady motion.
-Examples: ``tests/benchmarks/test_linearise.py`` (pendulum on a rolling cart,
+Examples: ``tests/mechanics/test_linearise.py`` (pendulum on a rolling cart,
 vertical rolling disc) and :mod:`jetgeo.systems.whipple`.
+
+The module is ``jetgeo.mechanics.linearisation`` (symbolic and exact, below the catalogue of
+systems); the function is exported as ``jetgeo.mechanics.linearise`` and, the same object, as
+``jetgeo.numerics.linearise``.  The module is not named after the function so that the package
+attribute ``jetgeo.mechanics.linearise`` is unambiguously the function.
 """
 
 from __future__ import annotations
@@ -37,9 +42,12 @@ import sympy as sp
 
 from ..errors import NotRegularError, OffManifoldError, SpecError
 from ..geometry.coerce import as_expr, as_symbol
-from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, SteadyMotion
-from ..mechanics.bordered import bordered_system
-from ..mechanics.eom import EquationsOfMotion, dependent_velocities
+from .bordered import bordered_system
+from .constrained import ConstrainedSystem
+from .constraints import ConstraintSubmanifold
+from .eom import EquationsOfMotion, dependent_velocities
+from .lagrangian import LagrangianSystem
+from .steady import SteadyMotion
 
 __all__ = ["Linearisation", "linearise"]
 

@@ -1,4 +1,4 @@
-"""Exact linearisation of constrained systems about steady motions (jetgeo.numerics.linearise).
+"""Exact linearisation of constrained systems about steady motions (jetgeo.mechanics.linearise).
 
 Independent truths:
 * Routh's stability condition of the upright rolling disc (Routh, *Advanced Rigid Dynamics*,
@@ -14,19 +14,15 @@ Independent truths:
 from __future__ import annotations
 
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks import systems as S  # noqa: E402
-from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
-from jetgeo.errors import OffManifoldError, SpecError  # noqa: E402
-from jetgeo.numerics.linearise import linearise  # noqa: E402
+from benchmarks import systems as S  # the shared definitions of the PyDy comparison (repository root on sys.path)
+from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
+from jetgeo.errors import OffManifoldError, SpecError
+from jetgeo.mechanics import linearise
 
 
 @functools.cache
