@@ -353,6 +353,51 @@ def test_implicit_method_uses_the_compiled_jacobian_and_agrees():
         simulate(cs, (0, 2), {x: 0, y: 0, z: 0, xd: 1, yd: 1}, complete=True, method="Radau", project=True)
 
 
+def test_options_are_grouped_like_solve_ivp_and_reach_the_solver():
+    """simulate(system, t_span, initial, params, method, t_eval, dense_output, events, *, jetgeo's choices,
+    **solver options): the options reach scipy's solver (first_step is the size of the first step taken, an
+    absurd rtol is refused), and the result equals the one with keywords."""
+    from jetgeo.errors import InputError
+
+    cs, (m, I) = skate()
+    x, y, th = cs.Y.q
+    ini = {x: 0, y: 0, th: 0.1, "xdot": 1.0, "ydot": np.tan(0.1), "thetadot": 0.05}
+    T = np.linspace(0, 1, 5)
+    a = simulate(cs, (0, 1), ini, {m: 1, I: 1}, "RK45", T, True, True, rtol=1e-9, atol=1e-11)
+    b = simulate(cs, (0, 1), ini, {m: 1, I: 1}, method="RK45", t_eval=T, rtol=1e-9, atol=1e-11)
+    np.testing.assert_array_equal(a.q, b.q)
+    c = simulate(cs, (0, 1), ini, {m: 1, I: 1}, first_step=1e-3, max_step=0.05)
+    assert np.isclose(c.t[1], 1e-3)                              # without t_eval: the steps taken
+    assert np.max(np.diff(c.t)) <= 0.05 + 1e-12
+    with pytest.raises(InputError, match="rtol"):
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, rtol=float("nan"))
+    with pytest.raises(InputError, match="first_step"):
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, first_step=-1.0)
+    with pytest.raises(TypeError):  # jetgeo's own choices are keyword-only
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, "RK45", None, True, True, "reduced")
+
+
+def test_prepared_system_is_a_frozen_record_with_named_fields():
+    import dataclasses
+
+    from jetgeo.numerics import PreparedSystem
+
+    cs, (m, I) = skate()
+    prep = prepare(cs, "reduced")
+    assert isinstance(prep, PreparedSystem) and prep.state == (*cs.Y.q, *cs.independent)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        prep.rhs = None
+    assert prepare(cs, "reduced") is prep                      # cached per system and formulation
+    jac = prep.with_jacobian()
+    assert jac.rhs.jacobian is not None and prep.rhs.jacobian is None and prep.with_jacobian() is jac
+    th = 0.3
+    y = np.array([0.0, 0.0, th, 1.0, 0.2])                       # (x, y, θ, ẋ, θ̇) in the reduced state
+    p = np.array([1.0 if str(s) in ("m", "I") else 0.0 for s in prep.params])
+    full = prep.to_full(np.array([0.0]), y[:, None], p)[:, 0]
+    assert np.isclose(full[4], np.tan(th))                       # ẏ = ẋ tan θ from the normal form
+    assert abs(prep.constraint_residuals(0.0, full, p)[0]) < 1e-14
+
+
 def test_progress_bar_is_optional(monkeypatch):
     import sys
 
