@@ -29,6 +29,10 @@ IMPLICIT = ("Radau", "BDF", "LSODA")
 
 @dataclass
 class Out:
+    """What :func:`integrate` returns: output times and states (integration state), scipy's status
+    (0 finished, 1 an event stopped the run, −1 a failed step) and message, the number of right-hand
+    side calls, the dense output, and per event the times and states where it fired."""
+
     t: np.ndarray
     y: np.ndarray
     status: int

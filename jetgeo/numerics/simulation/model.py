@@ -16,7 +16,7 @@ import sympy as sp
 
 from ...errors import BranchError, RankDeficientError, SpecError, UndecidedError
 from ...geometry.coerce import as_expr
-from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
 from ...mechanics.eom import EquationsOfMotion, dependent_velocities
 
 __all__ = ["Condition", "Model", "model_of", "pair_of"]
@@ -190,13 +190,18 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
     for c in eom.validity_conditions():
         c = as_expr(c).xreplace(to_jet)
         if not is_const(c):
-            conds.append(Condition(c, "threshold", f"a condition of the result ({getattr(eom, 'method', '?')}), "
+            conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
                                     f"{c}, vanishes"))
     lam = eom.multipliers()
     lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
     R = eom.reactions()
     R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
-    return Model(Y, acc_l, g, f, system, lam, R, conds, getattr(eom, "method", type(eom).__name__), Q=Q)
+    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q)
+
+
+def _label(eom: EquationsOfMotion) -> str:
+    """The name of the route: a Motion's ``method``, else the class name."""
+    return eom.method if isinstance(eom, Motion) else type(eom).__name__
 
 
 
@@ -207,8 +212,8 @@ def is_const(e) -> bool:
 
 def branch_conditions(br) -> list:
     out = []
-    for c in getattr(br, "nonnegative", []) or []:
+    for c in br.nonnegative:
         out.append(Condition(c, "sign", f"the solution leaves the domain of branch {br.index}: {c} becomes negative"))
-    for c in getattr(br, "nonzero", []) or []:
+    for c in br.nonzero:
         out.append(Condition(c, "threshold", f"a denominator of branch {br.index}, {c}, vanishes"))
     return out

@@ -54,14 +54,14 @@ def simulate(
     r"""Integrate the equations of motion of a (constrained) system from data on Q.
 
     The state is integrated in one of three formulations (``"full"``: (q, q̇) on J¹Y with the
-    accelerations of Krupková's reduced equations [Krupková–Stolařová 2012, eq. (8)];
-    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Krupková–Stolařová 2012,
+    accelerations of Krupková's reduced equations [Stolařová 2009, eq. (8)];
+    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Stolařová 2009,
     eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
     solved at every step, no normal form).  The run stops early only at a *singular state of
     the problem*, with a :class:`SimulationStoppedWarning` and ``result.event`` saying why:
-    the rank of ∂f/∂q̇ drops [Krupková–Stolařová 2012, eq. (3)], the constrained system stops
-    being regular [Krupková–Stolařová 2012, eq. (12)], the multiplier equations become singular
-    [Ibort et al. 1997, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
+    the rank of ∂f/∂q̇ drops [Stolařová 2009, eq. (3)], the constrained system stops
+    being regular [Stolařová 2009, eq. (12)], the multiplier equations become singular
+    [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
     condition of a result (``Motion.conditions``) vanishes.
 
     **The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
