@@ -1,5 +1,9 @@
 """Lagrangian systems, constraint submanifolds and Krupková's constrained system
 (seed 004, §2; seed 001, §2–3).  Imports jets and geometry only.
+
+Every route's result implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`; the bordered
+multiplier system has one builder, :func:`~jetgeo.mechanics.bordered.bordered_system`; exact
+linearisation lives in :mod:`jetgeo.mechanics.linearisation` (:func:`linearise`).
 """
 
 from .constrained import ConstrainedSystem

@@ -1,8 +1,8 @@
 r"""Invariant checks for equations of motion on a constraint submanifold Q.
 
-Each check takes objects with ``.accelerations()`` — a
-:class:`~jetgeo.mechanics.ConstrainedSystem` (``sys.constrain(Q)``), a
-:class:`~jetgeo.mechanics.Motion` returned by a recipe, a
+Each check takes equations of motion (:class:`~jetgeo.mechanics.eom.EquationsOfMotion`, asked
+through its members only) — a :class:`~jetgeo.mechanics.ConstrainedSystem` (``sys.constrain(Q)``),
+a :class:`~jetgeo.mechanics.Motion` returned by a recipe, a
 :class:`~jetgeo.mechanics.ParametricConstrainedSystem` — and returns a
 :class:`CheckReport`, or raises ``AssertionError`` with a message that names the
 failing component and the point where it fails.

@@ -127,6 +127,27 @@ def test_a_true_singular_state_still_stops_with_a_warning():
     assert r.status == "singular" and r.event.t == pytest.approx(np.sqrt(2) / 2, rel=2e-3)
 
 
+def test_a_chart_that_cannot_be_entered_ends_the_run_as_failed_not_singular(monkeypatch):
+    """The atlas reaches the boundary of ẏ = ẋ tan θ; if the next chart cannot be entered (here: its branch
+    is not identified, simulated by making the derivation raise BranchError) the state is not proven
+    singular — the run ends as "failed", saying why, and is not reported as a singular state."""
+    from jetgeo.errors import BranchError
+    from jetgeo.numerics.simulation import atlas
+
+    S, Q, cs = sleigh()
+    x, y, th = cs.Y.q
+    xd, yd, thd = cs.Y.qdot
+
+    def refuse(*args, **kw):
+        raise BranchError("no branch through the state (test)")
+
+    monkeypatch.setattr(atlas, "_atlas_prep", refuse)
+    with pytest.warns(SimulationStoppedWarning, match="cannot be entered"):
+        r = simulate(S.constrain(ConstraintSubmanifold(cs.Y, list(Q.f))), (0, 40),
+                     {x: 0, y: 0, th: 0, xd: 0.3, thd: 1.5}, PARAMS, complete=True)
+    assert r.status == "failed" and not r.success and not r.event.proven and r.t[-1] < 2
+
+
 # --- initial data --------------------------------------------------------------------------------------
 def test_complete_for_a_system_Q_pair_and_the_named_choice():
     S, Q, cs = sleigh()

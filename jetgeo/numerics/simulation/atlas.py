@@ -197,8 +197,10 @@ def chart_for(prep: PreparedSystem, t, y_full, p, switches: list, first_integral
             branch = Qn.branch_of(pt, tol=1e-6)
         prep_new = _atlas_prep(cs, new, branch, prep.formulation, first_integrals, prep.backend)
     except (BranchError, OffManifoldError, NotRegularError, RankDeficientError) as exc:
+        # the chart in force ends here and the next one could not be entered: not a proof that the
+        # problem is singular at this state, so the run ends as failed, saying why
         return prep, SingularEvent(t, f"the chart of {names(new)} cannot be entered: {exc}", "rho", rho_new,
-                                   rho_now)
+                                   rho_now, proven=False)
     D = ", ".join(map(str, old))
     reason = (f"ρ = det(∂f/∂({D}))²/det(J Jᵀ) = {rho_now:.3g} ≤ the switching threshold {thr:.3g}; "
               f"{names(new)} has ρ = {rho_new:.3g}")

@@ -23,18 +23,22 @@ __all__ = ["SingularEvent", "singular_state_events", "touch_down"]
 
 @dataclass
 class SingularEvent:
-    """Where and why the integration was stopped: time, explanation, the expression and its value."""
+    """Where and why the integration was stopped: time, explanation, the expression and its value.
+
+    ``proven`` is False when the run stopped for a reason that is not a proof of a singular state
+    (the atlas could not enter the next chart: a branch not identified at the state, …); the
+    result's status is then "failed", not "singular"."""
 
     t: float
     explanation: str
     expr: object
     value: float
     initial_value: float
+    proven: bool = True
 
     def __str__(self) -> str:
         return (f"stopped at t = {self.t:.6g}: {self.explanation} "
                 f"(value {self.value:.3g}, initially {self.initial_value:.3g})")
-
 
 
 def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool = False) -> list:
