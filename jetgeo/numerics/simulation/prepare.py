@@ -129,6 +129,7 @@ class PreparedSystem:
     jacobian_of_constraints_in_state: CompiledFunction | None
     #: ((Condition, c(t, y, p) at an integration state), ...): the singular-state monitors
     condition_monitors: tuple
+    #: variants derived on demand and shared between them (the one with ∂F/∂y compiled)
     _variants: dict = field(default_factory=dict, repr=False, compare=False)
 
     def with_jacobian(self) -> PreparedSystem:
