@@ -50,8 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import systems as S  # noqa: E402 - the shared definitions of the PyDy comparison
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.mechanics import ConstrainedSystem  # noqa: E402
-from jetgeo.numerics import compile_rhs  # noqa: E402
-from jetgeo.numerics.simulate import prepare  # noqa: E402
+from jetgeo.numerics import (
+    compile_rhs,  # noqa: E402
+    prepare,  # noqa: E402
+)
 
 
 # --- the systems and their hand-written right-hand sides ---------------------------------------

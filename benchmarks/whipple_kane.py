@@ -349,7 +349,7 @@ def jetgeo_route(m: WhippleModel, v=None):
     velocity constraints only).  See ``tests/benchmarks/test_whipple_import.py``.
     """
     from jetgeo.io.sympy_import import from_mechanics
-    from jetgeo.numerics.linearise import linearise as jg_linearise
+    from jetgeo.mechanics import linearise as jg_linearise
 
     v = sp.Symbol("v", real=True) if v is None else v
     t0 = time.perf_counter()

@@ -23,9 +23,8 @@ import sympy as sp
 from sympy.physics.mechanics import Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
 
 from jetgeo.io.sympy_import import from_mechanics
-from jetgeo.mechanics import steady_motions
+from jetgeo.mechanics import linearise, steady_motions
 from jetgeo.numerics import simulate
-from jetgeo.numerics.linearise import linearise
 
 psi, th, phi, x, y = dynamicsymbols("psi theta phi x y")
 m, A, C, r, g = sp.symbols("m A C r g", positive=True)

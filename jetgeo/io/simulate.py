@@ -9,9 +9,12 @@ on the constraint manifold (the exact flow is tangent to Q).
 
 from __future__ import annotations
 
-import importlib
+import warnings
 
-from ..errors import SpecError
+import numpy as np
+
+from ..errors import InputError
+from ..numerics import SimulationStoppedWarning, simulate
 from .spec import Spec
 
 __all__ = ["simulate_spec"]
@@ -27,63 +30,39 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
     ``formulation`` is "full", "reduced" or "multipliers" (:func:`jetgeo.numerics.simulate`);
     ``max_step`` bounds the step size.
     """
-    try:
-        numerics = importlib.import_module("jetgeo.numerics")
-    except ImportError:
-        numerics = None
-    if numerics is None or not hasattr(numerics, "simulate"):
-        raise SpecError("simulation is not available (jetgeo.numerics is not part of this installation)")
-    return _with_numerics(numerics, spec, t_end, points, rtol, atol, formulation, max_step)
-
-
-def _with_numerics(numerics, spec: Spec, t_end: float, points: int, rtol: float, atol: float,
-                   formulation: str = "full", max_step: float | None = None) -> dict:
-    """Through :func:`jetgeo.numerics.simulate` (constraint monitoring, singular-state events, the atlas)."""
-    import warnings
-
-    import numpy as np
-
     if points < 2:
-        raise SpecError(f"need at least 2 output points, got {points}")
+        raise InputError(f"need at least 2 output points, got {points}")
     if formulation not in ("full", "reduced", "multipliers"):
-        raise SpecError(f"--formulation must be full, reduced or multipliers, got {formulation!r}")
+        raise InputError(f"--formulation must be full, reduced or multipliers, got {formulation!r}")
     for name, v in (("--rtol", rtol), ("--atol", atol)):
         if not (np.isfinite(v) and v > 0):
-            raise SpecError(f"{name} must be a positive number, got {v}")
+            raise InputError(f"{name} must be a positive number, got {v}")
     if max_step is not None and not max_step > 0:
-        raise SpecError(f"--max-step must be positive, got {max_step}")
+        raise InputError(f"--max-step must be positive, got {max_step}")
     Y = spec.Y
     pvals = spec.numeric_params() if spec.parameters else {}
     y0 = spec.initial_state()
     t0 = y0.pop(Y.t)
     if not t_end > t0:
-        raise SpecError(f"{spec.source}: --t-end {t_end} must be after the initial time {t0}")
+        raise InputError(f"{spec.source}: --t-end {t_end} must be after the initial time {t0}")
     if spec.Q is None and formulation != "full":
-        raise SpecError(f"{spec.source}: --formulation {formulation} needs constraints; the spec has none")
+        raise InputError(f"{spec.source}: --formulation {formulation} needs constraints; the spec has none")
     model = spec.constrained() if spec.Q is not None else spec.system
     with warnings.catch_warnings():  # the command reports an early end itself, in one line
-        warnings.filterwarnings("ignore", category=_stopped_warning(numerics))
-        res = numerics.simulate(model, (t0, t_end), initial=y0, params=pvals,
-                                t_eval=np.linspace(t0, t_end, points), rtol=rtol, atol=atol, progress=None,
-                                formulation=formulation, max_step=np.inf if max_step is None else max_step)
+        warnings.filterwarnings("ignore", category=SimulationStoppedWarning)
+        res = simulate(model, (t0, t_end), y0, pvals, t_eval=np.linspace(t0, t_end, points), progress=None,
+                       formulation=formulation, rtol=rtol, atol=atol,
+                       max_step=np.inf if max_step is None else max_step)
     rows = np.hstack([np.asarray(res.q), np.asarray(res.qdot)]).tolist()
     names = [str(s) for s in (*Y.q, *Y.qdot)]
-    drift = None
-    if spec.Q is not None and hasattr(res, "max_residual"):
-        mr = res.max_residual
-        drift = float(mr() if callable(mr) else mr)
+    drift = float(res.max_residual) if spec.Q is not None else None
     out = {"t": np.asarray(res.t).tolist(), "y": rows, "names": names, "engine": "jetgeo.numerics.simulate",
-           "drift": drift, "charts": [str(c) for c in getattr(res, "charts", [])], "stopped": None,
-           "nfev": int(getattr(res, "nfev", 0))}
-    if getattr(res, "event", None) is not None:
+           "drift": drift, "charts": [str(c) for c in res.charts], "stopped": None, "nfev": int(res.nfev)}
+    if res.event is not None:
         out["message"] = str(res.event)
-    elif not getattr(res, "success", True):
-        out["message"] = str(getattr(res, "message", ""))
-    if getattr(res, "status", "finished") != "finished":
+    elif not res.success:
+        out["message"] = str(res.message)
+    if res.status != "finished":
         out["stopped"] = f"the run stopped at t = {res.t[-1]:.6g} before --t-end {t_end:g}: " + (
             str(res.event.explanation) if res.event is not None else str(res.message))
     return out
-
-
-def _stopped_warning(numerics) -> type:
-    return getattr(numerics, "SimulationStoppedWarning", UserWarning)

@@ -1,10 +1,16 @@
 """Lagrangian systems, constraint submanifolds and Krupková's constrained system
 ([Stolařová 2009, §2]; [Benenti 2007, §2–3]).  Imports jets and geometry only.
+
+Every route's result implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`; the bordered
+multiplier system has one builder, :func:`~jetgeo.mechanics.bordered.bordered_system`; exact
+linearisation lives in :mod:`jetgeo.mechanics.linearisation` (:func:`linearise`).
 """
 
 from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
+from .eom import EquationsOfMotion
 from .lagrangian import LagrangianSystem
+from .linearisation import Linearisation, linearise
 from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
@@ -17,6 +23,9 @@ __all__ = [
     "ConstrainedSystem",
     "ParametricConstrainedSystem",
     "Motion",
+    "EquationsOfMotion",
+    "Linearisation",
+    "linearise",
     "NormalForm",
     "Branch",
     "Classification",

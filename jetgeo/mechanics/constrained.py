@@ -501,6 +501,37 @@ class ConstrainedSystem:
         lam = self._multipliers
         return [_tidy(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
 
+    # --- the EquationsOfMotion protocol (jetgeo.mechanics.eom) ------------------------------------------
+    @property
+    def coordinates(self) -> tuple:
+        """(t, q^σ, q̇^l): the chart of Q the expressions are written in."""
+        return tuple(self.chart.coords)
+
+    @property
+    def substitution(self) -> dict:
+        """The normal form {q̇^D: g(t, q, q̇^I)} [Stolařová 2009, eq. (4)]."""
+        return dict(self.g)
+
+    @property
+    def to_jet(self) -> dict:
+        """{} (the coordinates of Q are jet coordinates)."""
+        return {}
+
+    @property
+    def branch(self) -> int | None:
+        """The branch index of the normal form."""
+        return self.nf.branch.index
+
+    def validity_conditions(self) -> list:
+        """The regularity determinant [Stolařová 2009, eq. (12)] and det ∂f/∂q̇^D of the normal form
+        (the constant ones left out)."""
+        conds = [self.regularity_condition(), self.nf.condition]
+        return [c for c in conds if as_expr(c).free_symbols]
+
+    def reactions(self) -> list:
+        """R_σ = λ_i ∂f^i/∂q̇^σ (:meth:`reaction_forces`)."""
+        return self.reaction_forces()
+
     # --- display ---
     def __repr__(self) -> str:
         return f"ConstrainedSystem(L={self.system.L}, Q: {self.nf})"

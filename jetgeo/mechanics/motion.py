@@ -51,6 +51,8 @@ class Motion:
         For results written in other coordinates than the jets (parameters z of
         q̇ = ψ(t,q,z), quasi-velocities u): those coordinates as functions of
         (t, q, q̇) on Q, so that the result can be compared in jet coordinates.
+
+    A Motion implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`.
     """
 
     method: str
@@ -69,6 +71,10 @@ class Motion:
     def accelerations(self) -> dict:
         """{q̈^σ: expression} for every coordinate (in ``coordinates``)."""
         return dict(self.acc)
+
+    def validity_conditions(self) -> list:
+        """The ``conditions`` (:class:`~jetgeo.mechanics.eom.EquationsOfMotion`)."""
+        return list(self.conditions)
 
     def multipliers(self) -> list | None:
         """The multipliers λ_i, or None if the method does not give them."""

@@ -199,5 +199,38 @@ class ParametricConstrainedSystem:
         """Equations of the singular points of Z [Benenti 2007, eq. (7.8)]: ψ^i = 0 and Z_α = 0."""
         return [*self.psi, *[normalise(e) for e in self.projected_forces]]
 
+    # --- the EquationsOfMotion protocol (jetgeo.mechanics.eom) ------------------------------------------
+    #: no constraint submanifold is stored: Q is the image of ψ
+    Q = None
+    branch = None
+
+    @property
+    def to_jet(self) -> dict:
+        """{}: z as functions of (t, q, q̇) is not known (it would invert ψ)."""
+        return {}
+
+    @property
+    def coordinates(self) -> tuple:
+        """(t, q, z): the chart the expressions are written in."""
+        return tuple(self.chart.coords)
+
+    @property
+    def substitution(self) -> dict:
+        """{q̇^i: ψ^i(t, q, z)} [Benenti 2007, eq. (2.1)]."""
+        return dict(self.psi_map)
+
+    def validity_conditions(self) -> list:
+        """det G, G the Gauss matrix (when not constant)."""
+        c = self.regularity_condition()
+        return [c] if as_expr(c).free_symbols else []
+
+    def multipliers(self) -> None:
+        """None: the parametric route gives the reactions, not multipliers."""
+        return None
+
+    def reactions(self) -> list:
+        """R_i = W_ij q̈^j − L_i (:meth:`reaction_forces`)."""
+        return self.reaction_forces()
+
     def __repr__(self) -> str:
         return f"ParametricConstrainedSystem(ψ={list(self.psi)}, z={list(self.z)})"

@@ -21,7 +21,7 @@ and the states that stay constant, so that
 >>> sm = steady_motions(cs, {th: th0, thdot: 0, psdot: W, phdot: w}, unknowns=[w])[0]  # doctest: +SKIP
 >>> lin = linearise(cs, sm.point).restrict(sm.kept_states)            # doctest: +SKIP
 
-linearises about it (``jetgeo.numerics.linearise`` also accepts ``sm`` itself).  See
+linearises about it (``jetgeo.mechanics.linearise`` also accepts ``sm`` itself).  See
 ``theory/steady_motions.md``.
 """
 

@@ -9,12 +9,22 @@ matplotlib (plots) and tqdm (progress bars) are optional and imported lazily.
 >>> ds = ensemble(cs, grid(a=[1, 2]), (0, 10))      # doctest: +SKIP
 """
 
+from ..mechanics.linearisation import Linearisation, linearise  # the same function (mechanics is its home)
 from . import plots  # matplotlib itself is imported only when a plot is made
 from .compile import CompiledFunction, compile_rhs
 from .ensembles import ensemble, grid, sample
-from .simulate import ChartSwitch, SimulationResult, SimulationStoppedWarning, SingularEvent, prepare, simulate
+from .simulation import (
+    ChartSwitch,
+    PreparedSystem,
+    SimulationResult,
+    SimulationStoppedWarning,
+    SingularEvent,
+    prepare,
+    simulate,
+)
 from .stability import StabilityMap, stability_map
 
-__all__ = ["simulate", "prepare", "SimulationResult", "SingularEvent", "ChartSwitch", "SimulationStoppedWarning",
-           "compile_rhs", "CompiledFunction", "plots", "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
+__all__ = ["simulate", "prepare", "PreparedSystem", "SimulationResult", "SingularEvent", "ChartSwitch",
+           "SimulationStoppedWarning", "compile_rhs", "CompiledFunction", "linearise", "Linearisation", "plots",
+           "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
 

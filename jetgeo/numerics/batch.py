@@ -231,7 +231,7 @@ def _fingerprint(*parts) -> str:
 
 
 def batch_model(prep) -> BatchModel:
-    """The vectorised compiled pieces of a :class:`~jetgeo.numerics.simulate.Prepared` system:
+    """The vectorised compiled pieces of a :class:`~jetgeo.numerics.simulation.prepare.PreparedSystem`:
     its right-hand side (or bordered system), constraints and their scales, the normal form,
     the energy E_L = q̇·∂L/∂q̇ − L and the singular-state monitors, each compiled once."""
     M = prep.model
@@ -240,10 +240,10 @@ def batch_model(prep) -> BatchModel:
     full = prep.full_state
     m = len(M.q)
     if prep.formulation == "multipliers":
-        rhs = _code(prep._bordered_exprs(), full, P, t, "bordered_batch")
+        rhs = _code(prep.bordered_expressions, full, P, t, "bordered_batch")
         k = len(M.f)
     else:
-        rhs = _code(prep._rhs_exprs, prep.state, P, t, "rhs_batch")
+        rhs = _code(prep.rhs_expressions, prep.state, P, t, "rhs_batch")
         k = 0
     f = _code(list(M.f), full, P, t, "constraints_batch") if M.f else None
     fscale = None
@@ -252,7 +252,8 @@ def batch_model(prep) -> BatchModel:
                        "constraint_scale_batch")
     dep = prep.dependent
     g = _code([M.g[d] for d in dep], full, P, t, "normal_form_batch") if dep else None
-    energy = _code([prep.energy_expr], full, P, t, "energy_batch") if prep.energy_expr is not None else None
+    energy = (_code([prep.energy_expression], full, P, t, "energy_batch") if prep.energy_expression is not None
+              else None)
     monitors = []
     sub = M.g if prep.formulation == "reduced" else {}
     if M.f:

@@ -55,7 +55,7 @@ from sympy.codegen.rewriting import create_expand_pow_optimization
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
-from ..errors import CompilerUnavailableError, SpecError
+from ..errors import CompilerUnavailableError, InputError
 from ..geometry.coerce import as_expr
 
 __all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "compiler_command", "stats",
@@ -96,7 +96,7 @@ class _Printer(C99CodePrinter):
     def _print_Symbol(self, expr):  # the renamed symbols only: _t, _y<i>, _p<i>, _c<i>
         name = expr.name
         if not (name[:2] in ("_y", "_p", "_c") and name[2:].isdigit() or name == "_t"):
-            raise SpecError(f"codegen: unexpected symbol {name!r} in the expressions (not renamed)")
+            raise InputError(f"codegen: unexpected symbol {name!r} in the expressions (not renamed)")
         return "jg_" + name[1:]
 
     def _print_Integer(self, expr):  # every literal is a double: no integer division anywhere
@@ -131,11 +131,11 @@ def _print(pr: _Printer, expr) -> str:
     try:
         code = pr.doprint(expr)
     except PrintMethodNotImplementedError as exc:
-        raise SpecError(f"codegen: the C printer does not support {exc}".split("\n")[0]) from exc
+        raise InputError(f"codegen: the C printer does not support {exc}".split("\n")[0]) from exc
     # defence in depth: the only identifiers are ours and the C math library's (no user text)
     bad = {w for w in _IDENT.findall(_NUMBER.sub(" ", code)) if not w.startswith("jg_") and w not in _ALLOWED}
     if bad or "/*" in code or "//" in code or "#" in code or '"' in code:
-        raise SpecError(f"codegen: the C printer produced unexpected text {sorted(bad)} for {expr}")
+        raise InputError(f"codegen: the C printer produced unexpected text {sorted(bad)} for {expr}")
     return code
 
 
@@ -337,7 +337,7 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
 
     The third item is None when the module was found through the expression index (the
     common subexpressions were not recomputed).  Raises :class:`CompilerUnavailableError` if
-    the module cannot be built, and :class:`~jetgeo.errors.SpecError` if an expression cannot be
+    the module cannot be built, and :class:`~jetgeo.errors.InputError` if an expression cannot be
     printed as C.
     """
     import numpy as np

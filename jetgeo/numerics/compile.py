@@ -5,7 +5,7 @@ r"""Compiled numeric right-hand sides: one Python function of (t, state, params)
 
 1. every state symbol, parameter and the time are renamed to safe identifiers
    (``t``, ``y[i]`` unpacked to ``_y0, _y1, …``, ``_p0, …``); any other free symbol is
-   reported (:class:`~jetgeo.errors.SpecError`) instead of failing at run time;
+   reported (:class:`~jetgeo.errors.InputError`) instead of failing at run time;
 2. common subexpressions are eliminated once (``sympy.cse``), so a quantity such as
    :math:`1 + x^2y^2` [Stolařová 2009, Example 1] or ``sin θ`` is computed once per call;
 3. the straight-line code is printed with sympy's Python printer (``math`` functions on
@@ -38,7 +38,7 @@ import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..errors import InputError, JetgeoError, SpecError
+from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
 
 __all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
@@ -95,7 +95,7 @@ class CompiledFunction:
         by_name = {str(k): v for k, v in values.items()}
         missing = [s for s in self.params if s not in values and str(s) not in by_name]
         if missing:
-            raise SpecError(f"no numerical value given for the parameter(s) {missing}")
+            raise InputError(f"no numerical value given for the parameter(s) {missing}")
         return np.array([float(values[s]) if s in values else float(by_name[str(s)]) for s in self.params])
 
     def __repr__(self) -> str:
@@ -161,11 +161,11 @@ def compile_rhs(
         printer does not support) "python", silently.  ``.backend`` tells which one was used.
     """
     if backend not in BACKENDS:
-        raise SpecError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
+        raise InputError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
     if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
         raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
     if backend == "c" and vectorized:
-        raise SpecError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
+        raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
                         "backend='python' (or 'auto')")
     if isinstance(exprs, sp.MatrixBase):
         shape = exprs.shape
@@ -180,7 +180,7 @@ def compile_rhs(
     for e in flat:
         extra |= e.free_symbols - known
     if extra:
-        raise SpecError(
+        raise InputError(
             f"compile_rhs: the expressions contain symbols that are neither state, parameters nor time: "
             f"{sorted(map(str, extra))}; pass them as params (with values) or as state"
         )
@@ -247,7 +247,7 @@ def compile_rhs(
     try:
         exec(compile(source, f"<jetgeo.numerics {name}>", "exec"), namespace)  # noqa: S102 - generated code
     except SyntaxError as exc:  # pragma: no cover - a printer problem, not a user error
-        raise SpecError(f"compile_rhs: could not compile the generated code:\n{source}") from exc
+        raise InputError(f"compile_rhs: could not compile the generated code:\n{source}") from exc
     jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, "python")
     return CompiledFunction(namespace[name], source, state, params, tuple(shape), flat_r, (repl, reduced), vectorized,
                             jac)
@@ -266,28 +266,28 @@ def _check_generated(source: str, name: str) -> None:
     user's expression can become code."""
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != name:
-        raise SpecError(f"compile_rhs: generated code is not a single function {name!r}")
+        raise InputError(f"compile_rhs: generated code is not a single function {name!r}")
     for node in ast.walk(tree.body[0]):
         if isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.Global, ast.Nonlocal, ast.ClassDef,
                              ast.AsyncFunctionDef)) or (isinstance(node, ast.FunctionDef) and node is not tree.body[0]):
-            raise SpecError(f"compile_rhs: generated code contains a forbidden construct: {ast.dump(node)[:80]}")
+            raise InputError(f"compile_rhs: generated code contains a forbidden construct: {ast.dump(node)[:80]}")
         if isinstance(node, ast.Name) and not _GENERATED_NAME.fullmatch(node.id):
-            raise SpecError(f"compile_rhs: generated code uses the name {node.id!r}")
+            raise InputError(f"compile_rhs: generated code uses the name {node.id!r}")
         if isinstance(node, ast.Attribute) and node.attr != "reshape":  # ndarray.reshape of a result
             root = node
             while isinstance(root, ast.Attribute):
                 if root.attr.startswith("_"):
-                    raise SpecError(f"compile_rhs: generated code uses the attribute {root.attr!r}")
+                    raise InputError(f"compile_rhs: generated code uses the attribute {root.attr!r}")
                 root = root.value
             if not (isinstance(root, ast.Name) and root.id in _GENERATED_MODULES):
-                raise SpecError("compile_rhs: generated code uses an attribute of something other than math/numpy")
+                raise InputError("compile_rhs: generated code uses an attribute of something other than math/numpy")
 
 
 def _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend):
     if not jacobian:
         return None
     if len(shape) != 1:
-        raise SpecError("compile_rhs: a Jacobian needs a flat list of expressions")
+        raise InputError("compile_rhs: a Jacobian needs a flat list of expressions")
     J = sp.Matrix(len(flat), len(state), lambda i, j: sp.diff(flat[i], state[j]))
     return compile_rhs(J, state, params, t, jacobian=False, vectorized=vectorized, cse=cse, name=f"{name}_jac",
                        optimizations=optimizations, backend=backend)

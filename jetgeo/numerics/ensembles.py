@@ -5,7 +5,7 @@ sweep, perturbed initial conditions (Monte Carlo), a grid over both.  :func:`ens
 
 * a **system**: any route's equations of motion (``sys.constrain(Q)``, a recipe's result, a
   ``(system, Q)`` pair — integrated in the multipliers formulation, no normal form —, a
-  :func:`~jetgeo.numerics.simulate.prepare`-d system) or a catalogue entry
+  :func:`~jetgeo.numerics.prepare`-d system) or a catalogue entry
   (``jetgeo.systems.load(name)``: its sample parameters and state are the defaults);
 * a **table of members**: a pandas DataFrame, a dict of columns, a list of dicts, or what
   :func:`grid` (Cartesian product) and :func:`sample` (random draws, seeded) return; each column
@@ -43,7 +43,9 @@ import numpy as np
 from ..errors import InputError
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
-from .simulate import Prepared, _pair_of, prepare
+from .simulation.model import pair_of as _pair_of
+from .simulation.prepare import PreparedSystem as Prepared
+from .simulation.prepare import prepare
 
 __all__ = ["ensemble", "grid", "sample", "members_table"]
 

@@ -26,8 +26,8 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr, as_symbol
+from ..mechanics.linearisation import linearise
 from .compile import compile_rhs
-from .linearise import linearise
 
 __all__ = ["stability_map", "StabilityMap"]
 

@@ -9,7 +9,8 @@ solve the bordered (m + k) × (m + k) linear system on Q
           \begin{pmatrix} L \\ -\partial_t f - \partial_q f\,\dot q\end{pmatrix},
           \qquad C = \partial f/\partial\dot q ,
 
-(the free motion is W q̈ = L; the second row is d/dt f = 0).  Its determinant is
+(the free motion is W q̈ = L; the second row is d/dt f = 0), built by
+:func:`jetgeo.mechanics.bordered.bordered_system`.  Its determinant is
 det W · det(C W⁻¹ Cᵀ): regular Lagrangian and independent constraints — the
 compatibility condition of Theorem 2 of [Ibort et al. 1996] for Chetaev's bundle.
 """
@@ -20,6 +21,7 @@ import sympy as sp
 
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.bordered import bordered_system
 from ._common import Motion, constrained, linear_solve
 
 __all__ = ["lagrange_multipliers"]
@@ -41,18 +43,11 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
     """
     cs = constrained(system, Q, branch=branch)
     Y = system.Y
-    W = system.hessian()
-    L = system.free_motion_functions()
-    C = Q.jacobian()
     lam = [sp.Symbol(f"lambda{i + 1}") for i in range(Q.k)]
     qdd = list(Y.qddot)
-    eqs = []
-    for s in range(Y.m):
-        row = sum((W[s, r] * qdd[r] for r in range(Y.m)), 0) - L[s]
-        eqs.append(row - sum((lam[i] * C[i, s] for i in range(Q.k)), 0))
-    for i, f in enumerate(Q.f):
-        b = sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0)
-        eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
+    B = bordered_system(system, Q)
+    C = B.J
+    eqs = B.equations(qdd, lam)
     eqs = [e.xreplace(cs.g) for e in eqs]
     sol, det = linear_solve(eqs, qdd + lam, "Lagrange's equations with multipliers")
     acc = {a: normalise_if_small(sol[a]) for a in qdd}

@@ -30,7 +30,7 @@ So 5 velocity constraints on 8 coordinates: 3 degrees of freedom (lean rate, ste
 rear wheel rate).  L = T − V with T = Σ ½m|v_G|² + ½ωᵀIω (König) and V = −g Σ m z_G.
 Upright straight-ahead motion at speed v (all angles 0, θ̇_R = −v/r_R, θ̇_F = −v/r_F) is a
 steady motion; :func:`benchmark_matrices` linearises about it with
-:func:`jetgeo.numerics.linearise` (multiplier route: second derivatives of L and f at the
+:func:`jetgeo.mechanics.linearise` (multiplier route: second derivatives of L and f at the
 point; the front normal force is the multiplier of ḣ = 0) and returns M, C₁, K₀, K₂ of
 M q̈ + v C₁ q̇ + (g K₀ + v² K₂) q = 0, q = (φ, δ) — independent of the four papers: [Meijaard et al. 2007,
 eq. (A1), Table 1] (parameters), [Meijaard et al. 2007, §5, Table 2] (values).
@@ -104,11 +104,11 @@ class WhippleBicycle:
     def linearise(self, v=None, g=None):
         """The linearised lean/steer dynamics about upright straight-ahead motion at speed v.
 
-        Returns the :class:`~jetgeo.numerics.linearise.Linearisation` restricted to
+        Returns the :class:`~jetgeo.mechanics.linearisation.Linearisation` restricted to
         (φ, δ, φ̇, δ̇): ``.A`` (4 × 4), ``.mass``, ``.damping``, ``.stiffness``.  ``v`` and
         ``g`` default to symbols (then the entries are polynomials in them).
         """
-        from ..numerics.linearise import linearise
+        from ..mechanics.linearisation import linearise
 
         v = sp.Symbol("v") if v is None else v
         Y = self.Y

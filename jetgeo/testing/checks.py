@@ -1,8 +1,8 @@
 r"""Invariant checks for equations of motion on a constraint submanifold Q.
 
-Each check takes objects with ``.accelerations()`` — a
-:class:`~jetgeo.mechanics.ConstrainedSystem` (``sys.constrain(Q)``), a
-:class:`~jetgeo.mechanics.Motion` returned by a recipe, a
+Each check takes equations of motion (:class:`~jetgeo.mechanics.eom.EquationsOfMotion`, asked
+through its members only) — a :class:`~jetgeo.mechanics.ConstrainedSystem` (``sys.constrain(Q)``),
+a :class:`~jetgeo.mechanics.Motion` returned by a recipe, a
 :class:`~jetgeo.mechanics.ParametricConstrainedSystem` — and returns a
 :class:`CheckReport`, or raises ``AssertionError`` with a message that names the
 failing component and the point where it fails.
@@ -40,6 +40,7 @@ from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..geometry.zero import PointSampler, angles_of, evaluate, prepare_trig, substitution
 from ..mechanics import ConstraintSubmanifold
+from ..mechanics.eom import EquationsOfMotion, is_parametrised
 
 __all__ = [
     "CheckReport",
@@ -164,12 +165,20 @@ def _decide(check: str, items: list, trials: int) -> CheckReport:
 # --- getting accelerations into one chart ---------------------------------------------------------
 
 
+def _eom(obj) -> EquationsOfMotion:
+    """``obj`` as :class:`~jetgeo.mechanics.eom.EquationsOfMotion` (InputError naming it otherwise)."""
+    if not isinstance(obj, EquationsOfMotion):
+        raise InputError(f"{type(obj).__name__} is not a result of a route (jetgeo.mechanics.EquationsOfMotion: "
+                        "a ConstrainedSystem, a Motion, a ParametricConstrainedSystem)")
+    return obj
+
+
 def _Q_of(obj, Q):
     if Q is not None:
         if not isinstance(Q, ConstraintSubmanifold):
             raise InputError(f"expected a ConstraintSubmanifold, got {type(Q).__name__}")
         return Q
-    q = getattr(obj, "Q", None)
+    q = obj.Q if isinstance(obj, EquationsOfMotion) else None
     if isinstance(q, ConstraintSubmanifold):
         return q
     raise InputError(f"{type(obj).__name__} carries no constraint submanifold; pass Q=")
@@ -178,33 +187,20 @@ def _Q_of(obj, Q):
 def _system_of(obj, system=None):
     if system is not None:
         return system
-    s = getattr(obj, "system", None)
+    s = _eom(obj).system
     if s is None:
         raise InputError(f"{type(obj).__name__} carries no Lagrangian system; pass system=")
     return s
 
 
 def _branch_of(obj):
-    b = getattr(obj, "branch", None)
-    if isinstance(b, int):
-        return b
-    nf = getattr(obj, "nf", None)  # ConstrainedSystem
-    if nf is not None:
-        return nf.branch.index
-    return None
+    return _eom(obj).branch
 
 
 def _parametric_map(obj) -> dict | None:
     """{q̇: ψ(t, q, z)} if the object's accelerations are written in parameters z."""
-    pm = getattr(obj, "psi_map", None)
-    if isinstance(pm, dict) and pm:
-        return dict(pm)
-    sub = getattr(obj, "substitution", None)
-    to_jet = getattr(obj, "to_jet", None)
-    Y = getattr(getattr(obj, "system", None), "Y", None)
-    if isinstance(sub, dict) and sub and not to_jet and Y is not None and set(Y.qdot) <= set(sub):
-        return dict(sub)
-    return None
+    eom = _eom(obj)
+    return dict(eom.substitution) if is_parametrised(eom) else None
 
 
 class _Chart:
@@ -229,8 +225,8 @@ class _Chart:
 
     def accelerations(self, obj) -> dict:
         """The object's accelerations as functions on Q in this chart."""
-        acc = dict(obj.accelerations())
-        to_jet = getattr(obj, "to_jet", None)
+        acc = dict(_eom(obj).accelerations())
+        to_jet = obj.to_jet
         if to_jet:
             acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
         missing = [a for a in self.Y.qddot if a not in acc]
@@ -262,10 +258,9 @@ def _zs(psi_map, Y) -> set:
 
 def _chart_for(obj, Q) -> _Chart:
     pm = _parametric_map(obj)
-    to_jet = getattr(obj, "to_jet", None)
-    if pm is not None and not to_jet:
+    if pm is not None:
         return _Chart(Q, psi_map=pm)
-    own = _branch_of(obj) if getattr(obj, "Q", None) is Q else None
+    own = _branch_of(obj) if obj.Q is Q else None
     return _Chart(Q, branch=own if own is not None else getattr(Q, "branch_choice", None))
 
 
@@ -286,13 +281,10 @@ def check_tangent(motion, Q: ConstraintSubmanifold | None = None, trials: int = 
 
 
 def _reactions(obj) -> list:
-    for name in ("reaction_forces", "reactions"):
-        fn = getattr(obj, name, None)
-        if callable(fn):
-            R = fn()
-            if R is not None:
-                return list(R)
-    raise InputError(f"{type(obj).__name__} gives no reaction forces (no reaction_forces() or reactions())")
+    R = _eom(obj).reactions()
+    if R is None:
+        raise InputError(f"{type(obj).__name__} gives no reaction forces (its reactions() is None)")
+    return list(R)
 
 
 def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = None, psi=None, z=None,
@@ -306,16 +298,17 @@ def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = No
     δq_l = e_l + (∂g^i/∂q̇^l) e_{D_i} from the normal form q̇^D = g.
     """
     R = [as_expr(r) for r in _reactions(obj)]
-    own = getattr(obj, "psi", None), getattr(obj, "z", None)
-    if psi is None and isinstance(own[0], (list, tuple)) and own[1]:
-        psi, z = list(own[0]), list(own[1])
+    if psi is None and _parametric_map(obj) is not None:
+        # the object's own parametrisation q̇ = ψ(t, q, z): ψ and z from its chart
+        Y = obj.system.Y
+        psi = [obj.substitution[v] for v in Y.qdot]
+        z = [c for c in obj.coordinates if c not in {Y.t, *Y.q}]
     if psi is not None:
         system = _system_of(obj)
         Y = system.Y
         psi = [as_expr(p) for p in psi]
         pm = dict(zip(Y.qdot, psi))
-        to_jet = getattr(obj, "to_jet", None)
-        if _parametric_map(obj) is None and not to_jet:
+        if _parametric_map(obj) is None and not obj.to_jet:
             R = [r.xreplace(pm) for r in R]  # reactions in jets: express them in (t, q, z)
         items = []
         for al, za in enumerate(z):
@@ -326,7 +319,7 @@ def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = No
     chart = _chart_for(obj, Q)
     if chart.psi_map is not None:  # a result in parameters z: its chart (t, q, z) names them
         Y = Q.Y
-        z = [c for c in getattr(obj, "coordinates", ()) if c not in {Y.t, *Y.q}]
+        z = [c for c in obj.coordinates if c not in {Y.t, *Y.q}]
         if not z:
             raise InputError("the object is written in parameters z of q̇ = ψ: pass psi= and z=")
         return check_reactions_do_no_virtual_work(
@@ -348,7 +341,7 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
                            trials: int = 3) -> CheckReport:
     """dE/dt = 0 on Q along the motion, E = q̇^σ ∂L/∂q̇^σ − L.
 
-    Applies (else :class:`~jetgeo.errors.SpecError` says why not) when L and the
+    Applies (else :class:`~jetgeo.errors.InputError` says why not) when L and the
     constraints do not depend on t, the system has no forces besides those of the
     potential inside L, and the constraints are homogeneous: q̇^σ ∂f^i/∂q̇^σ = 0 on Q
     (true for linear homogeneous and for homogeneous nonlinear constraints, e.g.
@@ -388,10 +381,10 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
     by q̇ = ψ.
     """
     given = Q is not None
-    Qa = Q if given else getattr(a, "Q", None)
+    Qa = Q if given else _eom(a).Q
     Q = _Q_of(b, Qa) if Qa is not None else _Q_of(b, None)
     pa, pb = _parametric_map(a), _parametric_map(b)
-    ja, jb = getattr(a, "to_jet", None), getattr(b, "to_jet", None)
+    ja, jb = _eom(a).to_jet, _eom(b).to_jet
     if pa is not None and not ja:
         chart = _Chart(Q, psi_map=pa)
         if pb is not None and not jb and pb != pa:
@@ -408,8 +401,8 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
 
 
 def _accelerations_in(chart: _Chart, obj) -> dict:
-    acc = dict(obj.accelerations())
-    to_jet = getattr(obj, "to_jet", None)
+    acc = dict(_eom(obj).accelerations())
+    to_jet = obj.to_jet
     if to_jet:
         acc = {k: as_expr(v).xreplace(to_jet) for k, v in acc.items()}
     missing = [x for x in chart.Y.qddot if x not in acc]

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks import whipple_kane as W  # noqa: E402
 from jetgeo.io.sympy_import import from_mechanics  # noqa: E402
-from jetgeo.numerics.linearise import linearise  # noqa: E402
+from jetgeo.mechanics import linearise  # noqa: E402
 
 V = sp.Symbol("v")
 

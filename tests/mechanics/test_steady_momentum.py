@@ -32,9 +32,8 @@ from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError, NotApplicableError  # noqa: E402
 from jetgeo.geometry import is_zero  # noqa: E402
-from jetgeo.mechanics import momentum_equation, steady_motions  # noqa: E402
+from jetgeo.mechanics import linearise, momentum_equation, steady_motions  # noqa: E402
 from jetgeo.numerics import simulate  # noqa: E402
-from jetgeo.numerics.linearise import linearise  # noqa: E402
 
 m, A, C, r, g = sp.symbols("m A C r g", positive=True)
 

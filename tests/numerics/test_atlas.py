@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
-from jetgeo.errors import OffManifoldError, SpecError
+from jetgeo.errors import InputError, OffManifoldError
 from jetgeo.io import load_spec
 from jetgeo.io.specs import spec_path
 from jetgeo.numerics import SimulationStoppedWarning, simulate
@@ -127,6 +127,27 @@ def test_a_true_singular_state_still_stops_with_a_warning():
     assert r.status == "singular" and r.event.t == pytest.approx(np.sqrt(2) / 2, rel=2e-3)
 
 
+def test_a_chart_that_cannot_be_entered_ends_the_run_as_failed_not_singular(monkeypatch):
+    """The atlas reaches the boundary of ẏ = ẋ tan θ; if the next chart cannot be entered (here: its branch
+    is not identified, simulated by making the derivation raise BranchError) the state is not proven
+    singular — the run ends as "failed", saying why, and is not reported as a singular state."""
+    from jetgeo.errors import BranchError
+    from jetgeo.numerics.simulation import atlas
+
+    S, Q, cs = sleigh()
+    x, y, th = cs.Y.q
+    xd, yd, thd = cs.Y.qdot
+
+    def refuse(*args, **kw):
+        raise BranchError("no branch through the state (test)")
+
+    monkeypatch.setattr(atlas, "_atlas_prep", refuse)
+    with pytest.warns(SimulationStoppedWarning, match="cannot be entered"):
+        r = simulate(S.constrain(ConstraintSubmanifold(cs.Y, list(Q.f))), (0, 40),
+                     {x: 0, y: 0, th: 0, xd: 0.3, thd: 1.5}, PARAMS, complete=True)
+    assert r.status == "failed" and not r.success and not r.event.proven and r.t[-1] < 2
+
+
 # --- initial data --------------------------------------------------------------------------------------
 def test_complete_for_a_system_Q_pair_and_the_named_choice():
     S, Q, cs = sleigh()
@@ -137,16 +158,16 @@ def test_complete_for_a_system_Q_pair_and_the_named_choice():
     r = simulate((S, Q), (0, 5), {x: 0, y: 0, th: 0.3, xd: 0.3, thd: 1.5}, PARAMS, complete=True, t_eval=T)
     v, _, theta = closed_form(T, 0.3 / np.cos(0.3), 1.5, 0.3)
     assert np.max(np.abs(forward_speed(r) - v)) < 1e-8 and np.max(np.abs(r.q[:, 2] - theta)) < 1e-8
-    with pytest.raises(SpecError, match=r"missing for the velocities \[ydot\]; the dependent velocities of the "
+    with pytest.raises(InputError, match=r"missing for the velocities \[ydot\]; the dependent velocities of the "
                        r"choice in force are \[ydot\]"):
         simulate((S, Q), (0, 5), {x: 0, y: 0, th: 0.3, xd: 0.3, thd: 1.5}, PARAMS)
     # ẋ omitted instead: it is computed (the constraint can be solved for ẋ where sin θ ≠ 0)
     r2 = simulate(cs, (0, 5), {x: 0, y: 0, th: 0.3, yd: 0.3 * np.tan(0.3), thd: 1.5}, PARAMS, complete=True,
                   t_eval=T)
     assert np.allclose(r2.q, r.q, atol=1e-8)
-    with pytest.raises(SpecError, match=r"cannot be solved for \[xdot\] at the initial point"):
+    with pytest.raises(InputError, match=r"cannot be solved for \[xdot\] at the initial point"):
         simulate(cs, (0, 5), {x: 0, y: 0, th: 0.0, yd: 0.0, thd: 1.5}, PARAMS, complete=True)
-    with pytest.raises(SpecError, match="computes 1 velocity from the 1 constraint"):
+    with pytest.raises(InputError, match="computes 1 velocity from the 1 constraint"):
         simulate(cs, (0, 5), {x: 0, y: 0, th: 0.3, thd: 1.5}, PARAMS, complete=True)
 
 
@@ -159,7 +180,7 @@ def test_given_dependent_velocity_error_names_the_choice():
     Q = ConstraintSubmanifold(Y, [-xd * sp.sin(th) + yd * sp.cos(th) - thd / 2], dependent=[thd])
     cs = S.constrain(Q)
     ini = {x: 0, y: 0, th: 0.2, yd: 0.4, thd: 0.1}
-    with pytest.raises(SpecError, match=r"missing for the velocities \[xdot\]; the dependent velocities of the "
+    with pytest.raises(InputError, match=r"missing for the velocities \[xdot\]; the dependent velocities of the "
                        r"choice in force are \[thdot\] \(thdot given\)"):
         simulate(cs, (0, 1), ini)
     r = simulate(cs, (0, 1), ini, complete=True)
@@ -171,16 +192,19 @@ def test_given_dependent_velocity_error_names_the_choice():
 
 
 def test_help_of_the_simulate_function_is_self_contained():
-    """jetgeo.numerics.simulate is the function (it shadows its module): its own docstring explains the
-    formulations, the atlas and the singular states, and says how to reach the module's docstring."""
+    """jetgeo.numerics.simulate is the function, and no module of that name exists to shadow: its own
+    docstring explains the formulations, the atlas and the singular states, and names the package
+    (jetgeo.numerics.simulation) whose docstring has the rest."""
     import importlib
 
     import jetgeo.numerics
 
     doc = jetgeo.numerics.simulate.__doc__
     for word in ("formulation", "multipliers", "atlas", "ρ_D", "SimulationStoppedWarning", "complete=True",
-                 "rank of ∂f/∂q̇"):
+                 "rank of ∂f/∂q̇", "jetgeo.numerics.simulation", "**options"):
         assert word in doc, word
     assert "see the module docstring" not in doc
-    module = importlib.import_module("jetgeo.numerics.simulate")
-    assert module.__doc__.startswith("Simulation with constraint monitoring") and callable(module.simulate)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("jetgeo.numerics.simulate")
+    package = importlib.import_module("jetgeo.numerics.simulation")
+    assert package.__doc__.startswith("Simulation with constraint monitoring") and package.simulate is simulate

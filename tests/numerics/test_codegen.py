@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from jetgeo import systems
-from jetgeo.errors import JetgeoError, SpecError
+from jetgeo.errors import InputError, JetgeoError
 from jetgeo.numerics import codegen, compile_rhs, prepare, simulate
 from jetgeo.numerics.codegen import CompilerUnavailableError
 
@@ -192,13 +192,13 @@ def test_missing_compiler_is_a_clear_error_and_auto_falls_back(monkeypatch):
 
 def test_backend_arguments_and_unprintable_expressions():
     x = sp.Symbol("x")
-    with pytest.raises(SpecError, match="backend"):
+    with pytest.raises(InputError, match="backend"):
         compile_rhs([x], [x], backend="fortran")
-    with pytest.raises(SpecError, match="one point per call"):
+    with pytest.raises(InputError, match="one point per call"):
         compile_rhs([x], [x], vectorized=True, backend="c")
     assert compile_rhs([x], [x], vectorized=True, backend="auto").backend == "python"
     kd = sp.KroneckerDelta(x, 1)                  # printed by sympy's Python printer, not by its C printer
-    with pytest.raises(SpecError, match="does not support"):
+    with pytest.raises(InputError, match="does not support"):
         compile_rhs([kd + x], [x], backend="c")
     f = compile_rhs([kd + x], [x], backend="auto")
     assert f.backend == "python" and f(0.0, [1.0])[0] == 2.0
@@ -214,5 +214,5 @@ def test_simulation_with_the_c_backend_matches_the_python_backend():
     assert np.allclose(r_c.q[-1], r_py.q[-1], rtol=1e-9, atol=1e-10)
     assert np.allclose(r_c.qdot[-1], r_py.qdot[-1], rtol=1e-9, atol=1e-10)
     assert r_c.max_residual < 1e-8
-    with pytest.raises(SpecError, match="prepared system was compiled with backend='python'"):
+    with pytest.raises(InputError, match="prepared system was compiled with backend='python'"):
         simulate(prepare(cs), (0, 1), backend="c", **kw)

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from jetgeo import systems
-from jetgeo.errors import SpecError
+from jetgeo.errors import InputError
 from jetgeo.numerics import simulate
 
 NAMES = systems.names()
@@ -104,5 +104,5 @@ def test_long_chain_simulated_from_system_and_Q_without_normal_form():
     r = simulate(long, (0, 2), long.initial, long.params)
     assert "_branches" not in long.Q.__dict__          # no normal form was computed
     assert r.max_residual < 1e-9 and r.relative_energy_drift < 1e-9
-    with pytest.raises(SpecError, match="formulation='multipliers'"):
+    with pytest.raises(InputError, match="formulation='multipliers'"):
         simulate((long.system, long.Q), (0, 1), long.initial, long.params, formulation="reduced")

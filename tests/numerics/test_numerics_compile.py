@@ -8,7 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jetgeo.errors import SpecError
+from jetgeo.errors import InputError
 from jetgeo.numerics import compile_rhs
 
 x, y, th, a, t = sp.symbols("x y theta a t")
@@ -52,6 +52,6 @@ def test_matrix_shape_and_unknown_symbols():
     M = sp.Matrix([[x, y], [x * y, 1]])
     f = compile_rhs(M, [x, y])
     assert f(0, [2.0, 3.0]).tolist() == [[2.0, 3.0], [6.0, 1.0]]
-    with pytest.raises(SpecError, match="b"):
+    with pytest.raises(InputError, match="b"):
         compile_rhs([x + sp.Symbol("b")], [x])
     assert f.param_vector({}).size == 0

@@ -22,7 +22,7 @@ from numerics_systems import (
 from scipy.integrate import solve_ivp
 
 from jetgeo import FibredManifold, LagrangianSystem
-from jetgeo.errors import NotRegularError, OffManifoldError, SpecError
+from jetgeo.errors import InputError, NotRegularError, OffManifoldError
 from jetgeo.numerics import SimulationStoppedWarning, prepare, simulate
 
 
@@ -251,12 +251,12 @@ def test_missing_dependent_velocity_needs_complete_and_complete_fills_it():
     cs, (m, I) = skate()
     x, y, th = cs.Y.q
     xd, yd, thd = cs.Y.qdot
-    with pytest.raises(SpecError, match="complete=True"):
+    with pytest.raises(InputError, match="complete=True"):
         simulate(cs, (0, 1), {x: 0, y: 0, th: 0.2, xd: 1, thd: 0}, {m: 1, I: 1})
     r = simulate(cs, (0, 1), {"x": 0, "y": 0, "theta": 0.2, "xdot": 1, "thetadot": 0}, {"m": 1, "I": 1},
                  complete=True)
     assert r.qdot[0, 1] == pytest.approx(np.tan(0.2))
-    with pytest.raises(SpecError, match="parameter"):
+    with pytest.raises(InputError, match="parameter"):
         simulate(cs, (0, 1), {x: 0, y: 0, th: 0.2, xd: 1, thd: 0}, {m: 1}, complete=True)
 
 
@@ -331,7 +331,7 @@ def test_prepared_system_reused_and_formulations_agree():
     assert q.shape == (3, 1) and abs(qd[0, 0] * np.sin(q[2, 0]) - qd[1, 0] * np.cos(q[2, 0])) < 1e-8
     assert np.allclose(a(T[3])[0][:, 0], a.q[3], atol=1e-12)       # dense output at an output time
     c = simulate(prep, (0, 5), ini, {m: 1, I: 1}, t_eval=T, dense_output=False)
-    with pytest.raises(SpecError, match="dense output"):
+    with pytest.raises(InputError, match="dense output"):
         c(2.5)
     assert "max |constraint residual|" in str(a) and "<table>" in a._repr_html_()
     tex = a._repr_latex_()
@@ -349,8 +349,53 @@ def test_implicit_method_uses_the_compiled_jacobian_and_agrees():
     b = simulate(cs, (0, 2), {x: 0, y: 0, z: 0, xd: 1, yd: 1}, complete=True, t_eval=T, method="Radau",
                  rtol=1e-10, atol=1e-12)
     assert np.allclose(a.q, b.q, atol=1e-7)
-    with pytest.raises(SpecError, match="Runge"):
+    with pytest.raises(InputError, match="Runge"):
         simulate(cs, (0, 2), {x: 0, y: 0, z: 0, xd: 1, yd: 1}, complete=True, method="Radau", project=True)
+
+
+def test_options_are_grouped_like_solve_ivp_and_reach_the_solver():
+    """simulate(system, t_span, initial, params, method, t_eval, dense_output, events, *, jetgeo's choices,
+    **solver options): the options reach scipy's solver (first_step is the size of the first step taken, an
+    absurd rtol is refused), and the result equals the one with keywords."""
+    from jetgeo.errors import InputError
+
+    cs, (m, I) = skate()
+    x, y, th = cs.Y.q
+    ini = {x: 0, y: 0, th: 0.1, "xdot": 1.0, "ydot": np.tan(0.1), "thetadot": 0.05}
+    T = np.linspace(0, 1, 5)
+    a = simulate(cs, (0, 1), ini, {m: 1, I: 1}, "RK45", T, True, True, rtol=1e-9, atol=1e-11)
+    b = simulate(cs, (0, 1), ini, {m: 1, I: 1}, method="RK45", t_eval=T, rtol=1e-9, atol=1e-11)
+    np.testing.assert_array_equal(a.q, b.q)
+    c = simulate(cs, (0, 1), ini, {m: 1, I: 1}, first_step=1e-3, max_step=0.05)
+    assert np.isclose(c.t[1], 1e-3)                              # without t_eval: the steps taken
+    assert np.max(np.diff(c.t)) <= 0.05 + 1e-12
+    with pytest.raises(InputError, match="rtol"):
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, rtol=float("nan"))
+    with pytest.raises(InputError, match="first_step"):
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, first_step=-1.0)
+    with pytest.raises(TypeError):  # jetgeo's own choices are keyword-only
+        simulate(cs, (0, 1), ini, {m: 1, I: 1}, "RK45", None, True, True, "reduced")
+
+
+def test_prepared_system_is_a_frozen_record_with_named_fields():
+    import dataclasses
+
+    from jetgeo.numerics import PreparedSystem
+
+    cs, (m, I) = skate()
+    prep = prepare(cs, "reduced")
+    assert isinstance(prep, PreparedSystem) and prep.state == (*cs.Y.q, *cs.independent)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        prep.rhs = None
+    assert prepare(cs, "reduced") is prep                      # cached per system and formulation
+    jac = prep.with_jacobian()
+    assert jac.rhs.jacobian is not None and prep.rhs.jacobian is None and prep.with_jacobian() is jac
+    th = 0.3
+    y = np.array([0.0, 0.0, th, 1.0, 0.2])                       # (x, y, θ, ẋ, θ̇) in the reduced state
+    p = np.array([1.0 if str(s) in ("m", "I") else 0.0 for s in prep.params])
+    full = prep.to_full(np.array([0.0]), y[:, None], p)[:, 0]
+    assert np.isclose(full[4], np.tan(th))                       # ẏ = ẋ tan θ from the normal form
+    assert abs(prep.constraint_residuals(0.0, full, p)[0]) < 1e-14
 
 
 def test_progress_bar_is_optional(monkeypatch):
@@ -412,7 +457,7 @@ def test_benenti_first_kind_motion_in_parameters_z_is_simulated_through_to_jet()
     b = simulate(cs, (0, 5), ini, {m: 1, I: 1}, t_eval=T)
     assert np.allclose(a.q, b.q, atol=1e-8)
     bare = Motion(method="bare", system=cs.system, Q=None, acc=mo.acc, coordinates=mo.coordinates)
-    with pytest.raises(SpecError, match="to_jet"):
+    with pytest.raises(InputError, match="to_jet"):
         simulate(bare, (0, 1), ini, {m: 1, I: 1})
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from jetgeo.numerics.linearise import linearise
+from jetgeo.mechanics import linearise
 from jetgeo.systems import whipple as W
 
 # [Meijaard et al. 2007, §5] (the benchmark's coefficient matrices)
@@ -140,7 +140,7 @@ def test_steady_motion_reactions_are_the_static_loads():
 def test_taylor_propagation_agrees_with_symbolic_differentiation():
     """The fast route (second-order Taylor expansions over the DAG) against diff, at an
     upright point of the bicycle with symbolic speed."""
-    from jetgeo.numerics import linearise as lin_mod
+    from jetgeo.mechanics import linearisation as lin_mod
 
     b = _bike()
     Y = b.Y
@@ -170,7 +170,7 @@ def test_linearisation_is_fast_enough_to_be_interactive():
     """Not a timing test (those live in benchmarks/): the multiplier route must not fall back to
     symbolic differentiation on the bicycle, which is what makes it take ~1 s instead of ~30 s."""
     b = _bike()
-    from jetgeo.numerics import linearise as lin_mod
+    from jetgeo.mechanics import linearisation as lin_mod
 
     calls = []
     orig = lin_mod._bordered_by_diff

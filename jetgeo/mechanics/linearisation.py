@@ -25,8 +25,13 @@ ground, heading, wheel angles).  :meth:`Linearisation.restrict` keeps the other
 states, after checking both conditions (their velocity field vanishes at x₀, and their
 rows do not depend on the dropped states), so that the restricted matrix is the
 constant linear system governing small perturbations of the steady motion.
-Examples: ``tests/benchmarks/test_linearise.py`` (pendulum on a rolling cart,
+Examples: ``tests/mechanics/test_linearise.py`` (pendulum on a rolling cart,
 vertical rolling disc) and :mod:`jetgeo.systems.whipple`.
+
+The module is ``jetgeo.mechanics.linearisation`` (symbolic and exact, below the catalogue of
+systems); the function is exported as ``jetgeo.mechanics.linearise`` and, the same object, as
+``jetgeo.numerics.linearise``.  The module is not named after the function so that the package
+attribute ``jetgeo.mechanics.linearise`` is unambiguously the function.
 """
 
 from __future__ import annotations
@@ -35,8 +40,14 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from ..errors import NotRegularError, OffManifoldError, SpecError
+from ..errors import InputError, NotRegularError, OffManifoldError
 from ..geometry.coerce import as_expr, as_symbol
+from .bordered import bordered_system
+from .constrained import ConstrainedSystem
+from .constraints import ConstraintSubmanifold
+from .eom import EquationsOfMotion, dependent_velocities
+from .lagrangian import LagrangianSystem
+from .steady import SteadyMotion
 
 __all__ = ["Linearisation", "linearise"]
 
@@ -109,12 +120,12 @@ class Linearisation:
         try:
             return self.state.index(as_symbol(s, self.state, "state variable"))
         except ValueError:
-            raise SpecError(f"{s} is not a state of this linearisation; states are {list(self.state)}") from None
+            raise InputError(f"{s} is not a state of this linearisation; states are {list(self.state)}") from None
 
     def restrict(self, states: Sequence, tol: float = 0.0) -> Linearisation:
         """The linearisation of the subsystem of ``states`` about the steady motion.
 
-        Requires (checked; :class:`~jetgeo.errors.SpecError` names the offender):
+        Requires (checked; :class:`~jetgeo.errors.InputError` names the offender):
         the field of every kept state vanishes at the point (the kept part is at rest:
         a relative equilibrium), and no kept row depends on a dropped state (so the
         dropped states are cyclic to first order).  ``tol`` > 0 allows a numeric
@@ -132,12 +143,12 @@ class Linearisation:
 
         for i in idx:
             if not is_zero(self.f0[i]):
-                raise SpecError(
+                raise InputError(
                     f"not a steady motion for the kept states: d{self.state[i]}/dt = {self.f0[i]} ≠ 0 at the point"
                 )
             for j in drop:
                 if not is_zero(self.A[i, j]):
-                    raise SpecError(
+                    raise InputError(
                         f"the row of {self.state[i]} depends on the dropped state {self.state[j]} "
                         f"(∂/∂{self.state[j]} = {self.A[i, j]}); it is not cyclic to first order"
                     )
@@ -220,31 +231,35 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     ``method="reduced"`` — differentiates Krupková's reduced coefficients A′, B′ ([Stolařová 2009, eq.
     (8)], see the module docstring); needs the normal form and the symbolic A′, B′.
 
-    Raises :class:`~jetgeo.errors.SpecError` for a missing coordinate,
+    Raises :class:`~jetgeo.errors.InputError` for a missing coordinate,
     :class:`~jetgeo.errors.OffManifoldError` if given dependent velocities violate the
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
     the point (the bordered matrix K₀, equivalently det B′ = 0, [Stolařová 2009, eq. (12)]).
     """
-    steady = point if hasattr(point, "kept_states") and hasattr(point, "point") else None
+    steady = point if isinstance(point, SteadyMotion) else None
     if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
         lin = linearise(cs, steady.point, params, exact, method, independent)
         return lin.restrict(steady.kept_states)
     if method == "reduced":
-        if not hasattr(cs, "reduced_coefficients"):
-            raise SpecError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
+        if not isinstance(cs, ConstrainedSystem):
+            raise InputError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
         return _linearise_reduced(cs, point, params, exact)
     if method != "multipliers":
-        raise SpecError(f"linearise: method must be 'multipliers' or 'reduced', got {method!r}")
-    if hasattr(cs, "system") and hasattr(cs, "Q") and not isinstance(cs, tuple):
+        raise InputError(f"linearise: method must be 'multipliers' or 'reduced', got {method!r}")
+    if isinstance(cs, EquationsOfMotion):
         system, Q = cs.system, cs.Q
-        if independent is None and hasattr(cs, "independent"):
-            independent = cs.independent
+        dep = dependent_velocities(cs)
+        if independent is None and dep:  # the chart the equations are written in
+            independent = [v for v in system.Y.qdot if v not in dep]
     else:
         try:
             system, Q = cs
         except (TypeError, ValueError):
-            raise SpecError("linearise: give a ConstrainedSystem or a pair (LagrangianSystem, "
-                            f"ConstraintSubmanifold); got {cs!r}") from None
+            raise InputError("linearise: give equations of motion (a ConstrainedSystem, a Motion) or a pair "
+                            f"(LagrangianSystem, ConstraintSubmanifold); got {cs!r}") from None
+    if not isinstance(system, LagrangianSystem) or not isinstance(Q, ConstraintSubmanifold):
+        raise InputError("linearise: the multiplier route needs a LagrangianSystem and a ConstraintSubmanifold; got "
+                        f"{type(system).__name__} and {type(Q).__name__}")
     return _linearise_multipliers(system, Q, point, params, exact, independent)
 
 
@@ -258,7 +273,7 @@ def _choose_dependent(Af0: sp.Matrix, qdot: Sequence, independent) -> list:
         ind = [as_symbol(v, what="independent velocity") for v in independent]
         bad = [v for v in ind if v not in qdot]
         if bad or len(ind) != n - k:
-            raise SpecError(f"linearise: independent velocities must be {n - k} of {list(qdot)}; got {ind}")
+            raise InputError(f"linearise: independent velocities must be {n - k} of {list(qdot)}; got {ind}")
         dep = [j for j, v in enumerate(qdot) if v not in ind]
         if Af0.extract(list(range(k)), dep).rank() < k:
             raise NotRegularError(f"linearise: the constraints cannot be solved for {[qdot[j] for j in dep]} "
@@ -310,7 +325,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     k = len(fs)
     missing = [s for s in q if s not in pt]
     if missing:
-        raise SpecError(f"linearise: the point lacks values for {missing} (needs every q and q̇^I)")
+        raise InputError(f"linearise: the point lacks values for {missing} (needs every q and q̇^I)")
     base = dict(pv)
     base.update({s: pt[s] for s in q})
     if Y.t in pt:
@@ -330,13 +345,13 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     if Af_probe.free_symbols & set(qd):
         # ∂f/∂q̇ depends on unknown velocities (nonlinear constraints): all velocities are needed
         lack = [v for v in qd if v not in given]
-        raise SpecError(f"linearise: the constraints are nonlinear in the velocities; give every velocity at the "
+        raise InputError(f"linearise: the constraints are nonlinear in the velocities; give every velocity at the "
                         f"point (missing {lack}), they are checked against f = 0")
     dep_idx = _choose_dependent(Af_probe.applyfunc(sp.expand), qd, independent)
     ind_idx = [j for j in range(n) if j not in dep_idx]
     lack = [qd[j] for j in ind_idx if qd[j] not in pt]
     if lack:
-        raise SpecError(f"linearise: the point lacks values for the independent velocities {lack}")
+        raise InputError(f"linearise: the point lacks values for the independent velocities {lack}")
     vals = dict(base)
     vals.update({qd[j]: pt[qd[j]] for j in ind_idx})
     AD0 = Af_probe.extract(list(range(k)), dep_idx)
@@ -375,7 +390,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     if fast is not None:
         K0, r0, A0, finish = fast
     else:
-        K0, r0, A0, finish = _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
+        K0, r0, A0, finish = _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
     if K0.det(method="berkowitz").expand() == 0:
         raise NotRegularError(
             "linearise: the equations of motion are singular at the point (the bordered matrix "
@@ -385,7 +400,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     qdd0, lam0 = list(y0[:n]), list(y0[n:])
     if fast is not None and any(not _is_zero(a, tol) for a in qdd0):
         # accelerating at the point: ∂W/∂z q̈₀ needs third derivatives of L
-        K0, r0, A0, finish = _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
+        K0, r0, A0, finish = _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
         fast = None
     W0 = K0[:n, :n]
     Rz, fx = finish(qdd0, lam0, x)
@@ -555,7 +570,12 @@ class _Taylor2:
 
 def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     """K₀, r₀, f_q̇(p) and the derivative columns, from second-order Taylor expansions
-    (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0)."""
+    (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0).
+
+    Not a second builder: it *evaluates* the blocks of
+    :func:`~jetgeo.mechanics.bordered.bordered_system` (grouped ℓ, q̇ frozen along the moving
+    directions) and their first derivatives at the point from the Taylor coefficients of L, A and f,
+    without forming the symbolic blocks (tests compare it with :func:`_bordered_by_diff`)."""
     n, k = len(q), len(fs)
     tay = _Taylor2(tz, vals)
     TL = tay(as_expr(L))
@@ -594,17 +614,18 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     return K0, r0, A0, finish
 
 
-def _bordered_by_diff(L, forces, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at):
-    """The same by symbolic differentiation (any point; third derivatives of L where needed)."""
+def _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at):
+    """The same by symbolic differentiation (any point; third derivatives of L where needed), from
+    :func:`~jetgeo.mechanics.bordered.bordered_system` with ℓ grouped and q̇ frozen at its value along
+    the directions that move (the others contribute nothing to ℓ, b at the point nor to their
+    q-derivatives)."""
     n, k = len(q), len(fs)
+    L = system.L
     Lv = [sp.diff(L, v) for v in qd]
-    Lq = [sp.diff(L, s) for s in q]
-    W0 = sp.Matrix(n, n, lambda i, j: at(sp.diff(Lv[i], qd[j]), vals))
-    # h with q̇ frozen at its value along the directions that move (the others contribute
-    # nothing to h at the point nor to its q-derivatives)
-    H = [sp.Add(*[sp.diff(Lv[i], q[j]) * qd0[j] for j in moving]) + sp.diff(Lv[i], Y.t) - Lq[i] - forces[i]
-         for i in range(n)]
-    G = [sp.Add(*[sp.diff(fs[a], q[j]) * qd0[j] for j in moving]) + sp.diff(fs[a], Y.t) for a in range(k)]
+    B = bordered_system(system, Q, grouped=True, frozen_velocities={qd[j]: qd0[j] for j in moving})
+    H = [-e for e in B.ell]
+    G = list(B.b)
+    W0 = B.W.applyfunc(lambda e: at(e, vals))
     A0 = A_sym.applyfunc(lambda e: at(e, vals))
     K0 = W0.row_join(-A0.T).col_join(A0.row_join(sp.zeros(k, k)))
     r0 = sp.Matrix([-at(e, vals) for e in H] + [-at(e, vals) for e in G])
@@ -683,7 +704,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     form); ``params`` gives values of the remaining symbols (parameters), or leaves
     them symbolic.  With ``exact=True`` floats are converted to rationals first.
 
-    Raises :class:`~jetgeo.errors.SpecError` for a missing coordinate,
+    Raises :class:`~jetgeo.errors.InputError` for a missing coordinate,
     :class:`~jetgeo.errors.OffManifoldError` if given dependent velocities violate
     the normal form, :class:`~jetgeo.errors.NotRegularError` if the reduced equations
     are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]).
@@ -696,7 +717,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     state = [*Y.q, *ind]
     missing = [s for s in state if s not in pt]
     if missing:
-        raise SpecError(f"linearise: the point lacks values for {missing} (needs every q and q̇^I: {state})")
+        raise InputError(f"linearise: the point lacks values for {missing} (needs every q and q̇^I: {state})")
     subs = dict(pv)
     subs.update({s: pt[s] for s in state})
     if Y.t in pt:

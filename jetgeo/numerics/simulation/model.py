@@ -1,0 +1,219 @@
+r"""Objects → the numerical model of a system: :func:`model_of`.
+
+What :func:`~jetgeo.numerics.simulate` is given — equations of motion
+(:class:`~jetgeo.mechanics.eom.EquationsOfMotion`), a (LagrangianSystem, ConstraintSubmanifold)
+pair, a LagrangianSystem, or any object with ``.Y`` and ``.accelerations()`` — becomes a
+:class:`Model`: the accelerations q̈ = F(t, q, q̇) of every coordinate, the normal form
+q̇^D = g, the constraints f, the Lagrangian system, the conditions to watch and, when the route
+gives them, multipliers and reactions.  Everything is asked through the protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ...errors import BranchError, InputError, RankDeficientError, UndecidedError
+from ...geometry.coerce import as_expr
+from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
+from ...mechanics.eom import EquationsOfMotion, dependent_velocities
+
+__all__ = ["Condition", "Model", "model_of", "pair_of"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A quantity c(t, q, q̇) watched along a run, with what its vanishing means."""
+
+    #: the expression c
+    expr: sp.Expr
+    #: "threshold" (|c| must not fall to 0), "sign" (c must stay ≥ 0), or "chart" (a threshold that only
+    #: bounds the chart of Q in use: the atlas switches charts there instead of stopping)
+    kind: str
+    #: one sentence for the user (why the run stops there)
+    explanation: str
+
+
+@dataclass
+class Model:
+    """The symbolic pieces the integrator needs (one chart of Q)."""
+
+    #: the fibred manifold (t, q^σ, q̇^σ)
+    Y: object
+    #: [F^σ] with q̈^σ = F^σ(t, q, q̇), in the order of Y.qddot (empty in the multipliers formulation)
+    acc: list
+    #: the normal form {q̇^D: g(t, q, q̇^I)} ({} when none is known)
+    g: dict
+    #: the constraints [f^i(t, q, q̇)]
+    f: list
+    #: the LagrangianSystem (energy, bordered system), or None for a bare ODE
+    system: object | None
+    #: the multipliers λ_i given by the route (symbolic), or None
+    lam: list | None
+    #: the reactions R_σ given by the route (symbolic), or None
+    reactions: list | None
+    #: the :class:`Condition` s watched along a run
+    conditions: list
+    #: a label of the route
+    method: str
+    #: the ConstrainedSystem whose other charts the atlas may enter
+    cs: object | None = None
+    #: the constraint submanifold, when known
+    Q: object | None = None
+    #: True for a chart entered by the atlas (accelerations on TQ, regularity watched through the
+    #: bordered matrix)
+    atlas_chart: bool = field(default=False)
+
+    @property
+    def t(self):
+        return self.Y.t
+
+    @property
+    def q(self):
+        return tuple(self.Y.q)
+
+    @property
+    def qdot(self):
+        return tuple(self.Y.qdot)
+
+
+def names(symbols) -> str:
+    """[a, b, c] for messages."""
+    return "[" + ", ".join(map(str, symbols)) + "]"
+
+
+def pair_of(obj):
+    """(LagrangianSystem, ConstraintSubmanifold) if ``obj`` is such a pair (a tuple, or an object with
+    ``.system`` and ``.Q`` that is not itself equations of motion: a catalogue entry, an imported
+    model), else None."""
+    if isinstance(obj, (tuple, list)) and len(obj) == 2:
+        system, Q = obj
+    elif not isinstance(obj, EquationsOfMotion) and isinstance(getattr(obj, "system", None), LagrangianSystem):
+        system, Q = obj.system, getattr(obj, "Q", None)
+    else:
+        return None
+    if isinstance(system, LagrangianSystem) and isinstance(Q, ConstraintSubmanifold):
+        return system, Q
+    return None
+
+
+
+def model_of(obj, formulation: str = "full") -> Model:
+    """Normalise what :func:`simulate` is given into the pieces the integrator needs.
+
+    * a (system, Q) pair: integrated in the multipliers formulation without ever forming the
+      normal form;
+    * :class:`~jetgeo.mechanics.eom.EquationsOfMotion` (a ConstrainedSystem, a Motion, …): its
+      accelerations, normal form (``substitution``), validity conditions, multipliers and
+      reactions, all asked through the protocol.  The canonical route (a ConstrainedSystem) is the
+      one the atlas can move to other charts; its normal form's determinant bounds a chart only,
+      and its multipliers are computed numerically from the bordered system along the solution
+      (cheaper than the symbolic ``multipliers()``, same values on Q);
+    * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
+    * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
+    """
+    pair = pair_of(obj)
+    if pair is not None:
+        system, Q = pair
+        if formulation != "multipliers":
+            raise InputError("a (system, Q) pair is integrated in formulation='multipliers' (no normal form); "
+                            f"got {formulation!r} — for 'full' or 'reduced' pass system.constrain(Q)")
+        return Model(Q.Y, [], {}, list(Q.f), system, None, None, [], "constrained system (bordered)", Q=Q)
+    if isinstance(obj, ConstrainedSystem):
+        cs = obj
+        if formulation == "multipliers":
+            return Model(cs.Y, [], dict(cs.g), list(cs.Q.f), cs.system, None, None, [], "constrained system",
+                          cs=cs, Q=cs.Q)
+        Y = cs.Y
+        acc = cs.accelerations()
+        conds = []
+        reg, nfc = cs.regularity_condition(), cs.nf.condition
+        for c in cs.validity_conditions():
+            if c == nfc:
+                conds.append(Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is "
+                                        f"singular: det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent "
+                                        "velocities, or formulation='multipliers', which needs no normal form)"))
+            else:
+                conds.append(Condition(c, "threshold", "the constrained system stops being regular: the "
+                                        f"determinant [Stolařová 2009, eq. (12)], {reg}, vanishes"))
+        conds += branch_conditions(cs.nf.branch)
+        return Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
+                      "constrained system", cs=cs, Q=cs.Q)
+    if isinstance(obj, EquationsOfMotion):
+        return model_of_eom(obj)
+    if isinstance(obj, LagrangianSystem):
+        acc = obj.accelerations()
+        return Model(obj.Y, [acc[a] for a in obj.Y.qddot], {}, [], obj, None, None, [], "LagrangianSystem")
+    Y = getattr(obj, "Y", None)
+    if Y is None or not callable(getattr(obj, "accelerations", None)):
+        raise InputError("simulate needs equations of motion (jetgeo.mechanics.EquationsOfMotion), a "
+                        "LagrangianSystem, a pair (system, Q) or an object with .Y and .accelerations(); "
+                        f"got {type(obj).__name__}")
+    acc = obj.accelerations()
+    missing = [a for a in Y.qddot if a not in acc]
+    if missing:
+        raise InputError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
+    return Model(Y, [as_expr(acc[a]) for a in Y.qddot], {}, [], None, None, None, [], type(obj).__name__)
+
+
+
+def model_of_eom(eom: EquationsOfMotion) -> Model:
+    """The model of equations of motion other than the canonical route (a recipe's Motion, …)."""
+    system, Q = eom.system, eom.Q
+    Y = system.Y if system is not None else Q.Y
+    acc = eom.accelerations()
+    to_jet = dict(eom.to_jet or {})
+    missing = [a for a in Y.qddot if a not in acc]
+    if missing:
+        raise InputError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
+    acc_l = [as_expr(acc[a]).xreplace(to_jet) for a in Y.qddot]
+    foreign = set(eom.coordinates or ()) - {Y.t, *Y.q, *Y.qdot}
+    left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
+    if left:
+        raise InputError(
+            f"simulate: the accelerations are written in the coordinates {left}, which are not jet coordinates, "
+            "and the result has no map to_jet expressing them in (t, q, q̇); give one (e.g. z = z(t, q, q̇) "
+            "of a parametrisation)"
+        )
+    g, f = {}, []
+    conds = []
+    if Q is not None:
+        f = list(Q.f)
+        try:  # the normal form is optional here (the reduced formulation and complete=True use it)
+            nf = Q.normal_form(dependent=dependent_velocities(eom) or None, branch=eom.branch)
+        except (BranchError, RankDeficientError, UndecidedError):
+            nf = None
+        if nf is not None:
+            g = dict(nf.g)
+            conds += branch_conditions(nf.branch)
+    for c in eom.validity_conditions():
+        c = as_expr(c).xreplace(to_jet)
+        if not is_const(c):
+            conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
+                                    f"{c}, vanishes"))
+    lam = eom.multipliers()
+    lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
+    R = eom.reactions()
+    R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
+    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q)
+
+
+def _label(eom: EquationsOfMotion) -> str:
+    """The name of the route: a Motion's ``method``, else the class name."""
+    return eom.method if isinstance(eom, Motion) else type(eom).__name__
+
+
+
+def is_const(e) -> bool:
+    return not as_expr(e).free_symbols
+
+
+
+def branch_conditions(br) -> list:
+    out = []
+    for c in br.nonnegative:
+        out.append(Condition(c, "sign", f"the solution leaves the domain of branch {br.index}: {c} becomes negative"))
+    for c in br.nonzero:
+        out.append(Condition(c, "threshold", f"a denominator of branch {br.index}, {c}, vanishes"))
+    return out

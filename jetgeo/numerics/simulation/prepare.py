@@ -1,0 +1,284 @@
+r"""Compilation of a model: :func:`prepare` → :class:`PreparedSystem` (reusable across simulations).
+
+Two kinds of evaluator are compiled (:func:`~jetgeo.numerics.compile.compile_rhs`): functions of
+one state, called as ``fn(t, y, p)`` with y of shape (n,), and ``*_along`` functions vectorised
+over the output points of a run, called with y of shape (n, N).  Unless said otherwise they take
+the full state y = (q, q̇); the integration state is (q, q̇) in the full and multipliers
+formulations and (q, q̇^I) in the reduced one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from ...errors import InputError
+from ...geometry.coerce import as_expr
+from ...mechanics import LagrangianSystem
+from ...mechanics.bordered import bordered_system
+from ..compile import CompiledFunction, compile_rhs
+from .model import Model, model_of
+
+__all__ = ["PreparedSystem", "BorderedRHS", "prepare"]
+
+FORMULATIONS = ("full", "reduced", "multipliers")
+
+
+def along_solution(*args, **kw) -> CompiledFunction:
+    """compile_rhs for the monitors evaluated along a solution (plain cse, no extra passes)."""
+    return compile_rhs(*args, optimizations=None, **kw)
+
+
+class BorderedRHS:
+    """q' = q̇ and (q̈, λ) from the bordered linear system [[W, −Jᵀ], [J, 0]] (q̈, λ) = (ℓ, −b)
+    (:func:`~jetgeo.mechanics.bordered.bordered_system`), solved with numpy at every call."""
+
+    def __init__(self, dae: CompiledFunction, m: int, k: int) -> None:
+        self.dae, self.m, self.k = dae, m, k
+        self.jacobian = None
+
+    def solve(self, t, y, p) -> tuple:
+        """(q̈, λ, K) at the full state y."""
+        m, k = self.m, self.k
+        v = self.dae(t, y, p)
+        K = np.zeros((m + k, m + k))
+        W = v[: m * m].reshape(m, m)
+        L = v[m * m: m * m + m]
+        J = v[m * m + m: m * m + m + k * m].reshape(k, m)
+        b = v[m * m + m + k * m:]
+        K[:m, :m] = W
+        K[:m, m:] = -J.T
+        K[m:, :m] = J
+        sol = np.linalg.solve(K, np.concatenate([L, -b]))
+        return sol[:m], sol[m:], K
+
+    def _func(self, t, y, p):
+        acc, _lam, _K = self.solve(t, y, p)
+        return np.concatenate([y[self.m:], acc])
+
+
+@dataclass(frozen=True)
+class PreparedSystem:
+    """The compiled pieces of a model in one formulation (see the module docstring for the calling
+    conventions).  Built by :func:`prepare`; ``simulate(prepared, ...)`` accepts it."""
+
+    #: the symbolic model (:class:`~jetgeo.numerics.simulation.model.Model`)
+    model: Model
+    #: "full", "reduced" or "multipliers"
+    formulation: str
+    #: the compile_rhs backend of ``rhs`` ("python", "c" or "auto")
+    backend: str
+    #: the symbols of the integration state
+    state: tuple
+    #: the symbols (q, q̇) of the full state
+    full_state: tuple
+    #: the dependent velocities q̇^D of the normal form in use (() without one)
+    dependent: tuple
+    #: the other velocities q̇^I
+    independent: tuple
+    #: the parameter symbols, in the order of the vector p
+    params: tuple
+    #: {name: expression} of the first integrals evaluated along a run
+    integrals: dict
+    #: E_L = q̇·∂L/∂q̇ − L, or None without a Lagrangian
+    energy_expression: sp.Expr | None
+    #: the right-hand side F of the integration state as expressions (empty for the multipliers formulation)
+    rhs_expressions: list
+    #: [W (row-major), ℓ, J (row-major), b] of the bordered system, or None without L and constraints
+    bordered_expressions: list | None
+    #: J = ∂f/∂q̇ (symbolic), or None without constraints
+    constraint_jacobian: sp.Matrix | None
+    #: y' = F(t, y, p) of the integration state (``._func`` is the raw function, ``.jacobian`` ∂F/∂y or None)
+    rhs: object
+    #: the bordered system solved numerically (:class:`BorderedRHS`), or None
+    bordered: BorderedRHS | None
+    #: f^j(t, q, q̇)
+    constraint_residuals: CompiledFunction | None
+    #: f^j along a run
+    constraint_residuals_along: CompiledFunction | None
+    #: Σ|terms of f^j| (the size of what cancels in f^j)
+    constraint_scales: CompiledFunction | None
+    #: Σ|terms of f^j| along a run
+    constraint_scales_along: CompiledFunction | None
+    #: g(t, q, q̇^I) of the normal form (at a full state; g does not contain q̇^D)
+    normal_form: CompiledFunction | None
+    #: g along a run
+    normal_form_along: CompiledFunction | None
+    #: E_L along a run
+    energy_along: CompiledFunction | None
+    #: the route's symbolic multipliers λ along a run (None: computed from ``bordered``)
+    multipliers_along: CompiledFunction | None
+    #: the route's symbolic reactions R along a run
+    reactions_along: CompiledFunction | None
+    #: the forces A_σ along a run
+    forces_along: CompiledFunction | None
+    #: −∂L/∂t along a run
+    explicit_power_along: CompiledFunction | None
+    #: the first integrals along a run
+    integrals_along: CompiledFunction | None
+    #: J = ∂f/∂q̇ at a full state (k × m)
+    jacobian_of_constraints: CompiledFunction | None
+    #: the kinetic metric W = ∂²L/∂q̇∂q̇ (identity without L)
+    metric: CompiledFunction | None
+    #: J = ∂f/∂q̇ at an integration state (the rank monitor)
+    jacobian_of_constraints_in_state: CompiledFunction | None
+    #: ((Condition, c(t, y, p) at an integration state), ...): the singular-state monitors
+    condition_monitors: tuple
+    #: variants derived on demand and shared between them (the one with ∂F/∂y compiled)
+    _variants: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def with_jacobian(self) -> PreparedSystem:
+        """The same system with ∂F/∂y compiled (for the implicit methods Radau, BDF, LSODA); cached."""
+        if self.formulation == "multipliers" or self.rhs.jacobian is not None:
+            return self
+        got = self._variants.get("jacobian")
+        if got is None:
+            rhs = compile_rhs(self.rhs_expressions, self.state, self.params, self.model.t, jacobian=True,
+                              name="rhs", backend=self.backend)
+            got = self._variants["jacobian"] = dataclasses.replace(self, rhs=rhs, _variants=self._variants)
+        return got
+
+    def to_full(self, t, y, p) -> np.ndarray:
+        """The full state (q, q̇) from the integration state, vectorised: y has shape (n_state, N)."""
+        if self.formulation != "reduced":
+            return y
+        M = self.model
+        m = len(M.q)
+        out = np.empty((2 * m, y.shape[1]))
+        out[:m] = y[:m]
+        ind_pos = {v: m + i for i, v in enumerate(self.independent)}
+        # evaluate g on a provisional full state (g does not contain q̇^D)
+        prov = np.zeros((2 * m, y.shape[1]))
+        prov[:m] = y[:m]
+        for v, i in ind_pos.items():
+            prov[m + M.qdot.index(v)] = y[i]
+        gv = self.normal_form_along(t, prov, p) if self.normal_form_along is not None else np.zeros((0, y.shape[1]))
+        out[m:] = prov[m:]
+        for k, d in enumerate(self.dependent):
+            out[m + M.qdot.index(d)] = gv[k]
+        return out
+
+
+def build(model: Model, formulation: str, first_integrals: Mapping | None = None,
+          backend: str = "python") -> PreparedSystem:
+    """Compile ``model`` in ``formulation`` (see :class:`PreparedSystem`)."""
+    if formulation not in FORMULATIONS:
+        raise InputError(f"formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
+    M = model
+    if formulation == "multipliers" and (M.system is None or not M.f):
+        raise InputError("formulation='multipliers' needs a Lagrangian system and implicit constraints f")
+    if formulation == "reduced" and not M.g:
+        raise InputError("formulation='reduced' needs the normal form q̇^D = g of the constraints")
+    t, q, qd = M.t, M.q, M.qdot
+    full_state = q + qd
+    dep = tuple(v for v in qd if v in M.g)
+    independent = tuple(v for v in qd if v not in M.g)
+    sysL = M.system
+    energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
+    integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
+    if formulation == "full":
+        state = full_state
+        rhs_exprs = list(qd) + list(M.acc)
+    elif formulation == "multipliers":
+        state = full_state
+        rhs_exprs = []
+    else:
+        state = q + independent
+        rhs_exprs = [M.g.get(v, v) for v in qd]
+        rhs_exprs += [M.acc[qd.index(v)].xreplace(M.g) for v in independent]
+    # parameters: everything that is not a jet coordinate
+    jets = {t, *q, *qd}
+    pool = list(rhs_exprs) + list(M.f) + list(M.g.values())
+    pool += (M.lam or []) + (M.reactions or []) + [c.expr for c in M.conditions]
+    if sysL is not None:
+        pool += [sysL.L, *sysL.forces]
+    pool += list(integrals.values())
+    found: set = set()
+    for e in pool:
+        found |= as_expr(e).free_symbols - jets
+    P = tuple(sorted(found, key=str))
+    J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None
+    bordered = bordered_exprs = None
+    if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
+        # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
+        bordered_exprs = bordered_system(sysL, M.Q).flat()
+        dae = compile_rhs(bordered_exprs, full_state, P, t, name="bordered_system")
+        bordered = BorderedRHS(dae, len(q), len(M.f))
+    rhs = bordered if formulation == "multipliers" else compile_rhs(rhs_exprs, state, P, t, name="rhs",
+                                                                    backend=backend)
+    fscale = [sp.Add(*[sp.Abs(a) for a in sp.Add.make_args(f)]) for f in M.f]
+    g_dep = [M.g[d] for d in dep]
+    if sysL is not None:
+        forces_along = along_solution(list(sysL.forces), full_state, P, t, vectorized=True, name="forces")
+        dLdt_along = along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
+        W = sysL.hessian()
+    else:
+        forces_along = dLdt_along = None
+        W = sp.eye(len(q))
+    if M.f:
+        s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
+        s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
+        # the constraint rank monitor works in the integration state
+        i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
+               if formulation == "reduced" else s_J)
+    else:
+        s_J = s_W = i_J = None
+    sub = M.g if formulation == "reduced" else {}
+    conds = M.conditions if formulation != "multipliers" else []
+    monitors = tuple((c, along_solution([c.expr.xreplace(sub)], state, P, t, name="condition")) for c in conds)
+    has_f = bool(M.f)
+    return PreparedSystem(
+        model=M, formulation=formulation, backend=backend, state=state, full_state=full_state, dependent=dep,
+        independent=independent, params=P, integrals=integrals, energy_expression=energy_expr,
+        rhs_expressions=rhs_exprs, bordered_expressions=bordered_exprs, constraint_jacobian=J,
+        rhs=rhs, bordered=bordered,
+        constraint_residuals=along_solution(M.f, full_state, P, t, name="constraints_s") if has_f else None,
+        constraint_residuals_along=(along_solution(M.f, full_state, P, t, vectorized=True, name="constraints")
+                                    if has_f else None),
+        constraint_scales=along_solution(fscale, full_state, P, t, name="constraint_scale") if has_f else None,
+        constraint_scales_along=(along_solution(fscale, full_state, P, t, vectorized=True,
+                                                name="constraint_scale_v") if has_f else None),
+        normal_form=along_solution(g_dep, full_state, P, t, name="normal_form") if dep else None,
+        normal_form_along=(along_solution(g_dep, full_state, P, t, vectorized=True, name="normal_form_v")
+                           if dep else None),
+        energy_along=(along_solution([energy_expr], full_state, P, t, vectorized=True, name="energy")
+                      if energy_expr is not None else None),
+        multipliers_along=(along_solution(M.lam, full_state, P, t, vectorized=True, name="multipliers")
+                           if M.lam else None),
+        reactions_along=(along_solution(M.reactions, full_state, P, t, vectorized=True, name="reactions")
+                         if M.reactions else None),
+        forces_along=forces_along, explicit_power_along=dLdt_along,
+        integrals_along=(compile_rhs(list(integrals.values()), full_state, P, t, vectorized=True,
+                                     name="integrals") if integrals else None),
+        jacobian_of_constraints=s_J, metric=s_W, jacobian_of_constraints_in_state=i_J,
+        condition_monitors=monitors,
+    )
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def prepare(system, formulation: str = "full", first_integrals: Mapping | None = None,
+            backend: str = "python") -> PreparedSystem:
+    """Compile a system once for repeated simulations (``simulate(prepared, ...)`` accepts it).
+
+    Without first integrals the compiled pieces are cached per system object (weakly), so
+    repeated ``simulate(cs, ...)`` calls on the same system compile once.  ``backend`` is the
+    :func:`~jetgeo.numerics.compile.compile_rhs` backend of the right-hand side ("python", "c"
+    or "auto"; the monitors evaluated along the solution stay in Python/NumPy).
+    """
+    if first_integrals:
+        return build(model_of(system, formulation), formulation, first_integrals, backend)
+    try:
+        per = _CACHE.setdefault(system, {})
+    except TypeError:  # not weak-referenceable or not hashable: no cache
+        return build(model_of(system, formulation), formulation, None, backend)
+    key = formulation if backend == "python" else (formulation, backend)
+    if key not in per:
+        per[key] = build(model_of(system, formulation), formulation, None, backend)
+    return per[key]

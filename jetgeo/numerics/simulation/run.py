@@ -1,0 +1,321 @@
+r"""The driver: :func:`simulate` (one run, possibly across several charts of Q)."""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from ...errors import InputError
+from .atlas import bordered_monitor, chart_for, chart_monitor
+from .events import singular_state_events
+from .initial import check_on_manifold, initial_data, lookup
+from .integrate import IMPLICIT, integrate, project_velocities
+from .model import pair_of
+from .prepare import PreparedSystem, prepare
+from .results import SimulationResult, finish, merge
+
+__all__ = ["simulate", "SimulationStoppedWarning"]
+
+#: the integrator options simulate sets unless given (scipy's own defaults are rtol=1e-3, atol=1e-6)
+DEFAULT_OPTIONS = {"rtol": 1e-10, "atol": 1e-12, "max_step": np.inf}
+
+
+class SimulationStoppedWarning(UserWarning):
+    """A simulation ended before the end of its time span (a singular state, or a failed step);
+    ``result.event`` / ``result.message`` say why."""
+
+
+def simulate(
+    system,
+    t_span: Sequence,
+    initial: Mapping,
+    params: Mapping | None = None,
+    method: str = "DOP853",
+    t_eval=None,
+    dense_output: bool = True,
+    events: bool = True,
+    *,
+    formulation: str = "full",
+    project: bool = False,
+    complete: bool = False,
+    atlas: bool = True,
+    singular_tol: float = 1e-6,
+    manifold_tol: float = 1e-9,
+    first_integrals: Mapping | None = None,
+    progress: bool | None = None,
+    backend: str | None = None,
+    **options,
+) -> SimulationResult:
+    r"""Integrate the equations of motion of a (constrained) system from data on Q.
+
+    The state is integrated in one of three formulations (``"full"``: (q, q̇) on J¹Y with the
+    accelerations of Krupková's reduced equations [Stolařová 2009, eq. (8)];
+    ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Stolařová 2009,
+    eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
+    solved at every step, no normal form).  The run stops early only at a *singular state of
+    the problem*, with a :class:`SimulationStoppedWarning` and ``result.event`` saying why:
+    the rank of ∂f/∂q̇ drops [Stolařová 2009, eq. (3)], the constrained system stops
+    being regular [Stolařová 2009, eq. (12)], the multiplier equations become singular
+    [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
+    condition of a result (``Motion.conditions``) vanishes.
+
+    **The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
+    normal form is a chart of Q: it fails where det ∂f/∂q̇^D = 0 although Q is smooth there (the
+    sleigh's ẏ = ẋ tan θ at θ = π/2).  With J = ∂f/∂q̇ and N the number of k-subsets D of the
+    m velocities, Cauchy–Binet gives det(J Jᵀ) = Σ_D det(J_D)², so the chart quality
+    ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] sums to 1 over the choices and some choice has ρ ≥ 1/N
+    wherever the rank condition holds.  The run is watched for ρ of the choice in force falling
+    below 1/(4N); there the state (t, q, q̇) is handed to the choice of largest ρ at that point
+    (its normal form and accelerations derived once and cached, :meth:`ConstrainedSystem.
+    with_dependent`; a nonlinear constraint's branch is identified from the state) and the
+    integration continues (in the full formulation from the velocities projected onto Q along the
+    kinetic metric, as ``project=True`` does after every step: the drift f ≠ 0 that the full
+    formulation accumulates is not carried into the new chart, where the old dependent velocities
+    become independent ones).  ``result.charts`` lists each switch (time, old and new dependent
+    velocities, why).  ``atlas=False`` keeps one chart and stops at its boundary.
+
+    Parameters
+    ----------
+    system : ConstrainedSystem, Motion, LagrangianSystem, any object with ``.accelerations()``,
+        the result of :func:`prepare`, or a pair (LagrangianSystem, ConstraintSubmanifold) (a
+        catalogue entry or an imported model too): integrated in the multipliers formulation
+        from the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f, solved numerically at every step —
+        no normal form and no symbolic accelerations, the way to simulate long chains of bodies.
+    t_span : (t0, t1)
+    initial : {symbol or name: value}
+        Values of every q^σ and q̇^σ at t0.  With ``complete=True`` k of the velocities may be
+        omitted (k the number of constraints; usually the dependent ones): they are computed
+        from f(t0, q, q̇) = 0 — whatever the formulation, and whichever k velocities the
+        constraints can be solved for at the point.  Data off Q raise
+        :class:`~jetgeo.errors.OffManifoldError` naming the violated constraint and its value.
+    params : {symbol or name: value}
+        Values of the parameters (masses, radii, …).
+    project : bool
+        Project the velocities back onto Q after every step (full formulation, explicit
+        Runge–Kutta methods RK45/RK23/DOP853).
+    formulation : "full", "reduced" or "multipliers" (see above).
+    method, t_eval, dense_output : as in :func:`scipy.integrate.solve_ivp` (``method`` one of
+        RK45, RK23, DOP853, Radau, BDF, LSODA).
+    events : bool
+        Stop at singular states with an explanation (and switch charts, with ``atlas``).
+    singular_tol : float
+        A watched quantity vanishes where |c| falls below ``singular_tol`` times its initial size.
+    manifold_tol : float
+        Initial data with |f^j| > ``manifold_tol``·(1 + Σ|terms of f^j|) are off Q.
+    first_integrals : {name: expression in (t, q, q̇)}
+        Extra quantities to evaluate along the solution (``result.integrals``).
+    progress : None (auto: only in a terminal and if tqdm is installed), True or False.
+    backend : None, "python", "c" or "auto"
+        How the right-hand side is compiled (:func:`~jetgeo.numerics.compile.compile_rhs`);
+        None means "python", or the backend of a prepared system.  With "c" a division by
+        zero in the right-hand side gives inf/nan instead of raising.
+    atlas : bool
+        Continue across the boundaries of the normal form's chart (see above).
+    **options
+        Options of the scipy solver, as ``solve_ivp`` takes them: ``rtol`` (default 1e-10), ``atol``
+        (default 1e-12), ``max_step`` (default inf), ``first_step``, …
+
+    The signature mirrors ``solve_ivp(fun, t_span, y0, method, t_eval, dense_output, events, ...,
+    **options)``: the essentials and the integrator's choices positionally, jetgeo's own choices by
+    keyword.
+
+    More: the docstring of the package :mod:`jetgeo.numerics.simulation` (constraint monitoring,
+    projection, the energy balance) and ``theory/numerics.md``.
+    """
+    opts = {**DEFAULT_OPTIONS, **options}
+    _check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
+    prepared = isinstance(system, PreparedSystem)
+    if formulation == "full" and not prepared and pair_of(system) is not None:
+        formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
+    if prepared and first_integrals:
+        raise InputError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
+    if prepared and backend is not None and backend != system.backend:
+        raise InputError(f"simulate: the prepared system was compiled with backend={system.backend!r}, not "
+                        f"{backend!r}; give backend to prepare()")
+    prep = system if prepared else prepare(system, formulation, first_integrals, backend or "python")
+    M = prep.model
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    params = dict(params or {})
+    pvals = []
+    missing_p = []
+    for s in prep.params:
+        v = lookup(params, s)
+        if v is None:
+            missing_p.append(s)
+        else:
+            pvals.append(float(v))
+    if missing_p:
+        raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
+    p = np.array(pvals, dtype=float)
+    y_full = initial_data(prep, initial, complete, t0, p)
+    atlas_on = bool(atlas and events and M.cs is not None and M.f and prep.formulation in ("full", "reduced"))
+    switches: list = []
+    stop = None
+    if atlas_on:
+        prep, stop = chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
+    check_on_manifold(prep, t0, y_full, p, manifold_tol)
+    bar = _progress(progress, t0, t1)
+    run = dict(method=method, t_eval=t_eval, project=project, events=events, singular_tol=singular_tol, bar=bar,
+               dense_output=dense_output, options=opts)
+    segments = []
+    try:
+        t_start, y_start = t0, y_full
+        while True:
+            seg, hit = _segment(prep, t_start, t1, y_start, p, params, atlas_on, **run)
+            segments.append(seg)
+            if hit is None:
+                break
+            t_start, y_start = hit
+            if prep.formulation == "full":  # start the new chart on Q: the velocities projected along W
+                y_start = project_velocities(prep, t_start, y_start, p)
+            prep, stop = chart_for(prep, t_start, y_start, p, switches, first_integrals)
+            if stop is not None:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    res = segments[0] if len(segments) == 1 else merge(segments, t_eval is not None)
+    res.charts = list(switches)
+    if stop is not None:  # no chart of Q continues at the switch point
+        res.event = stop
+        if stop.proven:  # a singular state after all
+            res.status, res.success = "singular", True
+            res.message = f"integration stopped at t = {stop.t:.6g}: {stop.explanation}"
+        else:
+            res.status, res.success = "failed", False
+            res.message = f"integration failed at t = {stop.t:.6g}: {stop.explanation}"
+    if res.status != "finished":
+        warnings.warn(f"simulate: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: {res.message}",
+                      SimulationStoppedWarning, stacklevel=2)
+    return res
+
+
+def _segment(prep: PreparedSystem, t0, t1, y_full, p, params, atlas_on: bool, *, method, t_eval, project,
+             events, singular_tol, bar, dense_output, options):
+    """Integrate in one chart from the full state ``y_full`` at t0.  Returns (result, hit) where
+    hit = (t, full state) when the chart monitor of the atlas fired (None otherwise)."""
+    M = prep.model
+    m = len(M.q)
+    if prep.formulation != "reduced":
+        y0 = y_full.copy()
+    else:
+        y0 = np.concatenate([y_full[:m], [y_full[m + M.qdot.index(v)] for v in prep.independent]])
+    ev_list = singular_state_events(prep, t0, y0, p, singular_tol, skip_chart=atlas_on) if events else []
+    if atlas_on:
+        ev_list.append(chart_monitor(prep, t0, y0, p))
+        if M.atlas_chart and prep.bordered is not None:
+            ev_list.append(bordered_monitor(prep, t0, y0, p))
+    span = (t1 - t0) or 1.0
+
+    if method in IMPLICIT:
+        prep = prep.with_jacobian()
+    fun_c = prep.rhs._func
+    jac_c = prep.rhs.jacobian._func if prep.rhs.jacobian is not None else None
+    if bar is not None:
+        state = {"n": bar.n}
+
+        def fun(t, y):
+            k = int(1000 * (t - t0) / span)
+            if k > state["n"]:
+                bar.update(k - state["n"])
+                state["n"] = k
+            return fun_c(t, y, p)
+    else:
+        def fun(t, y):
+            return fun_c(t, y, p)
+
+    def jac(t, y):
+        return jac_c(t, y, p)
+
+    projecting = bool(project and prep.formulation != "reduced" and M.f)
+    out = integrate(prep, fun, jac if jac_c is not None else None, (t0, t1), y0, p, method, t_eval, ev_list, bar,
+                    projecting, options)
+    if not dense_output:
+        out.sol = None
+    hit = None
+    if out.status == 1:
+        k = next(i for i, te in enumerate(out.t_events) if len(te))
+        if getattr(ev_list[k][0], "chart", None) is not None:
+            te = float(out.t_events[k][0])
+            hit = (te, prep.to_full(np.array([te]), np.asarray(out.y_events[k][0])[:, None], p)[:, 0])
+            out.status, out.message = 0, f"chart boundary at t = {te:.6g}"
+    return finish(prep, out, p, params, ev_list, projecting, t0), hit
+
+
+def _progress(enabled, t0, t1):
+    """A tqdm bar if wanted and possible (None otherwise)."""
+    if enabled is False:
+        return None
+    if enabled is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if enabled:
+            warnings.warn("progress=True needs tqdm (pip install tqdm); continuing without a progress bar",
+                          stacklevel=3)
+        return None
+    return tqdm(total=1000, desc="simulate", unit="‰", leave=False)
+
+
+
+def _finite(value, what: str, positive: bool = False, allow_inf: bool = False) -> float:
+    """``value`` as a float, InputError unless finite (or +inf with ``allow_inf``) and > 0 / ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating, sp.Number)):
+        raise InputError(f"simulate: {what} must be a number, got {type(value).__name__} {value!r:.40}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
+        raise InputError(f"simulate: {what} must be finite, got {value!r}")
+    if (positive and not v > 0) or v < 0:
+        raise InputError(f"simulate: {what} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    return v
+
+
+
+def _check_arguments(t_span, options: dict, t_eval, singular_tol, manifold_tol) -> None:
+    """InputError for arguments the integrator would misread: t_span = (0, nan) and rtol = nan ran for
+    ever, manifold_tol = nan switched the off-Q check off, t_eval outside the span returned one sample
+    with success=True, t_span = (0, 0) raised ZeroDivisionError."""
+    try:
+        t0, t1 = t_span
+    except (TypeError, ValueError):
+        raise InputError(f"simulate: t_span must be a pair (t0, t1), got {t_span!r:.60}") from None
+    if isinstance(t0, bool) or isinstance(t1, bool):
+        raise InputError(f"simulate: t_span must hold numbers, got {t_span!r:.60}")
+    t0 = _finite(t0, "t_span[0]")
+    t1 = _finite(t1, "t_span[1]")
+    if t0 == t1:
+        raise InputError(f"simulate: t_span = ({t0:g}, {t1:g}) is empty; give t1 != t0")
+    _finite(options["rtol"], "rtol", positive=True)
+    if np.ndim(options["atol"]):  # scipy takes one atol per state component too
+        for a in np.ravel(options["atol"]):
+            _finite(a, "atol")
+    else:
+        _finite(options["atol"], "atol")
+    _finite(options["max_step"], "max_step", positive=True, allow_inf=True)
+    if "first_step" in options and options["first_step"] is not None:
+        _finite(options["first_step"], "first_step", positive=True)
+    _finite(singular_tol, "singular_tol")
+    _finite(manifold_tol, "manifold_tol")
+    if t_eval is not None:
+        try:
+            te = np.asarray(t_eval, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"simulate: t_eval must be a sequence of numbers, got {t_eval!r:.60}") from None
+        if te.size == 0:
+            raise InputError("simulate: t_eval is empty")
+        if not np.all(np.isfinite(te)):
+            raise InputError("simulate: t_eval holds a non-finite value")
+        lo, hi = min(t0, t1), max(t0, t1)
+        tol = 1e-12 * max(1.0, abs(lo), abs(hi))
+        out = te[(te < lo - tol) | (te > hi + tol)]
+        if out.size:
+            raise InputError(f"simulate: t_eval value {out[0]:g} lies outside t_span = ({t0:g}, {t1:g})")
+        d = np.diff(te)
+        if te.size > 1 and not (np.all(d > 0) if t1 > t0 else np.all(d < 0)):
+            raise InputError("simulate: t_eval must be strictly monotonic in the direction of t_span")
