@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,28 +39,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.provenance import provenance_lines  # noqa: E402
+
 RESULTS = Path(__file__).resolve().parent / "results" / "ensemble.txt"
-
-
-def _machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), "
-            f"Python {platform.python_version()}")
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None) -> None:
@@ -73,7 +52,6 @@ def main(argv=None) -> None:
     ap.add_argument("--no-dask", action="store_true")
     args = ap.parse_args(argv)
 
-    import sympy
     import xarray as xr
 
     from jetgeo import systems
@@ -88,9 +66,10 @@ def main(argv=None) -> None:
     t_eval = np.linspace(0.0, args.t_end, 51)
     span = (0.0, args.t_end)
     kw = dict(params=params, initial=initial, complete=True, t_eval=t_eval, progress=False)
-    lines = [f"# python -m benchmarks.bench_ensemble --members {args.members} --loop-members {args.loop_members} "
-             f"(commit {_commit()}, sympy {sympy.__version__}, {time.strftime('%Y-%m-%d')})",
-             f"# machine: {_machine()}; shared with other jobs: ratios from the same run are the figures to read",
+    command = (f"python -m benchmarks.bench_ensemble --members {args.members} --loop-members {args.loop_members}"
+               + (f" --t-end {args.t_end:g}" if args.t_end != 5.0 else "") + (" --no-dask" if args.no_dask else ""))
+    lines = [*provenance_lines(command, prefix="# "),
+             "# shared with other jobs: ratios from the same run are the figures to read",
              f"# heavy rolling disc (catalogue rolling_disc), {args.t_end:g} s per member, DOP853 rtol 1e-10 "
              "atol 1e-12, 51 output times"]
 

@@ -39,6 +39,7 @@ from sympy.core.cache import clear_cache
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.provenance import provenance_lines  # noqa: E402
 from jetgeo.geometry import Chart, Form, VectorField, generic_rank  # noqa: E402
 
 try:
@@ -278,6 +279,7 @@ def rank_benchmarks() -> list:
 
 
 def main() -> None:
+    print("\n".join(provenance_lines("python benchmarks/bench_geometry.py", prefix="# ")))
     print(f"sympy {sp.__version__}; galgebra: {'yes' if Ga else 'not installed'}; "
           f"symengine: {'yes' if se else 'not installed'}; medians of {REPEATS} runs\n")
     header = f"{'n':>2}  {'operation':<8} {'jetgeo':>9} {'diffgeom':>9} {'galgebra':>9} {'symengine':>9}"

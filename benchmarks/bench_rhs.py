@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import statistics
 import sys
 import timeit
@@ -48,6 +49,7 @@ import sympy as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import systems as S  # noqa: E402 - the shared definitions of the PyDy comparison
+from benchmarks.provenance import provenance, provenance_lines  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.mechanics import ConstrainedSystem  # noqa: E402
 from jetgeo.numerics import (
@@ -253,6 +255,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--pydy-only", action="store_true", help="only the PyDy comparison")
     args = ap.parse_args(argv)
+    prov = provenance("python benchmarks/bench_rhs.py " + shlex.join(sys.argv[1:] if argv is None else argv))
+    print("\n".join(provenance_lines(prefix="# ", fields=prov)), flush=True)
     rows = [] if args.pydy_only else [bench(e(), args.number, args.repeat)
                                       for e in (vertical_disc, example1, example3, two_points)]
     head = (f"{'system':46s} {'jetgeo':>7s} {'+factor':>7s} {'C':>6s} {'numpy':>7s} {'ratio':>6s} {'ratio_f':>7s} "
@@ -279,7 +283,7 @@ def main(argv=None) -> dict:
         if "pydy" in r:
             print(f"  note: PyDy {r['pydy']}")
     out = Path(__file__).resolve().parent / "results"
-    result = {"hand_written": rows, "vs_pydy": versus}
+    result = {"provenance": prov, "hand_written": rows, "vs_pydy": versus}
     if out.is_dir():
         (out / "bench_rhs.json").write_text(json.dumps(result, indent=1))
     return result

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -195,6 +196,10 @@ def main(argv: list | None = None) -> int:
           "-max_len=4096", "-print_final_stats=1", f"-artifact_prefix={work}/", str(corpus)]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--stats", str(stats_file), "--work", str(work),
            "--slow", str(args.slow), "--hang", str(args.hang), "--", *lf]
+    sys.path.insert(0, str(ROOT))  # the parent only: the child imports nothing of benchmarks/
+    from benchmarks.provenance import provenance_lines
+
+    prov = provenance_lines("python benchmarks/fuzz_spec.py " + shlex.join(sys.argv[1:] if argv is None else argv))
     t0 = time.time()
     log = work / "libfuzzer.log"
     with open(log, "w", encoding="utf-8") as fh:
@@ -208,8 +213,8 @@ def main(argv: list | None = None) -> int:
                  "?")
     lines = [
         "Coverage-guided fuzzing of jetgeo.io.loads_spec + parse_expression (atheris / libFuzzer)",
-        f"date: {time.strftime('%Y-%m-%d %H:%M')}; python {sys.version.split()[0]}; "
-        f"machine: {os.cpu_count()} CPUs shared with other jobs (the figures are lower than on an idle machine)",
+        *prov,
+        "the machine is shared with other jobs (the figures are lower than on an idle machine)",
         f"budget: {args.budget:g} s; wall time {wall:.0f} s; libFuzzer exit status {proc.returncode}",
         f"seed inputs: {seeds}; corpus size at the end: {corpus_size} inputs",
         f"executions: {units} inputs run by libFuzzer, {stats.get('executions', '?')} of them UTF-8 text given to "

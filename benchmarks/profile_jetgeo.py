@@ -15,6 +15,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import systems as S  # noqa: E402
+from benchmarks.provenance import provenance_lines  # noqa: E402
 from benchmarks.run import RESULTS, clear_caches, warm_up  # noqa: E402
 
 
@@ -79,6 +81,8 @@ def main(argv=None) -> int:
     ap.add_argument("systems", nargs="*", default=["heavy_disc", "n_trailer_2"])
     ap.add_argument("--top", type=int, default=30)
     opts = ap.parse_args(argv)
+    prov = provenance_lines("python -m benchmarks.profile_jetgeo " + shlex.join(sys.argv[1:] if argv is None else argv),
+                            prefix="# ")
     warm_up()
     for name in opts.systems:
         clear_caches()
@@ -86,7 +90,7 @@ def main(argv=None) -> int:
         clear_caches()
         text = profile(name, opts.top)
         head = "\n".join(f"  {k:55s} {v:8.3f} s" for k, v in st.items())
-        text = f"# stages of {name} (fresh caches, no profiler)\n{head}\n\n" + text
+        text = "\n".join(prov) + f"\n# stages of {name} (fresh caches, no profiler)\n{head}\n\n" + text
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / f"profile_{name}.txt").write_text(text)
         print(text[:6000])

@@ -63,8 +63,8 @@ Method
   constraints; the hand choice ẏ, θ̇_2.. of dependent velocities, as the catalogue's), the Whipple
   bicycle ↔ benchmarks/whipple_kane.py.
 
-The machine may be shared: the header records nproc, CPU and the load average; read the
-ratios of one run rather than absolute times.
+The machine may be shared: the header (benchmarks/provenance.py) records nproc, CPU and the
+load average; read the ratios of one run rather than absolute times.
 """
 
 from __future__ import annotations
@@ -72,19 +72,17 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
-import platform
-import subprocess
+import shlex
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import sympy as sp
-
 import jetgeo
 from benchmarks import run as R
 from benchmarks import systems as S
+from benchmarks.provenance import provenance_lines
 
 __all__ = ["ROUTES", "ROWS", "row_entry", "run_table", "format_table", "main"]
 
@@ -399,36 +397,11 @@ def cell_text(res: dict, timeout: float) -> str:
     return "—"
 
 
-def _git_commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" (with uncommitted changes)" if dirty else "")
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def header(timeout: float, started: float, load_start) -> list:
-    nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+def header(timeout: float, provenance: list) -> list:
     return [
         "jetgeo route × system timings (seconds; benchmarks/routes.py)",
-        f"commit:  {_git_commit()}",
-        f"date:    {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(started))}",
-        f"python:  {platform.python_version()}   sympy: {sp.__version__}   jetgeo: {jetgeo.__version__}",
-        f"machine: {platform.machine()}, nproc {nproc}, CPU {_cpu_model()}",
-        f"load average at start: {' '.join(f'{x:.2f}' for x in load_start)}   timeout per cell: {timeout:g} s",
+        *provenance,
+        f"timeout per cell: {timeout:g} s",
         "each cell: a fresh forked child; set-up untimed (see the module docstring); "
         f"'> {timeout:g} s' timed out, 'Name' raised Name(Error), 'setup …' the untimed set-up failed, "
         f"'n/a' does not apply, '—' no sympy.physics.mechanics model, '(> {timeout:g} s)' not run: "
@@ -492,16 +465,16 @@ def footer(results: dict, timeout: float, load_end, wall: float) -> list:
 
 
 def run_table(labels: list, routes: list, timeout: float, out: Path | None = None, skip: bool = True,
-              log=None) -> dict:
+              log=None, command: str | None = None) -> dict:
     """Time every (row, route) cell; rewrite ``out`` after each row (a partial table is kept)."""
     started = time.time()
-    load_start = os.getloadavg()
+    prov = provenance_lines(command)
     R.warm_up()
     results: dict = {}
     timed_out: dict = {}  # family -> {route: smallest size that timed out}
 
     def write(done: bool) -> str:
-        lines = header(timeout, started, load_start) + [""] + format_table(results, labels, routes, timeout)
+        lines = header(timeout, prov) + [""] + format_table(results, labels, routes, timeout)
         lines += footer(results, timeout, os.getloadavg(), time.time() - started)
         if not done:
             lines.append("(partial: the run is still going)")
@@ -544,7 +517,9 @@ def main(argv=None) -> int:
     labels = opts.systems or list(_BY_LABEL)
     routes = opts.routes or list(ROUTES)
     log = None if opts.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
-    res = run_table(labels, routes, opts.timeout, Path(opts.out) if opts.out else None, not opts.no_skip, log)
+    command = "python -m benchmarks.routes " + shlex.join(sys.argv[1:] if argv is None else argv)
+    res = run_table(labels, routes, opts.timeout, Path(opts.out) if opts.out else None, not opts.no_skip, log,
+                    command)
     print(res["text"], end="")
     return 0
 

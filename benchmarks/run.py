@@ -45,6 +45,7 @@ import math
 import multiprocessing as mp
 import os
 import platform
+import shlex
 import statistics
 import sys
 import time
@@ -60,6 +61,7 @@ import sympy.physics.mechanics  # noqa: E402,F401
 
 import jetgeo  # noqa: E402,F401  (imported before forking: children start warm, with empty caches)
 from benchmarks import systems as S  # noqa: E402
+from benchmarks.provenance import provenance, provenance_lines  # noqa: E402
 
 TOOLS = ("jetgeo", "jetgeo_tq", "kane", "lagrange")
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -435,6 +437,7 @@ def main(argv=None) -> int:
                          "(n-trailer: ẏ, θ̇_2..θ̇_n), given to every tool")
     ap.add_argument("--output", default=str(RESULTS / "latest.json"))
     opts = ap.parse_args(argv)
+    prov = provenance("python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv))
 
     names = opts.systems or (FULL if opts.full else QUICK)
     timeout = opts.timeout or (900.0 if opts.full else 60.0)
@@ -466,6 +469,7 @@ def main(argv=None) -> int:
             "dependent": opts.dependent,
             "timeout": timeout,
             "note": "shared machine: read the ratios, measured in the same run; absolute times drift",
+            "provenance": prov,
         },
         "cases": cases,
         "growth_exponents": growth_exponents(cases),
@@ -483,6 +487,7 @@ def main(argv=None) -> int:
     out = Path(opts.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, default=str))
+    print("\n".join(provenance_lines(prefix="# ", fields=prov)) + "\n")
     print("Ratios jetgeo / peer (medians of the same run; < 1 means jetgeo is faster or smaller)\n")
     print(ratio_table(cases))
     print("\nAbsolute figures (seconds, count_ops, µs per RHS call)\n")

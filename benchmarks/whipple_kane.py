@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,8 @@ from sympy.physics.mechanics import (
     inertia,
     msubs,
 )
+
+from benchmarks.provenance import provenance, provenance_lines
 
 __all__ = [
     "BENCHMARK",
@@ -409,7 +412,10 @@ def main(argv=None) -> int:
     ap.add_argument("--output", default=str(RESULTS / "whipple_kane.json"))
     ap.add_argument("--no-jetgeo", action="store_true", help="skip the import route (jetgeo)")
     a = ap.parse_args(argv)
-    result = {"system": "whipple", "tool": "sympy.physics.mechanics.KanesMethod", "sympy": sp.__version__}
+    prov = provenance("python -m benchmarks.whipple_kane " + shlex.join(sys.argv[1:] if argv is None else argv))
+    print("\n".join(provenance_lines(prefix="# ", fields=prov)), flush=True)
+    result = {"system": "whipple", "tool": "sympy.physics.mechanics.KanesMethod", "sympy": sp.__version__,
+              "provenance": prov}
     t_model, _, m = _median_time(model, a.reps)
     result["model_seconds"] = t_model
 
