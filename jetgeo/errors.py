@@ -21,6 +21,7 @@ __all__ = [
     "SpecError",
     "ResourceLimitError",
     "UndecidedError",
+    "NotRationalError",
 ]
 
 
@@ -81,6 +82,13 @@ class ResourceLimitError(JetgeoError):
 
 class UndecidedError(JetgeoError):
     """A question could not be decided by the available exact methods."""
+
+
+class NotRationalError(JetgeoError):
+    """An expression the exact field arithmetic (shadow values in F_p, :mod:`jetgeo.geometry.exact`)
+    cannot evaluate: a function other than sin, cos of an integer combination of symbols, or a
+    non-integer power.  Raised to the caller, which treats the atom as an independent generator
+    or uses another method; never a statement about the mathematics."""
 
 
 class NotApplicableError(JetgeoError, ValueError):

@@ -41,33 +41,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import ResourceLimitError, SpecError, UndecidedError
-from ..geometry import generic_rank, is_zero, normalise, trig_normal_form
+from ..errors import SpecError, UndecidedError
+from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.exact import trig_reduce
 from ..geometry.linalg import nullspace
 
-__all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport", "tnormal"]
-
-
-def tnormal(expr) -> sp.Expr:
-    """Cheap exact normal form: ``cancel`` of ``together``, numerator and denominator reduced
-    modulo sin²θ + cos²θ − 1 (cos² → 1 − sin²) when they contain sines and cosines.  No simplify.
-
-    (``trig_normal_form`` returns the reduced *numerator* of its argument only: its denominator is
-    kept here — dropping it once doubled entries such as 2ρ² sin² + 2ρ² cos² + 1/2 ↦ 4ρ² + 1.)"""
-    expr = normalise(as_expr(expr))
-    if not expr.has(sp.sin, sp.cos) or expr.has(sp.tan, sp.cot):
-        return expr
-    num, den = sp.fraction(sp.together(expr))
-    out = []
-    for part in (num, den):
-        n, d = sp.fraction(sp.together(part))
-        red = trig_normal_form(n)
-        if red is None:
-            return expr
-        out.append(red / d)
-    return normalise(out[0] / out[1])
-
+__all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,7 +57,7 @@ def tnormal(expr) -> sp.Expr:
 
 def _clean(expr: sp.Expr) -> sp.Expr:
     """Numerator of a constraint with its constant content removed (the constraint φ = 0)."""
-    expr = tnormal(expr)
+    expr = trig_reduce(expr)
     num, _den = sp.fraction(sp.together(expr))
     num = sp.expand(num)
     if num == 0:
@@ -129,7 +109,7 @@ class _Variety:
             self.conditions.append(cond)
 
     def _insert(self, var, val) -> None:
-        self.sol = {k: tnormal(v.xreplace({var: val})) for k, v in self.sol.items()}
+        self.sol = {k: trig_reduce(v.xreplace({var: val})) for k, v in self.sol.items()}
         self.sol[var] = val
 
     def add(self, phi: sp.Expr, context: Sequence) -> tuple:
@@ -332,7 +312,7 @@ def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
     x = B.LUsolve(rhs)
     out = {w[j]: w[j] for j in free}
     for k, j in enumerate(pivots):
-        out[w[j]] = tnormal(x[k])
+        out[w[j]] = trig_reduce(x[k])
     return {s: out[s] for s in w}
 
 
@@ -563,7 +543,7 @@ class ImplicitDifferentialEquation:
                     V.conditions.append(cond)
             out = []
             for nu in left:
-                out.append(tnormal(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
+                out.append(trig_reduce(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
             return out, "ok"
         state["linear"] = None
         return self._nonlinear_conditions(red, V, state, undecided)
@@ -593,11 +573,11 @@ class ImplicitDifferentialEquation:
                 rhs = rhs - A.extract(rows, free) * sp.Matrix([w[j] for j in free])
             B = A.extract(rows, cols)
             x = B.LUsolve(rhs)
-            sub = {w[c]: tnormal(x[k]) for k, c in enumerate(cols)}
+            sub = {w[c]: trig_reduce(x[k]) for k, c in enumerate(cols)}
             cond = info.condition
             if not as_expr(cond).is_number:
                 V.minors.append(cond)
-            changed = [tnormal(red[i].xreplace(sub)) for i in range(len(red)) if i not in aff_idx]
+            changed = [trig_reduce(red[i].xreplace(sub)) for i in range(len(red)) if i not in aff_idx]
             red = [red[i] for i in aff_idx] + [sp.fraction(sp.together(e))[0] for e in changed]
         return None
 
@@ -625,9 +605,7 @@ class ImplicitDifferentialEquation:
         # fibre over a generic point of C: count solutions when zero-dimensional
         try:
             Gf = sp.groebner(fib, *w, order="lex", domain=sp.QQ.frac_field(*base) if base else sp.QQ)
-        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
-            raise
-        except Exception as exc:  # noqa: BLE001 - sympy raises many kinds here
+        except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError) as exc:  # sympy's own failures
             undecided.append(f"fibre Gröbner basis failed: {exc}")
             return [], "undecided"
         if not Gf.is_zero_dimensional:
