@@ -6,12 +6,15 @@ hierarchy so that callers can catch :class:`JetgeoError` for all of them.
 
 from __future__ import annotations
 
+import sympy as sp
+
 __all__ = [
     "CompilerUnavailableError",
     "NotApplicableError",
     "JetgeoError",
     "ChartError",
     "DegreeError",
+    "NotAFunctionError",
     "RankDeficientError",
     "NotRegularError",
     "IncompatibleError",
@@ -23,6 +26,7 @@ __all__ = [
     "MethodUnavailable",
     "ResourceLimitError",
     "UndecidedError",
+    "NotRationalError",
 ]
 
 
@@ -36,6 +40,21 @@ class ChartError(JetgeoError, ValueError):
 
 class DegreeError(JetgeoError, ValueError):
     """A form has the wrong degree for the operation asked of it."""
+
+
+class NotAFunctionError(DegreeError, sp.SympifyError):
+    """A form of degree > 0 where a function (a sympy expression) is expected.
+
+    Also a ``SympifyError``, so that sympy's operators hand over to the form's own
+    (``x * η`` is the form x·η; ``x == η`` is False) instead of failing."""
+
+    def __init__(self, message: str) -> None:
+        DegreeError.__init__(self, message)
+        self.expr = None
+        self.base_exc = None
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class RankDeficientError(JetgeoError, ValueError):
@@ -97,6 +116,13 @@ class ResourceLimitError(JetgeoError):
 
 class UndecidedError(JetgeoError):
     """A question could not be decided by the available exact methods."""
+
+
+class NotRationalError(JetgeoError):
+    """An expression the exact field arithmetic (shadow values in F_p, :mod:`jetgeo.geometry.exact`)
+    cannot evaluate: a function other than sin, cos of an integer combination of symbols, or a
+    non-integer power.  Raised to the caller, which treats the atom as an independent generator
+    or uses another method; never a statement about the mathematics."""
 
 
 class NotApplicableError(JetgeoError, ValueError):

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from ..errors import ChartError, DegreeError
+from ..errors import ChartError, DegreeError, NotAFunctionError
 from .chart import Chart
 from .coerce import as_expr, as_substitution
 from .vectorfields import VectorField
@@ -42,20 +42,6 @@ def _merge_sign(a: tuple, b: tuple):
     inversions = sum(1 for i in a for j in b if i > j)
     return (-1 if inversions % 2 else 1), tuple(sorted(a + b))
 
-
-class NotAFunctionError(DegreeError, sp.SympifyError):
-    """A form of degree > 0 where a function (a sympy expression) is expected.
-
-    Also a ``SympifyError``, so that sympy's operators hand over to the form's own
-    (``x * η`` is the form x·η; ``x == η`` is False) instead of failing."""
-
-    def __init__(self, message: str) -> None:
-        DegreeError.__init__(self, message)
-        self.expr = None
-        self.base_exc = None
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class Form:

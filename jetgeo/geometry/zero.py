@@ -16,7 +16,8 @@ tiers (theory/architecture.md, 'Zero tests'):
    substitution, ``N = 10^6`` the inverse of the largest probability of one
    sampled value; the probability is over the choice of the seed);
 3. **proof** — for expressions polynomial in sines and cosines over rational
-   functions: a normal form of the numerator modulo :math:`\sin^2+\cos^2-1`.
+   functions: a normal form of the numerator modulo :math:`\sin^2+\cos^2-1`
+   (:func:`jetgeo.geometry.exact.trig_normal_form`).
 
 Where exact arithmetic is impossible (``exp``, ``sqrt`` of non-squares, ``θ``
 appearing outside a trigonometric function) the evaluation uses 60 significant
@@ -38,6 +39,8 @@ import sympy as sp
 
 from ..errors import UndecidedError
 from .coerce import as_expr
+from .exact.size import BOUND_EXACT_MAX_NODES, EXPAND_MAX_NODES, NORMALISE_MAX_NODES, tree_size
+from .exact.trig import expand_multiple_angles, trig_normal_form
 
 __all__ = [
     "ZeroTest",
@@ -45,7 +48,6 @@ __all__ = [
     "is_zero",
     "normalise",
     "PointSampler",
-    "trig_normal_form",
 ]
 
 _PREC = 60
@@ -83,25 +85,14 @@ def normalise(expr: sp.Expr) -> sp.Expr:
         return sp.expand(expr)
 
 
-def normalise_if_small(expr, max_nodes: int = 400) -> sp.Expr:
+def normalise_if_small(expr, max_nodes: int = NORMALISE_MAX_NODES) -> sp.Expr:
     """:func:`normalise` for expressions of at most ``max_nodes`` tree nodes; larger ones are
     returned unchanged (still exact).  ``cancel`` of large trigonometric results costs seconds
     and rarely shrinks them; zero tests evaluate them exactly at random points instead."""
     expr = as_expr(expr)
-    if _size(expr, max_nodes) > max_nodes:
+    if tree_size(expr, cap=max_nodes) > max_nodes:
         return expr
     return normalise(expr)
-
-
-def _trig_args_are_symbols(expr: sp.Expr) -> bool:
-    return all(a.args[0].is_Symbol for a in expr.atoms(*_TRIG))
-
-
-def prepare_trig(expr: sp.Expr) -> sp.Expr:
-    """Expand multiple angles so that trig functions act on bare symbols where possible."""
-    if expr.atoms(*_TRIG) and not _trig_args_are_symbols(expr):
-        expr = sp.expand_trig(expr)
-    return expr
 
 
 class PointSampler:
@@ -271,58 +262,11 @@ def magnitude(expr: sp.Expr, rep: dict):
     return walk(expr)[1]
 
 
-def trig_normal_form(expr: sp.Expr) -> sp.Expr | None:
-    """Numerator of ``expr`` reduced modulo sin²θ + cos²θ − 1 for every angle θ.
-
-    Returns the reduced polynomial (zero iff ``expr`` vanishes identically, for
-    expressions polynomial in sin/cos of bare symbols over rational functions of
-    the remaining atoms), or ``None`` when the expression is not of that kind.
-    """
-    expr = prepare_trig(as_expr(expr))
-    if expr.atoms(sp.tan):
-        expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
-    if not _trig_args_are_symbols(expr):
-        return None
-    num, _den = sp.fraction(sp.together(expr))
-    num = sp.expand(num)
-    angles = angles_of(num)
-    for th in sorted(angles, key=sp.default_sort_key):
-        s, c = sp.sin(th), sp.cos(th)
-        try:
-            poly = sp.Poly(num, c)
-        except sp.PolynomialError:
-            return None
-        reduced = sp.Integer(0)
-        for (k,), coeff in poly.terms():
-            reduced += coeff * c ** (k % 2) * (1 - s**2) ** (k // 2)
-        num = sp.expand(reduced)
-    return num
-
-
-#: above this many expression-tree nodes the zero test skips ``expand`` and goes straight
-#: to exact evaluation at random points (measured: expand took 33 s on Appell's machine).
-_EXPAND_MAX_NODES = 600
-
-
-#: above this many nodes the failure bound's degree is bounded on the tree (no Poly/expand)
-_BOUND_EXACT_MAX_NODES = 400
-
-
-def _size(expr: sp.Expr, cap: int = _EXPAND_MAX_NODES) -> int:
-    """Number of nodes of the expression tree, counted up to ``cap + 1``."""
-    n = 0
-    for _ in sp.preorder_traversal(expr):
-        n += 1
-        if n > cap:
-            break
-    return n
-
-
 @lru_cache(maxsize=4096)
 def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     if expr == 0:
         return ZeroTest(True, "structural")
-    large = _size(expr) > _EXPAND_MAX_NODES
+    large = tree_size(expr, cap=EXPAND_MAX_NODES) > EXPAND_MAX_NODES
     # tier 1 (cheap exact normalisation) only for moderate sizes: expanding a large nested
     # expression costs far more than evaluating it exactly at a few rational points
     expanded = expr if large else sp.expand(expr)
@@ -332,7 +276,7 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     if not large and not funcs and all(p.exp.is_Integer for p in expanded.atoms(sp.Pow)):
         # rational function: cancel decides exactly
         return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
-    prepared = prepare_trig(expanded)
+    prepared = expand_multiple_angles(expanded)
     trig_atoms = prepared.atoms(*_TRIG)
     angles = angles_of(prepared)
     sampler = PointSampler()
@@ -362,7 +306,7 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
         if nf is not None:
             return ZeroTest(nf == 0, "trig normal form")
     if exact_all:
-        if large or _size(prepared, _BOUND_EXACT_MAX_NODES) > _BOUND_EXACT_MAX_NODES:
+        if large or tree_size(prepared, cap=BOUND_EXACT_MAX_NODES) > BOUND_EXACT_MAX_NODES:
             return ZeroTest(True, "random points (exact)", _schwartz_zippel_bound(prepared, sampler, trials))
         return ZeroTest(True, "random points (exact)", _schwartz_zippel(prepared, sampler, trials))
     return ZeroTest(True, "random points (numerical)", 1e-40)

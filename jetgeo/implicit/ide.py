@@ -41,33 +41,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import ResourceLimitError, SpecError, UndecidedError
-from ..geometry import generic_rank, is_zero, normalise, trig_normal_form
+from ..errors import InputError, UndecidedError
+from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.exact import trig_reduce
 from ..geometry.linalg import nullspace
 
-__all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport", "tnormal"]
-
-
-def tnormal(expr) -> sp.Expr:
-    """Cheap exact normal form: ``cancel`` of ``together``, numerator and denominator reduced
-    modulo sin²θ + cos²θ − 1 (cos² → 1 − sin²) when they contain sines and cosines.  No simplify.
-
-    (``trig_normal_form`` returns the reduced *numerator* of its argument only: its denominator is
-    kept here — dropping it once doubled entries such as 2ρ² sin² + 2ρ² cos² + 1/2 ↦ 4ρ² + 1.)"""
-    expr = normalise(as_expr(expr))
-    if not expr.has(sp.sin, sp.cos) or expr.has(sp.tan, sp.cot):
-        return expr
-    num, den = sp.fraction(sp.together(expr))
-    out = []
-    for part in (num, den):
-        n, d = sp.fraction(sp.together(part))
-        red = trig_normal_form(n)
-        if red is None:
-            return expr
-        out.append(red / d)
-    return normalise(out[0] / out[1])
-
+__all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,7 +57,7 @@ def tnormal(expr) -> sp.Expr:
 
 def _clean(expr: sp.Expr) -> sp.Expr:
     """Numerator of a constraint with its constant content removed (the constraint φ = 0)."""
-    expr = tnormal(expr)
+    expr = trig_reduce(expr)
     num, _den = sp.fraction(sp.together(expr))
     num = sp.expand(num)
     if num == 0:
@@ -129,7 +109,7 @@ class _Variety:
             self.conditions.append(cond)
 
     def _insert(self, var, val) -> None:
-        self.sol = {k: tnormal(v.xreplace({var: val})) for k, v in self.sol.items()}
+        self.sol = {k: trig_reduce(v.xreplace({var: val})) for k, v in self.sol.items()}
         self.sol[var] = val
 
     def add(self, phi: sp.Expr, context: Sequence) -> tuple:
@@ -332,7 +312,7 @@ def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
     x = B.LUsolve(rhs)
     out = {w[j]: w[j] for j in free}
     for k, j in enumerate(pivots):
-        out[w[j]] = tnormal(x[k])
+        out[w[j]] = trig_reduce(x[k])
     return {s: out[s] for s in w}
 
 
@@ -391,26 +371,26 @@ class ImplicitDifferentialEquation:
         self.x = tuple(as_symbol(s, what="coordinate") for s in x)
         self.xdot = tuple(as_symbol(s, what="velocity") for s in xdot)
         if len(self.x) != len(self.xdot):
-            raise SpecError(f"{len(self.x)} coordinates but {len(self.xdot)} velocities")
+            raise InputError(f"{len(self.x)} coordinates but {len(self.xdot)} velocities")
         if not all(s.is_Symbol for s in self.x):
-            raise SpecError(f"coordinates must be symbols, got {list(self.x)}")
+            raise InputError(f"coordinates must be symbols, got {list(self.x)}")
         if len(set(self.x)) != len(self.x):
-            raise SpecError(f"repeated coordinates in {list(self.x)}")
+            raise InputError(f"repeated coordinates in {list(self.x)}")
         self.unknowns = tuple(as_symbol(s, what="unknown") for s in unknowns)
         self.time = as_expr(time) if time is not None else None
         self.equations = [as_expr(e) for e in equations]
         for e in self.equations:
             if isinstance(e, sp.Equality):
-                raise SpecError(f"give equations as expressions F (meaning F = 0), not {e}")
+                raise InputError(f"give equations as expressions F (meaning F = 0), not {e}")
         xs = set(self.x)
         self.velocity_unknowns = tuple(
             s for s in self.xdot if s.is_Symbol and s not in xs and s != self.time
         )
         if len(set(self.velocity_unknowns)) != len(self.velocity_unknowns):
-            raise SpecError("a velocity symbol is repeated")
+            raise InputError("a velocity symbol is repeated")
         clash = set(self.velocity_unknowns) & set(self.unknowns)
         if clash:
-            raise SpecError(f"{sorted(map(str, clash))} are both velocities and multipliers")
+            raise InputError(f"{sorted(map(str, clash))} are both velocities and multipliers")
         self.w = list(self.velocity_unknowns) + list(self.unknowns)
         n = len(self.x)
         self.permitted = []
@@ -419,7 +399,7 @@ class ImplicitDifferentialEquation:
             if len(beta) == n:
                 beta = [sp.Integer(0)] + beta
             if len(beta) != n + 1:
-                raise SpecError(f"a permitted-direction annihilator needs {n} (or {n + 1}) components, got {beta}")
+                raise InputError(f"a permitted-direction annihilator needs {n} (or {n + 1}) components, got {beta}")
             self.permitted.append(beta)
         self.solved_form = dict(solved_form or {})
         self.solved_condition = solved_condition
@@ -563,7 +543,7 @@ class ImplicitDifferentialEquation:
                     V.conditions.append(cond)
             out = []
             for nu in left:
-                out.append(tnormal(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
+                out.append(trig_reduce(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
             return out, "ok"
         state["linear"] = None
         return self._nonlinear_conditions(red, V, state, undecided)
@@ -593,11 +573,11 @@ class ImplicitDifferentialEquation:
                 rhs = rhs - A.extract(rows, free) * sp.Matrix([w[j] for j in free])
             B = A.extract(rows, cols)
             x = B.LUsolve(rhs)
-            sub = {w[c]: tnormal(x[k]) for k, c in enumerate(cols)}
+            sub = {w[c]: trig_reduce(x[k]) for k, c in enumerate(cols)}
             cond = info.condition
             if not as_expr(cond).is_number:
                 V.minors.append(cond)
-            changed = [tnormal(red[i].xreplace(sub)) for i in range(len(red)) if i not in aff_idx]
+            changed = [trig_reduce(red[i].xreplace(sub)) for i in range(len(red)) if i not in aff_idx]
             red = [red[i] for i in aff_idx] + [sp.fraction(sp.together(e))[0] for e in changed]
         return None
 
@@ -625,9 +605,7 @@ class ImplicitDifferentialEquation:
         # fibre over a generic point of C: count solutions when zero-dimensional
         try:
             Gf = sp.groebner(fib, *w, order="lex", domain=sp.QQ.frac_field(*base) if base else sp.QQ)
-        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
-            raise
-        except Exception as exc:  # noqa: BLE001 - sympy raises many kinds here
+        except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError) as exc:  # sympy's own failures
             undecided.append(f"fibre Gröbner basis failed: {exc}")
             return [], "undecided"
         if not Gf.is_zero_dimensional:

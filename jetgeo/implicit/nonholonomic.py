@@ -31,13 +31,14 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import ChartError, IncompatibleError, RankDeficientError, ResourceLimitError, SpecError
+from ..errors import ChartError, IncompatibleError, InputError, NotRegularError, UndecidedError
 from ..geometry import Form, VectorField, generic_rank, normalise
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy
+from ..geometry.exact import NORMALISE_MAX_NODES, det_exact, field_product, is_small, solve_exact, trig_reduce
 from ..limits import staged
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
-from .ide import ImplicitDifferentialEquation, IntegrabilityReport, tnormal
+from .ide import ImplicitDifferentialEquation, IntegrabilityReport
 from .tulczyjew import alpha_inverse_equations, inverse_legendre, legendre_map, momenta_symbols
 
 __all__ = ["NonholonomicProblem", "CompatibilityReport", "HamiltonianPicture", "NonholonomicMotion"]
@@ -115,7 +116,7 @@ class NonholonomicMotion(Motion):
         if self.hamiltonian_picture is None and self._hamiltonian_factory is not None:
             self.hamiltonian_picture = self._hamiltonian_factory()
         if self.hamiltonian_picture is None:
-            raise SpecError("no Hamiltonian picture: the Lagrangian is not regular (or F_L could not be inverted)")
+            raise InputError("no Hamiltonian picture: the Lagrangian is not regular (or F_L could not be inverted)")
         return self.hamiltonian_picture
 
 
@@ -125,7 +126,7 @@ def _as_covector_rows(Y, beta, what: str) -> list:
     if isinstance(beta, Form):
         C = beta.chart
         if beta.degree != 1:
-            raise SpecError(f"{what}: a 1-form is needed, got a {beta.degree}-form")
+            raise InputError(f"{what}: a 1-form is needed, got a {beta.degree}-form")
         out = []
         for s in (Y.t, *Y.q, *Y.qdot):
             out.append(beta[(C.index(s),)] if s in C.coords else sp.Integer(0))
@@ -137,7 +138,7 @@ def _as_covector_rows(Y, beta, what: str) -> list:
     if len(comps) == 2 * m:
         comps = [sp.Integer(0)] + comps
     if len(comps) != 2 * m + 1:
-        raise SpecError(f"{what}: give {2 * m} components (on dq^1..dq^m, dq̇^1..dq̇^m) or {2 * m + 1} "
+        raise InputError(f"{what}: give {2 * m} components (on dq^1..dq^m, dq̇^1..dq̇^m) or {2 * m + 1} "
                         f"(dt first), got {len(comps)}")
     return comps
 
@@ -158,9 +159,9 @@ class NonholonomicProblem:
     def __init__(self, sys: LagrangianSystem, Q: ConstraintSubmanifold, permitted=None, forces=None,
                  branch: int | None = None) -> None:
         if not isinstance(sys, LagrangianSystem):
-            raise SpecError(f"NonholonomicProblem needs a LagrangianSystem, got {type(sys).__name__}")
+            raise InputError(f"NonholonomicProblem needs a LagrangianSystem, got {type(sys).__name__}")
         if not isinstance(Q, ConstraintSubmanifold):
-            raise SpecError(f"NonholonomicProblem needs a ConstraintSubmanifold, got {type(Q).__name__}")
+            raise InputError(f"NonholonomicProblem needs a ConstraintSubmanifold, got {type(Q).__name__}")
         if Q.Y.q != sys.Y.q or Q.Y.t != sys.Y.t:
             raise ChartError("the system and the constraint submanifold live on different fibred manifolds")
         self.system = sys
@@ -184,9 +185,9 @@ class NonholonomicProblem:
             for f in forces:
                 f = [as_expr(c) for c in f]
                 if len(f) != m:
-                    raise SpecError(f"forces: each covector needs {m} components on dq^1..dq^{m}, got {f}")
+                    raise InputError(f"forces: each covector needs {m} components on dq^1..dq^{m}, got {f}")
                 if any(Y.jet_order(c) > 1 for c in f):
-                    raise SpecError(f"forces must depend on (t, q, q̇) only, got {f}")
+                    raise InputError(f"forces must depend on (t, q, q̇) only, got {f}")
                 self.forces.append(f)
             self.chetaev = False
         self.multiplier_symbols = tuple(sp.Symbol(f"lambda_{i + 1}") for i in range(len(self.forces)))
@@ -194,7 +195,7 @@ class NonholonomicProblem:
     # --- restriction to C ---------------------------------------------------------------------
     def on_C(self, expr) -> sp.Expr:
         """Restriction to C: the normal form q̇^D = g substituted, normalised."""
-        return tnormal(as_expr(expr).xreplace(self.g))
+        return trig_reduce(as_expr(expr).xreplace(self.g))
 
     def _on_C_matrix(self, M) -> sp.Matrix:
         return sp.Matrix(M).applyfunc(self.on_C)
@@ -219,17 +220,15 @@ class NonholonomicProblem:
         if Fm.rows == 0 or Bv.rows == 0:
             M = sp.zeros(Fm.rows, Bv.rows)
         else:
-            X = _solve_fraction_free(W, Bv.T)  # W^{-1} β^T, solved fraction-free, not inverted
-            if not isinstance(X, sp.Matrix):
-                X = sp.Matrix(X)
-            M = _field_normal(Fm * X)
+            X = solve_exact(W, Bv.T)  # W^{-1} β^T, solved (pivots proven non-zero), not inverted
+            M = field_product(Fm, X)
         rank_ok = rankF == corank and Fm.rows == Dfull.rows
         if M.rows == M.cols and M.rows > 0:
             nondeg = generic_rank(M).rank == M.rows  # exact evaluation at random points of C
             if nondeg:
                 # Schur complement: det [[W, βᵀ], [F, 0]] = det W · det(−F W⁻¹ βᵀ) = (−1)^k det W det M
                 K = sp.Matrix.vstack(sp.Matrix.hstack(W, Bv.T), sp.Matrix.hstack(Fm, sp.zeros(Fm.rows, Fm.rows)))
-                det = tnormal((-1) ** M.rows * _det(K) / _det(W))
+                det = trig_reduce((-1) ** M.rows * det_exact(K) / det_exact(W))
             else:
                 det = sp.Integer(0)
         else:
@@ -279,7 +278,7 @@ class NonholonomicProblem:
         of q̇ here (v∘α = q̇); permitted directions are not translated (D̂ = TF_L(D) needs F_L⁻¹)."""
         Y = self.Y
         if self.permitted:
-            raise SpecError("hamiltonian_ide(): permitted directions are only supported in the Lagrangian picture")
+            raise InputError("hamiltonian_ide(): permitted directions are only supported in the Lagrangian picture")
         p = momenta_symbols(Y)
         qd = tuple(sp.Symbol(f"{s.name}_dot") for s in Y.q)
         pd = tuple(sp.Symbol(f"p_{s.name}_dot") for s in Y.q)
@@ -328,11 +327,14 @@ class NonholonomicProblem:
         # the saddle-point system  W q̈ − Fᵀλ = L,  ⟨β, Γ⟩ = β_t + γ·q̇ + β_v·q̈ = 0  [Ibort et al. 1996, eqs. (2.6),
         # (4.17)]
         K = sp.Matrix.vstack(sp.Matrix.hstack(W, -Fm.T), sp.Matrix.hstack(Bv, sp.zeros(k, k)))
-        sol = _solve_fraction_free(K, sp.Matrix.vstack(rhs, -sp.Matrix(c)))
+        sol = solve_exact(K, sp.Matrix.vstack(rhs, -sp.Matrix(c)))
         acc = sp.Matrix(sol[:m])
         lam = sp.Matrix(sol[m:])
         accd = {a: acc[i] for i, a in enumerate(Y.qddot)}
-        reactions = list(_field_normal(Fm.T * lam))
+        # in lowest terms when λ is small; else the exact unexpanded product (the heavy disc in Ghori's
+        # non-linear form: λ of ~8000 nodes, whose field product costs minutes and shrinks nothing)
+        small = all(is_small(x, NORMALISE_MAX_NODES) for x in lam)
+        reactions = list(field_product(Fm.T, lam) if small else Fm.T * lam)
         coords = (Y.t, *Y.q, *self.nf.independent)
         gamma = VectorField(Y.J1, [1, *qd_on_C, *acc])
         conds = [e for e in (rep.determinant, self.system.regularity_condition(), self.nf.condition)
@@ -349,9 +351,7 @@ class NonholonomicProblem:
         Y = self.Y
         try:
             inv = inverse_legendre(self.system)
-        except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
-            raise
-        except Exception:  # noqa: BLE001 - the Lagrangian picture stands on its own
+        except (NotRegularError, UndecidedError):  # no global inverse Legendre map: no Hamiltonian picture
             return None
         p = momenta_symbols(Y)
         leg = legendre_map(self.system)
@@ -359,7 +359,7 @@ class NonholonomicProblem:
         indep = {v: inv[v] for v in self.nf.independent}
 
         def to_p(e):
-            return tnormal(as_expr(e).xreplace(self.g).xreplace(indep))
+            return trig_reduce(as_expr(e).xreplace(self.g).xreplace(indep))
 
         field_ = {}
         for q, v in zip(Y.q, Y.qdot):
@@ -370,7 +370,7 @@ class NonholonomicProblem:
             field_[pi] = to_p(rhs)
         cstar = []
         for f in self.Q.f:
-            num = sp.fraction(sp.together(tnormal(f.xreplace(inv))))[0]
+            num = sp.fraction(sp.together(trig_reduce(f.xreplace(inv))))[0]
             cstar.append(sp.expand(num))
         return HamiltonianPicture(momenta=p, legendre=leg, velocities=inv, constraints=cstar,
                                   vector_field=field_, multipliers=[to_p(x) for x in lam])
@@ -379,65 +379,6 @@ class NonholonomicProblem:
         kind = "Chetaev" if self.chetaev else "given"
         return (f"NonholonomicProblem(L={self.system.L}, C={list(self.Q.f)}, "
                 f"{len(self.permitted)} extra annihilator(s) of D, {kind} forces)")
-
-
-def _freeze(M: sp.Matrix):
-    """M with every non-polynomial atom (sin θ, cos θ, √…, …) replaced by a fresh symbol, so that
-    sympy's DomainMatrix works over a polynomial ring / rational function field instead of EX
-    (Appell's machine: 16 s → 0.05 s for a 5×5 determinant).  Returns (M', back-substitution)."""
-    atoms = set(M.atoms(sp.Function))
-    atoms |= {a for a in M.atoms(sp.Pow) if not a.exp.is_Integer}
-    rep = {a: sp.Dummy(f"a{i}") for i, a in enumerate(sorted(atoms, key=sp.default_sort_key))}
-    return M.xreplace(rep), {v: k for k, v in rep.items()}
-
-
-def _det(M: sp.Matrix) -> sp.Expr:
-    """Determinant by fraction-free elimination over the polynomial ring (or its fraction field)
-    generated by the entries' symbols and sin/cos atoms (sympy's ``Matrix.det`` stalls on the
-    trigonometric rational entries of M^{BC}, e.g. Appell's machine: > 10 min)."""
-    from sympy.polys.matrices import DomainMatrix
-
-    M = sp.Matrix(M)
-    if M.rows == 0:
-        return sp.Integer(1)
-    Mf, back = _freeze(M)
-    dm = DomainMatrix.from_Matrix(Mf)
-    return tnormal(dm.domain.to_sympy(dm.det()).xreplace(back))
-
-
-def _solve_fraction_free(A: sp.Matrix, b: sp.Matrix):
-    """The solution X of A X = b, each entry reduced to lowest terms in the rational function field
-    of the frozen atoms (no trigonometric reduction: exact, cheap).  A list when b is one column."""
-    from sympy.polys.matrices import DomainMatrix
-
-    A, b = sp.Matrix(A), sp.Matrix(b)
-    Mf, back = _freeze(sp.Matrix.hstack(A, b))
-    big = DomainMatrix.from_Matrix(Mf)
-    dA = big.extract(list(range(A.rows)), list(range(A.cols)))
-    db = big.extract(list(range(A.rows)), list(range(A.cols, A.cols + b.cols)))
-    try:
-        Xn, den = dA.solve_den(db)
-    except (ResourceLimitError, MemoryError):  # a limit the caller set, never a verdict
-        raise
-    except Exception as exc:  # noqa: BLE001 - sympy's DMNonInvertibleMatrixError and friends
-        raise RankDeficientError(f"the {A.rows}×{A.cols} system of the non-holonomic problem is singular: {exc}") \
-            from exc
-    K = big.domain.get_field()
-    dden = K.convert_from(den, big.domain)
-    X = sp.Matrix(A.rows, b.cols, lambda i, j: K.to_sympy(
-        K.quo(K.convert_from(Xn[i, j].element, big.domain), dden)).xreplace(back))
-    return list(X) if b.cols == 1 else X
-
-
-def _field_normal(M: sp.Matrix) -> sp.Matrix:
-    """Entries of M in lowest terms over the rational function field of the frozen atoms."""
-    from sympy.polys.matrices import DomainMatrix
-
-    M = sp.Matrix(M)
-    if M.rows == 0 or M.cols == 0:
-        return M
-    Mf, back = _freeze(M)
-    return DomainMatrix.from_Matrix(Mf).to_Matrix().xreplace(back)
 
 
 def _factors(det) -> list:

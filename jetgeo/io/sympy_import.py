@@ -40,6 +40,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import det_exact
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -241,7 +242,7 @@ def _solve_speeds(kd_eqs: Sequence, coordinates: set, tt) -> dict:
         A, b = sp.linear_eq_to_matrix([e.xreplace(sub) for e in kd], dummies)
     except (sp.PolynomialError, ValueError) as exc:  # NonlinearError is a ValueError
         raise InputError(f"kinematic equations must be linear in the speeds {[str(u) for u in us]}: {exc}") from exc
-    if A.det(method="berkowitz").is_zero or sp.cancel(A.det(method="berkowitz")) == 0:
+    if det_exact(A).is_zero or sp.cancel(det_exact(A)) == 0:
         raise InputError(f"kinematic equations cannot be solved for the speeds {[str(u) for u in us]}")
     sol = A.LUsolve(b)
     out = {}

@@ -35,7 +35,7 @@ from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, g
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.linalg import det_exact, solve_rational, substitute_affine
+from ..geometry.exact import det_exact, solve_rational, substitute_affine
 from ..geometry.zero import normalise, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm

@@ -28,7 +28,7 @@ from itertools import chain, combinations
 import sympy as sp
 
 from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
-from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus, solve_rational
+from ..geometry import Codistribution, Form, det_exact, generic_rank, generic_rank_dag, singular_locus, solve_rational
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
@@ -412,7 +412,7 @@ class ConstraintSubmanifold:
         br = brs[b]
         cols = [self.Y.qdot.index(d) for d in Q.dependent]
         block = Q.jacobian().extract(list(range(self.k)), cols)
-        cond = block.det(method="berkowitz").xreplace(br.solution)
+        cond = det_exact(block).xreplace(br.solution)
         return NormalForm(Q.dependent, Q.independent, dict(br.solution), br, sp.factor_terms(normalise(cond)))
 
     def branch_of(self, point: Mapping, tol: float = 1e-9) -> int:

@@ -30,7 +30,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import InputError, NotRegularError
-from ..geometry import Form, VectorField, generic_rank, nullspace, singular_locus
+from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
 from ..geometry.polydiff import poly_of
 from ..geometry.zero import normalise
@@ -250,7 +250,7 @@ class LagrangianSystem:
 
     def regularity_condition(self) -> sp.Expr:
         """det W: the system is regular where it does not vanish."""
-        return sp.factor_terms(self._hessian.det(method="berkowitz"))
+        return sp.factor_terms(det_exact(self._hessian))
 
     def singular_locus(self) -> list:
         """Expressions whose common zeros are the non-regular points (rank W drops)."""
@@ -302,12 +302,12 @@ class LagrangianSystem:
             # Cramer's rule with division-free (Berkowitz) determinants: one cancel per
             # component of a single fraction is much cheaper than normalising LU's nested
             # quotients (measured 4× on a q-dependent 2×2 metric with a trigonometric potential)
-            den = sp.expand(W.det(method="berkowitz"))
+            den = sp.expand(det_exact(W))
             sol = []
             for i in range(W.rows):
                 Wi = W.copy()
                 Wi[:, i] = rhs
-                sol.append(sp.cancel(sp.expand(Wi.det(method="berkowitz")) / den))
+                sol.append(sp.cancel(sp.expand(det_exact(Wi)) / den))
         else:
             sol = [normalise(s) for s in W.LUsolve(rhs)]
         return dict(zip(self.Y.qddot, sol))

@@ -42,6 +42,7 @@ import sympy as sp
 
 from ..errors import InputError, NotRegularError, OffManifoldError
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.exact import det_exact
 from .bordered import bordered_system
 from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
@@ -291,7 +292,7 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
     """K x = r for a constant (numeric or parametric) K: in the field of rational functions
     when everything is exact, by LU in 50-digit arithmetic when floats are present (a
     fraction field over floats would need polynomial gcds over ℝ: slow and meaningless)."""
-    from ..geometry.linalg import solve_rational
+    from ..geometry.exact import solve_rational
 
     if K.has(sp.Float) or r.has(sp.Float):
         x = K.LUsolve(r)
@@ -304,13 +305,13 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
 
 def _tidy(e):
     """Expanded (floats) or cancelled (exact) when small; large results stay as they are."""
-    from ..geometry.dag import tree_size
+    from ..geometry.exact import NORMALISE_MAX_NODES, is_small
     from ..geometry.zero import normalise_if_small
 
     if not isinstance(e, sp.Basic) or e.is_Number:
         return e
     if e.has(sp.Float):
-        return sp.expand(e) if tree_size(e) <= 400 else e
+        return sp.expand(e) if is_small(e, NORMALISE_MAX_NODES) else e
     return normalise_if_small(e)
 
 
@@ -391,7 +392,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         K0, r0, A0, finish = fast
     else:
         K0, r0, A0, finish = _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at)
-    if K0.det(method="berkowitz").expand() == 0:
+    if det_exact(K0).expand() == 0:
         raise NotRegularError(
             "linearise: the equations of motion are singular at the point (the bordered matrix "
             "[W, −fᵀ; f_q̇, 0] is singular: det B′ = 0, [Stolařová 2009, eq. (12)])"
@@ -740,7 +741,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     n = len(ind)
     B0 = Bp.xreplace(subs)
     A0 = Ap.xreplace(subs)
-    if B0.det(method="berkowitz").equals(0):
+    if det_exact(B0).equals(0):
         raise NotRegularError(
             "linearise: the reduced equations are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]); "
             f"point {pt}"

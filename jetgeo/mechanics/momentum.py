@@ -42,8 +42,8 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.exact import trig_reduce
 from ..geometry.linalg import nullspace
-from ..geometry.trig import trig_reduce
 from ..geometry.zero import is_zero, normalise_if_small
 
 __all__ = ["MomentumEquation", "momentum_equation"]

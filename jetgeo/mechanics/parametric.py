@@ -36,7 +36,7 @@ import sympy as sp
 from ..errors import InputError, NotRegularError, RankDeficientError
 from ..geometry import Chart, VectorField, generic_rank
 from ..geometry.coerce import as_expr
-from ..geometry.trig import trig_reduce
+from ..geometry.exact import det_exact, trig_reduce
 from ..geometry.zero import is_zero, normalise
 from .lagrangian import LagrangianSystem
 
@@ -150,7 +150,7 @@ class ParametricConstrainedSystem:
 
     def regularity_condition(self) -> sp.Expr:
         """det G (non-zero wherever ψ is a parametrisation and W is positive definite)."""
-        return sp.factor_terms(normalise(self.gauss_matrix.det(method="berkowitz")))
+        return sp.factor_terms(normalise(det_exact(self.gauss_matrix)))
 
     @cached_property
     def _zdot(self) -> dict:

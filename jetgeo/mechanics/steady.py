@@ -34,7 +34,7 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError, UndecidedError
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.trig import trig_reduce
+from ..geometry.exact import NORMALISE_MAX_NODES, is_small, trig_reduce
 from ..geometry.zero import is_zero, normalise_if_small
 
 __all__ = ["SteadyMotion", "steady_motions"]
@@ -108,7 +108,7 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
     for d in cs.dependent:
         if d in a:
             eqs.append(g[d] - a[d])
-    eqs = [normalise_if_small(sp.numer(sp.together(e))) if sp.count_ops(e) < 400 else e for e in eqs]
+    eqs = [normalise_if_small(sp.numer(sp.together(e))) if is_small(e, NORMALISE_MAX_NODES) else e for e in eqs]
     cyclic = [q for q in Y.q if q not in fixed]
     moving = sorted({str(s) for e in eqs for s in e.free_symbols & {Y.t, *cyclic}})
     if moving:

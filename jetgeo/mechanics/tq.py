@@ -37,8 +37,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
-from ..geometry.dag import lu_solve_dag
-from ..geometry.linalg import generic_rank_dag
+from ..geometry.exact import generic_rank_dag, lu_solve_dag
 
 __all__ = ["accelerations_on_TQ"]
 

@@ -31,10 +31,10 @@ import sympy as sp
 
 from ..errors import JetgeoError, NotRegularError
 from ..geometry import VectorField, generic_rank
-from ..geometry.trig import trig_reduce
+from ..geometry.exact import lu_solve_dag, solve_field, trig_reduce
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
-from ._common import Motion, _solve_fraction_field, check_system
+from ._common import Motion, check_system
 
 __all__ = ["benenti_first_kind", "benenti_second_kind"]
 
@@ -48,12 +48,12 @@ def _solve(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = None) -> tuple[sp
     """
     cols, normalised = [], True
     for j in range(B.cols):
-        res = _solve_fraction_field(A, B[:, j], max_terms=max_terms)
+        res = solve_field(A, B[:, j], max_terms=max_terms)
         if res is None:
             normalised = False
-            cols.append(A.LUsolve(B[:, j]))
+            cols.append(lu_solve_dag(A, B[:, j]))
         else:
-            cols.append(sp.Matrix(res[0]))
+            cols.append(res.X)
     return sp.Matrix.hstack(*cols), normalised
 
 
@@ -141,8 +141,8 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
         )
     if Q.k <= 2:
         lam, tidy = _solve(G, -b - C * Y0)
-    else:  # k ≥ 3 (the co-axial discs, [Benenti 2007, §9.3]): fraction-field gcds on G blow up; exact unexpanded LU
-        lam, tidy = G.LUsolve(-b - C * Y0), False
+    else:  # k ≥ 3 (the co-axial discs, 001 §9.3): fraction-field gcds on G blow up; exact unexpanded LU
+        lam, tidy = lu_solve_dag(G, -b - C * Y0), False
     # k ≥ 3: exact but unexpanded (see above); large results are left unexpanded too (cancel of
     # the heavy disc's accelerations cost 38 of 59 s and does not shrink them)
     nf = normalise_if_small if tidy else (lambda e: e)

@@ -20,21 +20,15 @@ import sympy as sp
 
 from ..errors import InputError, UndecidedError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import NORMALISE_MAX_NODES, is_small
 from ..geometry.zero import normalise, zero_test
-
-_NORMALISE_MAX_NODES = 400  # beyond this, differences go straight to the random-point test
 
 
 def _difference(x, y):
     """x − y, normalised when small; large results are left for the exact point evaluation
     (``cancel`` of large trigonometric differences took 25 of 37 s on the heavy disc)."""
     d = as_expr(x) - as_expr(y)
-    n = 0
-    for _ in sp.preorder_traversal(d):
-        n += 1
-        if n > _NORMALISE_MAX_NODES:
-            return d
-    return normalise(d)
+    return normalise(d) if is_small(d, NORMALISE_MAX_NODES) else d
 
 __all__ = ["equivalent", "EquivalenceReport"]
 

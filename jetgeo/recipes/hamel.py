@@ -24,6 +24,7 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import det_exact
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system, linear_solve
@@ -111,7 +112,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     phiQ = [e.xreplace(on_Q) for e in phi]
     return Motion(
         method="hamel", system=system, Q=Q, acc=acc, coordinates=(Y.t, *Y.q, *u_ind),
-        substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, A.det(method="berkowitz")],
+        substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, det_exact(A)],
         extras={"udot": sol, "equations": eqs, "frame": B, "reduced_lagrangian": Lstar.xreplace(on_Q)},
         to_jet=dict(zip(u_ind, quasi)),
     )

@@ -18,7 +18,7 @@ import sympy as sp
 from ..errors import InputError
 from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
-from ..geometry.dag import tree_size
+from ..geometry.exact import EXACT_SAMPLE_MAX_NODES, NORMALISE_MAX_NODES, det_exact, tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 
@@ -134,7 +134,6 @@ class _Registered:
 
 
 _REGISTRY: dict[str, _Registered] = {}
-_EXACT_SAMPLE_NODES = 4000  # larger exact sample velocities are given to _SAMPLE_DIGITS digits
 _SAMPLE_DIGITS = 50
 
 
@@ -284,10 +283,10 @@ def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, param
         # affine in q̇^D: solve the k × k system at this point (the normal form of a long chain
         # nests every link's g and costs minutes; its value here needs one small solve)
         A, b = sp.linear_eq_to_matrix(rows, dep)
-        if not A.det(method="berkowitz").is_zero:
+        if not det_exact(A).is_zero:
             sol = A.LUsolve(b)
             memo: dict = {}
-            if sum(tree_size(v, memo) for v in sol) > _EXACT_SAMPLE_NODES:
+            if sum(tree_size(v, memo) for v in sol) > EXACT_SAMPLE_MAX_NODES:
                 # exact values of a long chain nest every link (a tree exponential in its length):
                 # the same solve in 50-digit arithmetic, said in the entry's notes
                 sol = A.evalf(_SAMPLE_DIGITS).LUsolve(b.evalf(_SAMPLE_DIGITS))
@@ -295,7 +294,7 @@ def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, param
                     notes.append(f"sample state: the dependent velocities are given to {_SAMPLE_DIGITS} digits "
                                  "(their exact values nest every constraint and would print as huge trees)")
             for d, v in zip(dep, sol):  # small exact values in the library's normal form
-                point[d] = normalise(v) if not v.is_Float and tree_size(v, memo) <= 400 else v
+                point[d] = normalise(v) if not v.is_Float and tree_size(v, memo) <= NORMALISE_MAX_NODES else v
             return point
     nf = Q.normal_form()
     for d, g in nf.g.items():

@@ -38,7 +38,8 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.zero import PointSampler, angles_of, evaluate, prepare_trig, substitution
+from ..geometry.exact.trig import expand_multiple_angles
+from ..geometry.zero import PointSampler, angles_of, evaluate, substitution
 from ..mechanics import ConstraintSubmanifold
 from ..mechanics.eom import EquationsOfMotion, is_parametrised
 
@@ -97,7 +98,7 @@ def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:
     relative to the size of the terms), ``exact`` (all evaluations rational) and,
     on failure, the point and the value.
     """
-    expr = prepare_trig(as_expr(expr))
+    expr = expand_multiple_angles(as_expr(expr))
     if expr == 0:
         return _Verdict(True, True)
     atoms = expr.atoms(*_TRIG)

@@ -16,10 +16,9 @@ from geometry_strategies import charts, forms, vector_fields
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jetgeo.errors import ChartError, DegreeError
+from jetgeo.errors import ChartError, DegreeError, NotAFunctionError
 from jetgeo.geometry import Chart, Form, VectorField
 from jetgeo.geometry.distributions import Codistribution, Distribution
-from jetgeo.geometry.forms import NotAFunctionError
 
 
 @pytest.fixture

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from jetgeo.errors import RankDeficientError
 from jetgeo.geometry import generic_rank, is_zero, normalise, nullspace, singular_locus, solve_linear
+from jetgeo.geometry.exact import trig_normal_form
 from jetgeo.geometry.linalg import independent_rows
-from jetgeo.geometry.zero import PointSampler, trig_normal_form, zero_test
+from jetgeo.geometry.zero import PointSampler, zero_test
 
 x, y, z = sp.symbols("x y z")
 th, ph = sp.symbols("theta phi")
@@ -221,7 +222,7 @@ def test_det_exact_is_the_determinant(n, coeffs, shift):
     """det_exact (Berkowitz without intermediate simplification up to 3 × 3, the rational
     function field with frozen sin/cos beyond) equals the cofactor expansion, checked exactly at
     random points; entries mix symbols, sin, cos and a denominator."""
-    from jetgeo.geometry.linalg import det_exact
+    from jetgeo.geometry import det_exact
 
     a, th = sp.symbols("a th")
     atoms = [a, sp.sin(th), sp.cos(th), 1 / (1 + a**2), sp.cos(th) ** 2]

@@ -1,4 +1,4 @@
-"""lu_solve_dag, mod_value, rank_mod: exact solves on expression DAGs (jetgeo.geometry.dag).
+"""lu_solve_dag, mod_value, rank_mod: exact solves on expression DAGs (jetgeo.geometry.exact).
 
 Independent truth: the solution substituted back, A X − B, evaluated exactly at rational points
 of the parameter space and of the unit circle (sympy's own arithmetic, not the module's F_p
@@ -10,8 +10,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jetgeo.errors import RankDeficientError
-from jetgeo.geometry.dag import PRIME, NotRationalError, lu_solve_dag, mod_value, rank_mod
+from jetgeo.errors import NotRationalError, RankDeficientError
+from jetgeo.geometry.exact import PRIME, lu_solve_dag, mod_value, rank_mod
 
 TH = sp.symbols("th0:3")
 P = sp.symbols("a b c", positive=True)
@@ -146,7 +146,7 @@ def test_rank_mod_of_a_product_of_random_factors(r, extra, seed):
 @given(sparse_systems())
 def test_tree_size_counts_the_tree_not_the_dag(system):
     """tree_size equals the length of sympy's preorder traversal (which walks the tree)."""
-    from jetgeo.geometry.dag import tree_size
+    from jetgeo.geometry.exact import tree_size
 
     A, B = system
     X = lu_solve_dag(A, B)
@@ -155,7 +155,7 @@ def test_tree_size_counts_the_tree_not_the_dag(system):
 
 
 def test_tree_size_of_a_chain_grows_exponentially_while_the_dag_does_not():
-    from jetgeo.geometry.dag import tree_size
+    from jetgeo.geometry.exact import tree_size
 
     x = sp.Symbol("x")
     e = x

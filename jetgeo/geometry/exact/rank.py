@@ -1,0 +1,216 @@
+r"""Generic rank of a symbolic matrix, with a pivot block and its condition.
+
+A symbolic matrix M(x) has a *generic rank* r: the rank at almost every point.  It is found by
+exact elimination at deterministic random points (angles on rational points of the unit circle,
+see :mod:`jetgeo.geometry.zero`): the rank at a point never exceeds the generic rank and equals
+it with overwhelming probability; the maximum over a few points is taken.  The elimination also
+yields a pivot block — rows R and columns C with det M[R, C] ≢ 0 — whose determinant is the
+*condition* under which everything derived from the pivot choice is valid; it is computed by
+:func:`~jetgeo.geometry.exact.det.det_exact`, never through sympy's intermediate
+simplification.  For matrices whose entries share large subexpressions (nested results of an LU
+solve) :func:`generic_rank_dag` eliminates over F_p on shadow values instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from ...errors import NotRationalError
+from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
+from ..coerce import as_matrix
+from .det import det_exact
+from .shadow import mod_value, rank_mod
+from .size import NORMALISE_MAX_NODES, tree_size
+from .trig import expand_multiple_angles
+
+__all__ = ["RankInfo", "generic_rank", "generic_rank_dag", "matrix_at_point"]
+
+
+@dataclass
+class RankInfo:
+    """Generic rank of a symbolic matrix with a pivot block and its condition.
+
+    ``rows``/``cols`` index an r × r block whose determinant ``condition`` does not
+    vanish identically; results that use the block hold where ``condition ≠ 0``.
+    ``method`` is ``"exact"`` (rational arithmetic at the sample points) or
+    ``"numerical"`` (60-digit floating point).
+    """
+
+    rank: int
+    rows: tuple
+    cols: tuple
+    method: str
+    matrix: sp.Matrix = field(repr=False)
+    _condition: sp.Expr | None = field(default=None, repr=False)
+
+    @property
+    def condition(self) -> sp.Expr:
+        """det M[rows, cols] (the pivot minor), computed once by :func:`det_exact` (no intermediate
+        simplification)."""
+        if self._condition is None:
+            if self.rank == 0:
+                self._condition = sp.Integer(1)
+            else:
+                block = self.matrix.extract(list(self.rows), list(self.cols))
+                self._condition = sp.factor_terms(det_exact(block))
+        return self._condition
+
+
+def matrix_at_point(M: sp.Matrix, sampler: _zero.PointSampler):
+    """Evaluate every entry of ``M`` at one random point.
+
+    Returns ``(values, exact)`` with values a list of lists of Fractions (exact) or
+    mpmath numbers, or ``None`` if the point is a pole of some entry.
+    """
+    prepared = M.applyfunc(expand_multiple_angles)
+    atoms: set = set()
+    syms: set = set()
+    for e in prepared:
+        atoms |= e.atoms(*_zero._TRIG)
+        syms |= e.free_symbols
+    angles = set()
+    for e in prepared:
+        angles |= _zero.angles_of(e)
+    point = sampler.point(syms, angles)
+    rep = _zero.substitution(point, atoms)
+    vals = []
+    exact = True
+    for i in range(M.rows):
+        row = []
+        for j in range(M.cols):
+            v = _zero.substitute(prepared[i, j], rep)
+            if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                return None
+            if v.is_Rational:
+                row.append(_zero.to_fraction(v))
+            else:
+                exact = False
+                n = sp.N(v, _zero._PREC)
+                if not n.is_number or n.has(sp.zoo, sp.nan):
+                    return None
+                row.append(n)
+        vals.append(row)
+    if not exact:
+        vals = [[sp.N(sp.Rational(v.numerator, v.denominator), _zero._PREC) if isinstance(v, Fraction) else v
+                 for v in row] for row in vals]
+    return vals, exact
+
+
+def _preference(M: sp.Matrix) -> list:
+    """Pivot preference of each symbolic entry: constants first, then small expressions.
+
+    Pivoting on structurally simple entries keeps solved expressions small and
+    avoids spurious validity conditions (a constant pivot never vanishes).
+    """
+    out = []
+    for i in range(M.rows):
+        row = []
+        for j in range(M.cols):
+            e = M[i, j]
+            if e.is_number:
+                row.append(0)
+            elif e.is_Symbol:
+                row.append(1)
+            else:
+                row.append(2 + tree_size(e, cap=NORMALISE_MAX_NODES))
+        out.append(row)
+    return out
+
+
+def _eliminate(vals, exact: bool, pref=None):
+    """Full-pivot Gaussian elimination: (rank, pivot rows, pivot cols).
+
+    Among the non-zero candidates the pivot is the one with the lowest ``pref``
+    (structural simplicity of the original entry), ties broken by magnitude.
+    """
+    a = [list(r) for r in vals]
+    nr = len(a)
+    nc = len(a[0]) if nr else 0
+    scale = max([abs(x) for r in a for x in r] + [1])
+    tol = 0 if exact else sp.Float("1e-35", _zero._PREC) * scale
+    rows_left = list(range(nr))
+    cols_left = list(range(nc))
+    prow, pcol = [], []
+    while rows_left and cols_left:
+        best, bi, bj = None, None, None
+        for i in rows_left:
+            for j in cols_left:
+                v = abs(a[i][j])
+                if v <= tol:
+                    continue
+                key = ((pref[i][j] if pref else 0), -v)
+                if best is None or key < best:
+                    best, bi, bj = key, i, j
+        if best is None:
+            break
+        prow.append(bi)
+        pcol.append(bj)
+        rows_left.remove(bi)
+        cols_left.remove(bj)
+        piv = a[bi][bj]
+        for i in rows_left:
+            f = a[i][bj] / piv
+            if f != 0:
+                for j in cols_left:
+                    a[i][j] -= f * a[bi][j]
+    return len(prow), tuple(prow), tuple(pcol)
+
+
+def generic_rank(M, trials: int = 2) -> RankInfo:
+    """Generic rank of ``M`` with a non-singular pivot block.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol('x')
+    >>> generic_rank(sp.Matrix([[x, 1], [x**2, x]])).rank
+    1
+    """
+    M = as_matrix(M, "M")
+    if M.rows == 0 or M.cols == 0:
+        return RankInfo(0, (), (), "exact", M)
+    sampler = _zero.PointSampler()
+    pref = _preference(M)
+    best = None
+    attempts = 0
+    done = 0
+    while done < trials and attempts < 10 * trials:
+        attempts += 1
+        res = matrix_at_point(M, sampler)
+        if res is None:
+            continue
+        vals, exact = res
+        r, rows, cols = _eliminate(vals, exact, pref)
+        done += 1
+        if best is None or r > best[0]:
+            best = (r, tuple(sorted(rows)), cols, exact)
+        if r == min(M.rows, M.cols):
+            break
+    if best is None:  # every sample point was a pole
+        return RankInfo(0, (), (), "exact", M)
+    r, rows, cols, exact = best
+    # order pivot columns to match sorted rows is irrelevant for the minor's vanishing
+    return RankInfo(r, rows, tuple(sorted(cols)), "exact" if exact else "numerical", M)
+
+
+def generic_rank_dag(M: sp.Matrix) -> int:
+    """Generic rank of a matrix whose entries share large subexpressions (the unsimplified
+    results of an LU solve): elimination over F_p at two random points, each shared
+    subexpression evaluated once (:func:`~jetgeo.geometry.exact.shadow.mod_value`); the rank at a point
+    never exceeds the generic rank and equals it with overwhelming probability.  Falls back
+    to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
+    integer combinations of symbols; non-integer powers)."""
+    best = 0
+    for trial in range(2):
+        rep: dict = {}
+        angles: dict = {}
+        memo: dict = {}
+        try:
+            vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
+        except (NotRationalError, ZeroDivisionError):
+            return generic_rank(M).rank
+        best = max(best, rank_mod(vals))  # the trials use different points
+        if best == min(M.shape):
+            break
+    return best

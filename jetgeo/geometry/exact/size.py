@@ -1,0 +1,84 @@
+r"""The one measure of expression size, and the thresholds that use it.
+
+The size of an expression is the number of nodes of its *tree* — what printing, ``count_ops``,
+``expand`` and ``evalf`` walk.  The unsimplified results of an exact solve share their
+subexpressions (a DAG), so their trees can be astronomically larger than their DAGs;
+:func:`tree_size` counts the tree on the DAG, visiting each distinct subexpression once, and
+stops early once a ``cap`` is exceeded.  Every "is this expression small enough to normalise /
+expand / bound exactly" decision in jetgeo compares this measure with one of the named
+constants below.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = [
+    "tree_size",
+    "is_small",
+    "NORMALISE_MAX_NODES",
+    "TIDY_MAX_NODES",
+    "EXPAND_MAX_NODES",
+    "BOUND_EXACT_MAX_NODES",
+    "EXACT_SAMPLE_MAX_NODES",
+]
+
+#: Above this many tree nodes an expression is not passed through ``cancel``/``together``
+#: (:func:`jetgeo.geometry.zero.normalise_if_small`, the differences of
+#: :func:`jetgeo.recipes.equivalent`, sample values of the catalogue): ``cancel`` of large
+#: trigonometric results costs seconds and rarely shrinks them, and the zero test evaluates
+#: them exactly at random points instead (measured: 25 of 37 s of an equivalence check on the
+#: heavy disc went into such ``cancel`` calls).
+NORMALISE_MAX_NODES = 400
+
+#: Above this many tree nodes a *trigonometric* acceleration of the canonical route is left
+#: unnormalised (``ConstrainedSystem``'s tidy step): smaller than
+#: :data:`NORMALISE_MAX_NODES` because ``cancel`` with sin/cos generators is the costliest case.
+TIDY_MAX_NODES = 300
+
+#: Above this many tree nodes the zero test skips its first tier (``expand``) and goes straight
+#: to exact evaluation at random points (measured: ``expand`` took 33 s on Appell's machine).
+EXPAND_MAX_NODES = 600
+
+#: Above this many tree nodes the zero test bounds its failure probability with degrees
+#: bounded on the tree (no ``Poly``/``expand``), a coarser but valid Schwartz–Zippel bound.
+BOUND_EXACT_MAX_NODES = 400
+
+#: Above this many tree nodes (summed over a sample's velocities) exact sample values of the
+#: catalogue are replaced by 60-digit floats: an exact rational of that size makes every later
+#: evaluation slow without making it more trustworthy.
+EXACT_SAMPLE_MAX_NODES = 4000
+
+
+def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
+    """Number of nodes of ``e`` as a tree, computed on the DAG in time linear in the number of
+    *distinct* subexpressions.  With ``cap`` the count stops as soon as it exceeds ``cap`` and
+    returns ``cap + 1`` (cost at most linear in ``cap`` distinct nodes); ``memo`` (exact counts
+    of subexpressions) may be shared between calls.
+
+    >>> x = sp.Symbol("x")
+    >>> tree_size(x + 2 * x**2)        # Add(x, Mul(2, Pow(x, 2))): 7 nodes
+    7
+    """
+    memo = {} if memo is None else memo
+    limit = None if cap is None else cap + 1
+
+    def walk(node) -> int:
+        got = memo.get(node)
+        if got is not None:
+            return got
+        total = 1
+        for a in node.args:
+            total += walk(a)
+            if limit is not None and total >= limit:
+                return limit  # capped: not memoised (not the exact count)
+        memo[node] = total
+        return total
+
+    out = walk(sp.sympify(e) if not isinstance(e, sp.Basic) else e)
+    return out if limit is None else min(out, limit)
+
+
+def is_small(e, cap: int = NORMALISE_MAX_NODES) -> bool:
+    """``tree_size(e) <= cap``, computed with the early stop."""
+    return tree_size(e, cap=cap) <= cap

@@ -1,0 +1,92 @@
+r"""The one trigonometric reduction: polynomials modulo sin²θ + cos²θ − 1.
+
+A polynomial in sin θ, cos θ (coefficients rational functions of everything else) is reduced
+modulo sin²θ + cos²θ − 1 by cos^{2j+e} θ ↦ cos^e θ (1 − sin²θ)^j, e ∈ {0, 1}, for every cosine
+atom.  For sines and cosines of *independent symbols* the result is a normal form: it is zero
+iff the polynomial vanishes identically (the ring ℚ(x)[s, c]/(s² + c² − 1) has the basis
+sⁱ, sⁱc).  Multiple angles (sin 2θ, cos(θ₁ − θ₂)) are expanded to bare angles first when a
+normal form is asked for (:func:`trig_normal_form`); :func:`trig_reduce` reduces numerator and
+denominator of a rational expression and cancels — a cheap exact normaliser for the small
+matrices the recipes and the implicit-equation algorithm solve, never a general simplifier.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["trig_reduce", "trig_normal_form", "reduce_pythagorean", "expand_multiple_angles"]
+
+_TRIG = (sp.sin, sp.cos, sp.tan)
+
+
+def reduce_pythagorean(p: sp.Expr) -> sp.Expr | None:
+    """The expanded polynomial ``p`` reduced modulo sin²u + cos²u − 1 for every cos u occurring
+    in it (cos^{2j+e} u ↦ cos^e u (1 − sin²u)^j); ``None`` if ``p`` is not polynomial in a
+    cosine it contains (cos u in a denominator or under a root)."""
+    p = sp.expand(p)
+    for c in sorted(p.atoms(sp.cos), key=sp.default_sort_key):
+        s = sp.sin(c.args[0])
+        try:
+            poly = sp.Poly(p, c)
+        except sp.PolynomialError:
+            return None
+        p = sp.expand(sp.Add(*[coeff * c ** (k % 2) * (1 - s**2) ** (k // 2) for (k,), coeff in poly.terms()]))
+    return p
+
+
+def trig_reduce(expr) -> sp.Expr:
+    """``expr`` with numerator and denominator reduced modulo sin² + cos² − 1 (cos² → 1 − sin²),
+    then cancelled.  Expressions without cosines, or not polynomial in them, are returned
+    cancelled only.  Exact, cheap, idempotent; no ``simplify``.
+
+    >>> th, a = sp.symbols("theta a")
+    >>> trig_reduce((a * sp.sin(th)**2 + a * sp.cos(th)**2) / (1 - sp.cos(th)**2))
+    a/sin(theta)**2
+    """
+    expr = sp.sympify(expr)
+    if expr.is_Number or expr.is_Symbol:
+        return expr
+    try:
+        expr = sp.cancel(sp.together(expr))
+    except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover - defensive
+        expr = sp.expand(expr)
+    if not expr.has(sp.cos):
+        return expr
+    num, den = sp.fraction(expr)
+    rn, rd = reduce_pythagorean(num), reduce_pythagorean(den)
+    if rn is None or rd is None:
+        return expr
+    return sp.cancel(rn / rd)
+
+
+def trig_normal_form(expr) -> sp.Expr | None:
+    """Numerator of ``expr`` reduced modulo sin²θ + cos²θ − 1 for every angle θ.
+
+    Multiple angles are expanded (``expand_trig``) and tan = sin/cos first.  Returns the reduced
+    polynomial — zero iff ``expr`` vanishes identically, for expressions polynomial in sin/cos of
+    bare symbols over rational functions of the remaining atoms — or ``None`` when the
+    expression is not of that kind.
+
+    >>> th = sp.Symbol("theta")
+    >>> trig_normal_form(sp.sin(2 * th) - 2 * sp.sin(th) * sp.cos(th))
+    0
+    """
+    expr = expand_multiple_angles(sp.sympify(expr))
+    if expr.atoms(sp.tan):
+        expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
+    if not _trig_args_are_symbols(expr):
+        return None
+    num = sp.fraction(sp.together(expr))[0]
+    return reduce_pythagorean(num)
+
+
+def expand_multiple_angles(expr: sp.Expr) -> sp.Expr:
+    """``expand_trig`` when some sin/cos/tan acts on more than a bare symbol (sin 2θ, cos(θ₁ − θ₂)),
+    so that trigonometric functions act on bare angles where possible; else ``expr`` itself."""
+    if expr.atoms(*_TRIG) and not _trig_args_are_symbols(expr):
+        expr = sp.expand_trig(expr)
+    return expr
+
+
+def _trig_args_are_symbols(expr: sp.Expr) -> bool:
+    return all(a.args[0].is_Symbol for a in expr.atoms(*_TRIG))

@@ -1,0 +1,90 @@
+"""Two computations that used to stall, on the one exact core (:mod:`jetgeo.geometry.exact`).
+
+* Ibort et al.'s SODE (``NonholonomicProblem(sys, Q).solve()``) for the heavy disc rolling on a
+  plane with the rolling constraints in Ghori's non-linear form [Ghori 1960, §3.3]: the squared
+  speed of the centre |v_G|² = a²(r² + θ̇² sin²θ) (r = φ̇ + ψ̇ cos θ) together with the linear
+  v_G · (cos ψ, sin ψ) = −a r, on the rolling branch.  It stalled > 10 min in a fraction-free
+  ``DomainMatrix`` solve over the rational function field; the core's fraction-field elimination
+  with pivots proven by F_p shadows takes seconds.
+* Benenti's recipe of the second kind [Benenti 2007, eq. (8.6)] on Appell's machine with a frame
+  (ρ ≠ 0) [Ibort et al. 1996, §6.2]: > 30 min in ``Matrix.det(method="berkowitz")`` (sympy's
+  intermediate simplification) for the condition of the Gauss matrix G = C W⁻¹ Cᵀ.
+
+Each test measures its wall time and fails above a generous budget (the stall must not come
+back), and checks the result against an independent computation: Krupková's reduced equations
+(``sys.constrain(Q)``) on the same branch.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import sympy as sp
+
+from jetgeo import recipes, systems
+from jetgeo.geometry import is_zero
+from jetgeo.implicit import NonholonomicProblem
+from jetgeo.mechanics import ConstraintSubmanifold
+
+#: seconds; the targets are < 20 s on an idle machine — the budget allows for a loaded one
+BUDGET = 60.0
+
+
+def _rolling_disc_nonlinear():
+    """The catalogue's heavy disc (its Lagrangian) with the rolling constraints in Ghori's
+    non-linear form, on the rolling branch: (system, Q)."""
+    e = systems.load("rolling_disc", form="nonlinear")
+    Y = e.system.Y
+    x, y, th, ps, ph = Y.q
+    xd, yd, thd, psd, phd = Y.qdot
+    a = next(s for s in e.system.L.free_symbols if s.name == "a")
+    r = phd + psd * sp.cos(th)
+    # the pair derived here (not copied): |v_G|² = a²(r² + θ̇² sin²θ) and v_G·(cos ψ, sin ψ) = −a r
+    assert [sp.expand(f) for f in e.Q.f] == [sp.expand(xd**2 + yd**2 - a**2 * (r**2 + thd**2 * sp.sin(th) ** 2)),
+                                             sp.expand(xd * sp.cos(ps) + yd * sp.sin(ps) + a * r)]
+    Q = ConstraintSubmanifold(Y, list(e.Q.f), dependent=[xd, yd], branch=0)
+    # branch 0 is the rolling one: its normal form is that of the linear rolling constraints
+    g_lin = systems.load("rolling_disc").Q.normal_form().g
+    g = Q.normal_form().g
+    assert all(is_zero(g[v] - g_lin[v]) for v in (xd, yd))
+    return e.system, Q
+
+
+def _random_points_on_Q(coords, n: int, seed: int) -> list:
+    rnd = random.Random(seed)
+    return [{c: sp.Rational(rnd.randint(-9, 9), rnd.randint(1, 7)) for c in coords} for _ in range(n)]
+
+
+def test_ibort_sode_on_the_nonlinear_rolling_disc_finishes_and_agrees():
+    system, Q = _rolling_disc_nonlinear()
+    t0 = time.perf_counter()
+    motion = NonholonomicProblem(system, Q).solve()
+    elapsed = time.perf_counter() - t0
+    assert elapsed < BUDGET, f"NonholonomicProblem.solve() took {elapsed:.1f} s (stall is back)"
+    cs = system.constrain(Q)
+    ref = cs.accelerations()
+    g = cs.nf.g
+    qdd = system.Y.qddot
+    coords = sorted(set().union(*[ref[a].free_symbols | motion.acc[a].free_symbols for a in qdd]), key=str)
+    for a in qdd:  # exact zero test (random rational points, angles on the unit circle)
+        assert is_zero(motion.acc[a].xreplace(g) - ref[a].xreplace(g)), a
+    # and by value at random points of Q (q̇^D = g): an independent numerical check
+    for pt in _random_points_on_Q(coords, 3, seed=7):
+        for a in qdd:
+            u = sp.N(motion.acc[a].xreplace(g).xreplace(pt), 30)
+            v = sp.N(ref[a].xreplace(g).xreplace(pt), 30)
+            assert abs(u - v) <= sp.Float("1e-20") * (1 + abs(v)), (a, pt)
+
+
+def test_benenti_second_kind_on_appell_machine_with_frame_finishes_and_agrees():
+    e = systems.load("appell_machine")
+    rho = next(s for s in e.system.L.free_symbols if s.name == "rho")
+    assert e.system.L.has(rho)  # the frame is there (ρ ≠ 0 generically)
+    t0 = time.perf_counter()
+    motion = recipes.benenti_second_kind(e.system, e.Q)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < BUDGET, f"benenti_second_kind took {elapsed:.1f} s (stall is back)"
+    assert all(not is_zero(c) for c in motion.conditions)  # det W and det G: non-vanishing conditions
+    report = recipes.equivalent(motion, e.system.constrain(e.Q))
+    assert report, str(report)
