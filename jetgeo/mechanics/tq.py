@@ -33,14 +33,41 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
-from ..geometry.dag import lu_solve_dag
-from ..geometry.linalg import generic_rank_dag
+from ..geometry import generic_rank_dag, lu_solve_dag
 
-__all__ = ["accelerations_on_TQ"]
+__all__ = ["accelerations_on_TQ", "xreplace_dag"]
+
+
+def xreplace_dag(expr, rule: dict, memo: dict | None = None):
+    """``expr.xreplace(rule)`` visiting each *distinct* subexpression once.
+
+    sympy's ``xreplace`` walks the expression as a tree; the unsimplified results of an LU solve
+    share subexpressions, and their trees can be exponentially larger than their DAGs.  Here the
+    result of every visited node is remembered in ``memo`` (pass one dict to several calls with
+    the same ``rule`` to share the work between them).  Exact: the same expression as
+    ``xreplace``, rebuilt bottom-up with sympy's constructors."""
+    memo = {} if memo is None else memo
+
+    def visit(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e in rule:
+            out = rule[e]
+        elif not e.args:
+            out = e
+        else:
+            args = [visit(a) for a in e.args]
+            out = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+        memo[e] = out
+        return out
+
+    return visit(sp.sympify(expr))
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:
@@ -55,6 +82,44 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     ``dependent``: the dependent velocities (default: ``Q.dependent``, the verified structural
     choice).  Raises :class:`~jetgeo.errors.NotRegularError` if the reduced mass matrix
     ΨᵀWΨ is generically singular (seed 004 (12))."""
+    parts = reduced_parts_on_TQ(system, Q, dependent)
+    if generic_rank_dag(parts.B) < parts.B.rows:
+        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
+                              "the constrained system does not determine the accelerations")
+    return assemble_accelerations(system.Y, parts, lu_solve_dag(parts.B, parts.A))
+
+
+class ReducedParts(NamedTuple):
+    """The pieces of the reduced equations on TQ (module docstring): A = Ψᵀ(e − W d̄g/dt),
+    B = ΨᵀWΨ (so B q̈^I = A), Ψ^D = ∂g/∂q̇^I and d̄g/dt by implicit differentiation, the
+    dependent / independent velocities they refer to, r = e − W d̄g/dt (one entry per coordinate)
+    and WΨ (``WPsi[c][σ]``: column c), so that E_σ = r_σ − (WΨ)_σc q̈^c on the prolongation."""
+
+    A: sp.Matrix
+    B: sp.Matrix
+    Psi_D: sp.Matrix
+    gbar: list
+    dependent: list
+    independent: list
+    r: list
+    WPsi: list
+
+
+def assemble_accelerations(Y, parts: ReducedParts, acc_I) -> dict:
+    """{q̈^σ} from the independent accelerations: q̈^D = d̄g/dt + Ψ^D q̈^I."""
+    qd = list(Y.qdot)
+    ind, dep = parts.independent, parts.dependent
+    m = len(ind)
+    out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
+    for i, d in enumerate(dep):
+        out[Y.qddot[qd.index(d)]] = sp.Add(parts.gbar[i], *[parts.Psi_D[i, c] * acc_I[c] for c in range(m)
+                                                            if parts.Psi_D[i, c] != 0 and acc_I[c] != 0])
+    return {a: out[a] for a in Y.qddot}
+
+
+def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> ReducedParts:
+    """:class:`ReducedParts` with the dependent velocities kept as symbols (LU on DAGs, no
+    cancellation; see the module docstring)."""
     Y = system.Y
     qd = list(Y.qdot)
     n = len(qd)
@@ -110,12 +175,4 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     for a in range(m):
         for b in range(a, m):
             B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
-    if generic_rank_dag(B) < B.rows:
-        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
-                              "the constrained system does not determine the accelerations")
-    acc_I = lu_solve_dag(B, A)
-    out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
-    for i, d in enumerate(dep):
-        out[Y.qddot[qd.index(d)]] = sp.Add(gbar[i], *[Psi_D[i, c] * acc_I[c] for c in range(m)
-                                                      if Psi_D[i, c] != 0 and acc_I[c] != 0])
-    return {a: out[a] for a in Y.qddot}
+    return ReducedParts(A, B, Psi_D, gbar, dep, ind, r, WPsi)
