@@ -51,7 +51,7 @@ from ..geometry.zero import normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
-from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ, xreplace_dag
+from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ, solve_cramer, xreplace_dag
 
 __all__ = ["ConstrainedSystem"]
 
@@ -565,7 +565,7 @@ class ConstrainedSystem:
             self._require_regular()
             # small reduced equations: solved in the field of rational functions, already cancelled
             A, B = self.reduced_coefficients()
-            sol = solve_rational(B, -A)
+            sol = solve_cramer(B, -A)
             if sol is None:
                 sol = B.LUsolve(-A).applyfunc(_canonical_old)
             acc = {Y.qddot[i]: sol[c] for c, i in enumerate(self._idx_ind)}

@@ -40,7 +40,7 @@ import sympy as sp
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag, lu_solve_dag
 
-__all__ = ["accelerations_on_TQ", "xreplace_dag"]
+__all__ = ["accelerations_on_TQ", "xreplace_dag", "solve_cramer"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -87,6 +87,54 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
         raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular (seed 004 (12)): "
                               "the constrained system does not determine the accelerations")
     return assemble_accelerations(system.Y, parts, lu_solve_dag(parts.B, parts.A))
+
+
+def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
+    r"""X with A X = B (A square, generically invertible — the caller checks), each entry one
+    cancelled fraction, by Cramer's rule in a polynomial ring:
+
+    .. math:: X_{ic} = \det A^{(i \leftarrow B_c)} / \det A,
+
+    the determinants by fraction-free elimination (exact divisions, no gcd) and one gcd per entry
+    to cancel.  Sines, cosines and other function atoms are independent generators (an identity in
+    the larger ring, valid after sin² + cos² = 1 is imposed since det A is not the zero function);
+    rows with denominators are first multiplied by them.  A fraction-field LU (``solve_rational``)
+    takes a gcd at every elimination step: on the reduced equations of a ball with three distinct
+    moments it ran for minutes, this takes 0.2 s.  For the small systems it is meant for
+    (size ≤ 4 or so: m + 1 determinants).  Returns ``None`` when the entries do not fit a
+    polynomial domain (non-integer powers, …)."""
+    from sympy.polys.matrices import DomainMatrix
+
+    M = A.row_join(B)
+    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
+    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
+    back = {v: k for k, v in rep.items()}
+    try:
+        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
+        if dM.domain.is_EX or dM.domain.is_EXRAW:
+            return None
+        if dM.domain.is_Field:
+            _, dM = dM.clear_denoms_rowwise(convert=True)
+        K = dM.domain
+        n = A.rows
+        cols = [dM[:, j] for j in range(M.cols)]
+        det = cols[0].hstack(*cols[1:n]).det() if n > 1 else cols[0][0, 0].element
+        if not det:
+            return None
+        out = sp.zeros(n, B.cols)
+        for c in range(B.cols):
+            for i in range(n):
+                Mi = [cols[n + c] if j == i else cols[j] for j in range(n)]
+                num = Mi[0].hstack(*Mi[1:]).det() if n > 1 else Mi[0][0, 0].element
+                if not num:
+                    continue
+                _, p, q = K.cofactors(num, det)
+                if K.domain.is_negative(q.LC):
+                    p, q = -p, -q
+                out[i, c] = K.to_sympy(p) / K.to_sympy(q)
+    except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
+        return None
+    return out.xreplace(back) if back else out
 
 
 class ReducedParts(NamedTuple):
