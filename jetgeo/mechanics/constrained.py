@@ -567,7 +567,7 @@ class ConstrainedSystem:
             A, B = self.reduced_coefficients()
             sol = solve_cramer(B, -A)
             if sol is None:
-                sol = B.LUsolve(-A).applyfunc(_canonical_old)
+                sol = lu_solve_dag(B, -A).applyfunc(_canonical_old)
             acc = {Y.qddot[i]: sol[c] for c, i in enumerate(self._idx_ind)}
             for dd, expr in self.gdot.items():
                 val = substitute_affine(expr, acc)

@@ -40,7 +40,7 @@ import sympy as sp
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag, lu_solve_dag
 
-__all__ = ["accelerations_on_TQ", "xreplace_dag", "solve_cramer"]
+__all__ = ["accelerations_on_TQ", "xreplace_dag", "solve_cramer", "solve_affine_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -89,6 +89,12 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     return assemble_accelerations(system.Y, parts, lu_solve_dag(parts.B, parts.A))
 
 
+#: :func:`solve_cramer` cancels det A_i / det A by a gcd only when the product of their numbers of
+#: terms is at most this (measured: 166 × 26 terms 0.07 s; 1701 × 301 terms, an articulated
+#: vehicle's reduced equations, > 60 s in sympy's heuristic gcd)
+CRAMER_GCD_MAX_TERMS = 20000
+
+
 def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
     r"""X with A X = B (A square, generically invertible — the caller checks), each entry one
     cancelled fraction, by Cramer's rule in a polynomial ring:
@@ -96,16 +102,20 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
     .. math:: X_{ic} = \det A^{(i \leftarrow B_c)} / \det A,
 
     the determinants by fraction-free elimination (exact divisions, no gcd) and one gcd per entry
-    to cancel.  Sines, cosines and other function atoms are independent generators (an identity in
-    the larger ring, valid after sin² + cos² = 1 is imposed since det A is not the zero function);
+    to cancel (when the two are small enough: :data:`CRAMER_GCD_MAX_TERMS`).  Sines, cosines and
+    other function atoms are independent generators (an identity in the larger ring, valid after
+    sin² + cos² = 1 is imposed since det A is not the zero function);
     rows with denominators are first multiplied by them.  A fraction-field LU (``solve_rational``)
     takes a gcd at every elimination step: on the reduced equations of a ball with three distinct
     moments it ran for minutes, this takes 0.2 s.  For the small systems it is meant for
     (size ≤ 4 or so: m + 1 determinants).  Returns ``None`` when the entries do not fit a
-    polynomial domain (non-integer powers, …)."""
+    polynomial domain: non-integer powers, or functions inside a denominator (converting those
+    expands them: 8 s for an articulated vehicle's reduced equations)."""
     from sympy.polys.matrices import DomainMatrix
 
     M = A.row_join(B)
+    if not _polynomial_fractions(M):
+        return None
     atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
     rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
     back = {v: k for k, v in rep.items()}
@@ -128,13 +138,77 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
                 num = Mi[0].hstack(*Mi[1:]).det() if n > 1 else Mi[0][0, 0].element
                 if not num:
                     continue
-                _, p, q = K.cofactors(num, det)
+                if len(num.terms()) * len(det.terms()) > CRAMER_GCD_MAX_TERMS:
+                    p, q = num, det  # exact, not in lowest terms: the gcd itself would stall
+                else:
+                    _, p, q = K.cofactors(num, det)
                 if K.domain.is_negative(q.LC):
                     p, q = -p, -q
                 out[i, c] = K.to_sympy(p) / K.to_sympy(q)
     except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
         return None
     return out.xreplace(back) if back else out
+
+
+#: systems of at most this many tree nodes (coefficients and right-hand sides) are solved in
+#: cancelled form by :func:`solve_cramer`; larger ones stay unsimplified DAGs
+SOLVE_CANONICAL_MAX_NODES = 4000
+
+
+def solve_affine_dag(eqs: Sequence, unknowns: Sequence, what: str) -> tuple:
+    """Solve equations affine in ``unknowns``: ``({unknown: value}, det)`` with ``det`` the
+    determinant of the coefficient matrix M = ∂eqs/∂unknowns (the solution holds where it is
+    non-zero; cancelled when small).  M is checked generically invertible by exact values in F_p
+    (:func:`~jetgeo.geometry.generic_rank_dag`; else :class:`~jetgeo.errors.NotRegularError`
+    naming ``what``).  Small systems are solved in cancelled form (:func:`solve_cramer`), larger
+    ones by LU on the expression DAG (:func:`~jetgeo.geometry.lu_solve_dag`), never cancelled: a
+    fraction-field solve of the Hamel equations of an articulated vehicle spent minutes in
+    expanding them."""
+    from ..geometry import det_exact
+    from ..geometry.zero import normalise_if_small
+
+    unknowns = list(unknowns)
+    zero = {u: sp.Integer(0) for u in unknowns}
+    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: sp.diff(eqs[r], unknowns[c]))
+    if any(e.has(*unknowns) for e in M):
+        raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
+    b = sp.Matrix([-e.xreplace(zero) for e in eqs])
+    rank = generic_rank_dag(M)
+    if rank < len(unknowns):
+        raise NotRegularError(
+            f"{what}: the coefficient matrix of ({', '.join(map(str, unknowns))}) has generic rank "
+            f"{rank} < {len(unknowns)}; the equations do not determine them")
+    memo: dict = {}
+
+    def nodes(e):
+        got = memo.get(e)
+        if got is None:
+            got = 1 + sum(nodes(a) for a in e.args)
+            memo[e] = got
+        return got
+
+    sol = None
+    if sum(nodes(e) for e in (*M, *b)) <= SOLVE_CANONICAL_MAX_NODES:
+        sol = solve_cramer(M, b)
+    if sol is None:
+        sol = lu_solve_dag(M, b).applyfunc(lambda e: normalise_if_small(e, 300))
+    det = det_exact(M)
+    return dict(zip(unknowns, sol)), sp.factor_terms(normalise_if_small(det, 400))
+
+
+def _polynomial_fractions(M: sp.Matrix) -> bool:
+    """No non-integer power, and no function atom inside a denominator (a walk over the DAG)."""
+    seen: set = set()
+    stack = list(M)
+    while stack:
+        e = stack.pop()
+        if e in seen or e.is_Atom:
+            continue
+        seen.add(e)
+        if e.is_Pow and (not e.exp.is_Integer or (e.exp.is_negative and e.base.has(sp.Function))):
+            return False
+        stack.extend(e.args)
+    return True
 
 
 class ReducedParts(NamedTuple):
