@@ -138,11 +138,13 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
                 num = Mi[0].hstack(*Mi[1:]).det() if n > 1 else Mi[0][0, 0].element
                 if not num:
                     continue
-                if len(num.terms()) * len(det.terms()) > CRAMER_GCD_MAX_TERMS:
+                if not K.is_PolynomialRing:  # numbers: sympy's Rational cancels
+                    p, q = num, det
+                elif len(num.terms()) * len(det.terms()) > CRAMER_GCD_MAX_TERMS:
                     p, q = num, det  # exact, not in lowest terms: the gcd itself would stall
                 else:
                     _, p, q = K.cofactors(num, det)
-                if K.domain.is_negative(q.LC):
+                if K.is_PolynomialRing and K.domain.is_negative(q.LC):
                     p, q = -p, -q
                 out[i, c] = K.to_sympy(p) / K.to_sympy(q)
     except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):

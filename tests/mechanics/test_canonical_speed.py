@@ -133,6 +133,9 @@ def test_solve_cramer_and_affine_solve_are_exact():
     rhs = sp.Matrix([b, cos(th) * a])
     X = solve_cramer(A, rhs)
     assert (A * X - rhs).applyfunc(sp.cancel) == sp.zeros(2, 1)
+    # numbers only (the ground domain, no polynomial ring), 1 × 1 and 2 × 2
+    assert solve_cramer(sp.Matrix([[2]]), sp.Matrix([3])) == sp.Matrix([sp.Rational(3, 2)])
+    assert solve_cramer(sp.Matrix([[1, 2], [3, 4]]), sp.Matrix([5, 6])) == sp.Matrix([-4, sp.Rational(9, 2)])
     x1, x2 = sp.symbols("x1 x2")
     eqs = list(A * sp.Matrix([x1, x2]) - rhs)
     sol, det = solve_affine_dag(eqs, [x1, x2], "test")
