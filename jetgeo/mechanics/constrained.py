@@ -1,4 +1,4 @@
-r"""Krupková's constrained system on a constraint submanifold Q [Stolařová 2009, eqs. (6)–(12)].
+r"""Krupková's constrained system on a constraint submanifold Q [Stolařová 2009, eq. (6)–(12)].
 
 Let Q be given in normal form q̇^{D_i} = g^i(t, q, q̇^I) [Stolařová 2009, eq. (4)], with
 coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
@@ -9,13 +9,13 @@ coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
   ∂/∂q^l + ∂g^i/∂q̇^l ∂/∂q^{D_i} and ∂/∂t + (g^i − q̇^l ∂g^i/∂q̇^l) ∂/∂q^{D_i}.
 * The constrained system [α_Q] is represented by α_Q = ι*α (α = dθ_λ + A_σ ω^σ∧dt);
   its reduced equations are J¹γ* i_ξ α_Q = 0 for ξ ∈ 𝒞 [Stolařová 2009, eq. (7)].  In
-  coordinates [Stolařová 2009, eqs. (8)–(11)] they read, for l ∈ I,
+  coordinates [Stolařová 2009, eq. (8)–(11)] they read, for l ∈ I,
 
   .. math:: \Big(E_l + E_{D_i}\,\frac{\partial g^i}{\partial\dot q^l}\Big)\circ\iota_2 = 0
             \quad\Longleftrightarrow\quad A'_l + B'_{ls}\,\ddot q^s = 0,
 
   where E_σ are the Euler–Lagrange expressions with forces and ι₂ puts
-  q̇^D = g, q̈^D = dg/dt.  [Stolařová 2009, eqs. (9)–(10)] give A′ and B′ through L̄ = L∘ι;
+  q̇^D = g, q̈^D = dg/dt.  [Stolařová 2009] (9)–(10) give A′ and B′ through L̄ = L∘ι;
   :meth:`ConstrainedSystem.krupkova_coefficients` evaluates those printed formulas
   independently, and the tests compare.
 * Regularity [Stolařová 2009, eq. (12)]: det(∂²L̄/∂q̇^l∂q̇^s − (∂L/∂q̇^{D_i}∘ι) ∂²g^i/∂q̇^l∂q̇^s) = det(−B′) ≠ 0.
@@ -31,31 +31,67 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import NotRegularError
-from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank
+from ..geometry import (
+    Chart,
+    Codistribution,
+    Distribution,
+    Form,
+    VectorField,
+    det_exact,
+    generic_rank_dag,
+    lu_solve_dag,
+    normalise,
+    solve_rational,
+)
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import det_exact, solve_rational, substitute_affine
-from ..geometry.zero import normalise, normalise_if_small
+from ..geometry.exact import substitute_affine, tree_size
+from ..geometry.zero import normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
+from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ, solve_cramer, xreplace_dag
 
 __all__ = ["ConstrainedSystem"]
 
 #: above this many expression-tree nodes an expression containing trigonometric functions is not
-#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on [Benenti 2007,
-#: §9.3], spends ~25 s producing larger output); it is returned as solved.
-_TIDY_MAX_TRIG_OPS = 300
+#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on [Benenti 2007]
+#: §9.3, spends ~25 s producing larger output); it is returned as solved.
+_CANONICAL_MAX_TRIG_NODES = 300
+#: the same bound for expressions without trigonometric functions (rational functions: ``cancel``
+#: is cheaper there, but on the nested DAG of a long chain it still stalls)
+_CANONICAL_MAX_NODES = 1500
+#: reduced equations A, B (:attr:`ConstrainedSystem._parts`) of at most this many tree nodes in all
+#: are solved in the field of rational functions (cancelled results); larger ones by LU on the DAG
+_CANONICAL_SOLVE_MAX_NODES = 4000
 
 
-def _tidy(expr) -> sp.Expr:
-    """Cheap exact normalisation of a result: ``normalise``, except for large trigonometric
-    expressions (then unchanged — still exact; compare with ``jetgeo.geometry.zero``)."""
+def _canonical(expr) -> sp.Expr:
+    """The canonical (cancelled) form of a small result (:func:`~jetgeo.geometry.normalise`); a
+    large one unchanged — exact, an expression DAG as solved.  The tree size is counted only up to
+    the bound, so the test costs nothing on a large DAG."""
+    expr = as_expr(expr)
+    if expr.is_Atom:
+        return expr
+    cap = _CANONICAL_MAX_TRIG_NODES if expr.has(sp.sin, sp.cos, sp.tan) else _CANONICAL_MAX_NODES
+    return normalise_if_small(expr, cap)
+
+
+def _canonical_old(expr) -> sp.Expr:
+    """Cheap exact normalisation of a small system's result: ``normalise``, except for large
+    trigonometric expressions (then unchanged — still exact)."""
     expr = as_expr(expr)
     if expr.has(sp.sin, sp.cos, sp.tan):
-        return normalise_if_small(expr, _TIDY_MAX_TRIG_OPS)
+        return normalise_if_small(expr, _CANONICAL_MAX_TRIG_NODES)
     return normalise(expr)
+
+
+def _sizes(expr) -> tuple:
+    """(distinct subexpressions, tree nodes) of an expression, by the core's size measure."""
+    memo: dict = {}
+    total = tree_size(as_expr(expr), memo)
+    return len(memo), total
 
 
 class ConstrainedSystem:
@@ -106,7 +142,6 @@ class ConstrainedSystem:
 
     @cached_property
     def independent_indices(self) -> list:
-        """Positions in ``Y.qdot`` of the independent velocities q̇^I of the normal form."""
         return [self.Y.qdot.index(d) for d in self.independent]
 
     @cached_property
@@ -295,8 +330,51 @@ class ConstrainedSystem:
         return sp.Matrix(A), sp.Matrix(B)
 
     @cached_property
+    @staged("reduced equations")
+    def _parts(self) -> ReducedParts:
+        """The reduced equations' pieces on TQ (:func:`~jetgeo.mechanics.tq.reduced_parts_on_TQ`:
+        implicit derivatives of f by an LU on expression DAGs, the Euler–Lagrange projection in
+        the polynomial ring) with q̇^D = g substituted, each shared subexpression once
+        (:func:`~jetgeo.mechanics.tq.xreplace_dag`).  Exact and unsimplified: along a chain of
+        bodies the normal form nests, and cancelling these DAGs is what stalled (module
+        ``_canonical``)."""
+        parts = reduced_parts_on_TQ(self.system, self.Q, dependent=list(self.dependent))
+        memo: dict = {}
+
+        def sub(e):
+            return xreplace_dag(e, self.g, memo)
+
+        return ReducedParts(parts.A.applyfunc(sub), parts.B.applyfunc(sub), parts.Psi_D.applyfunc(sub),
+                            [sub(x) for x in parts.gbar], parts.dependent, parts.independent,
+                            [sub(x) for x in parts.r], [[sub(x) for x in col] for col in parts.WPsi])
+
+    @cached_property
     @staged("implicit derivatives of the constraints")
     def _implicit_derivatives(self) -> tuple:
+        """(∂g^D/∂q̇^I, d̄g^D/dt) on Q by implicit differentiation of f(t, q, q̇^I, g) = 0:
+
+            (∂f/∂q̇^D) ∂g/∂q̇^I = −∂f/∂q̇^I,     (∂f/∂q̇^D) d̄g/dt = −d̄f,
+
+        solved on TQ and restricted to Q (:attr:`_parts`).  The constraints f are small where the
+        solved g can be large (a chain of bodies: each g nests the previous ones), so this replaces
+        differentiating g by one k × k solve with the normal form's own matrix (its determinant is
+        the normal form's condition).  Small entries in canonical form (:func:`_canonical`).
+        """
+        if self._small:
+            return self._implicit_derivatives_canonical
+        P = self._parts
+        return P.Psi_D.applyfunc(_canonical), [_canonical(x) for x in P.gbar]
+
+    @cached_property
+    def _small(self) -> bool:
+        """Whether the reduced equations on Q are small (at most :data:`_CANONICAL_SOLVE_MAX_NODES`
+        tree nodes in A and B): then everything is computed in canonical (cancelled) form on Q —
+        cheap at that size, and the readable form; else the exact DAGs of :attr:`_parts` are kept."""
+        P = self._parts
+        return sum(_sizes(x)[1] for x in (*P.A, *P.B)) <= _CANONICAL_SOLVE_MAX_NODES
+
+    @cached_property
+    def _implicit_derivatives_canonical(self) -> tuple:
         """(∂g^D/∂q̇^I, d̄g^D/dt) on Q by implicit differentiation of f(t, q, q̇^I, g) = 0:
 
             (∂f/∂q̇^D) ∂g/∂q̇^I = −∂f/∂q̇^I,     (∂f/∂q̇^D) d̄g/dt = −d̄f,
@@ -319,18 +397,17 @@ class ConstrainedSystem:
         rhs = rhs.xreplace(on)
         sol = solve_rational(Jd, rhs)
         if sol is None:
-            sol = Jd.LUsolve(rhs).applyfunc(_tidy)
+            sol = Jd.LUsolve(rhs).applyfunc(_canonical_old)
         return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
 
     @cached_property
-    @staged("reduced equations")
-    def _reduced_AB(self) -> tuple:
+    def _reduced_AB_canonical(self) -> tuple:
         Y = self.Y
         m = Y.m
         ind = self.independent_indices
         W = self.system._hessian
         on = self.g
-        Psi_D, gbar_D = self._implicit_derivatives
+        Psi_D, gbar_D = self._implicit_derivatives_canonical
         # Ψ (m × |I|) on Q
         Psi = sp.zeros(m, len(ind))
         for c, li in enumerate(ind):
@@ -355,6 +432,16 @@ class ConstrainedSystem:
         A = [sp.Add(*[Psi[s, c] * r[s] for s in range(m) if Psi[s, c] != 0]) for c in range(len(ind))]
         B = -(Psi.T * WPsi)
         return tuple(A), tuple(tuple(B.row(i)) for i in range(B.rows))
+
+    @cached_property
+    def _reduced_AB(self) -> tuple:
+        if self._small:
+            return self._reduced_AB_canonical
+        P = self._parts
+        m = len(P.independent)
+        A = [_canonical(P.A[c]) for c in range(m)]
+        B = [[_canonical(-P.B[a, b]) for b in range(m)] for a in range(m)]
+        return tuple(A), tuple(tuple(row) for row in B)
 
     def krupkova_coefficients(self) -> tuple:
         """A′ and B′ evaluated by the printed formulas (9)–(11) of [Stolařová 2009] via L̄ = L∘ι.
@@ -411,7 +498,7 @@ class ConstrainedSystem:
 
     @staged("regularity")
     def is_regular(self) -> bool:
-        return generic_rank(self.regularity_matrix()).rank == len(self.independent)
+        return generic_rank_dag(self._parts.B) == len(self.independent)
 
     @staged("regularity")
     def regularity_condition(self) -> sp.Expr:
@@ -420,7 +507,7 @@ class ConstrainedSystem:
         Exact; in canonical (cancelled) form when it is small — for long chains of bodies its
         canonical form costs more than everything else (30 s for the 3-trailer), and the
         uncancelled determinant has the same zeros where the reduced coefficients are defined."""
-        return sp.factor_terms(normalise_if_small(det_exact(self.regularity_matrix())))
+        return sp.factor_terms(_canonical(det_exact(self._parts.B)))
 
     def singular_locus(self) -> list:
         """Expressions whose common zeros on Q make the reduced equations non-regular
@@ -430,33 +517,65 @@ class ConstrainedSystem:
     # --- accelerations and multipliers ------------------------------------------------------------------------
     @cached_property
     @staged("accelerations")
-    def _acc_independent(self) -> dict:
-        A, B = self.reduced_coefficients()
-        if generic_rank(B).rank < B.rows:
+    def _acc_dag(self) -> dict:
+        """{q̈^σ} on Q, exact and unsimplified: B q̈^I = A (:attr:`_parts`, B = ΨᵀWΨ) solved by LU on
+        the expression DAGs with pivots proven non-zero by exact values in F_p, then
+        q̈^D = d̄g/dt + Ψ^D q̈^I.  Raises NotRegularError where B is generically singular on Q."""
+        P = self._parts
+        self._require_regular()
+        return assemble_accelerations(self.Y, P, lu_solve_dag(P.B, P.A))
+
+    def _require_regular(self) -> None:
+        B = self._parts.B
+        rank = generic_rank_dag(B)
+        if rank < B.rows:
             raise NotRegularError(
                 "the constrained system is not regular: the matrix of (12) in [Stolařová 2009] is generically "
-                f"singular (rank {generic_rank(B).rank} < {B.rows}); the reduced equations do not "
+                f"singular (rank {rank} < {B.rows}); the reduced equations do not "
                 "determine the accelerations"
             )
-        sol = solve_rational(B, -A)  # already cancelled num/den
-        self._acc_rational = sol is not None
-        if sol is None:
-            sol = B.LUsolve(-A).applyfunc(_tidy)
-        qdd = [self.Y.qddot[i] for i in self.independent_indices]
-        return dict(zip(qdd, sol))
+
+    @cached_property
+    def _acc_independent(self) -> dict:
+        """The independent accelerations (entries of :meth:`accelerations`)."""
+        acc = self._acc_all
+        return {self.Y.qddot[i]: acc[self.Y.qddot[i]] for i in self.independent_indices}
 
     def accelerations(self) -> dict:
-        """{q̈^σ: expression in (t, q, q̇^I)} for every coordinate, valid on Q."""
+        """{q̈^σ: expression in (t, q, q̇^I)} for every coordinate, valid on Q.
+
+        Small results are in canonical (cancelled) form; large ones are returned as solved —
+        exact expression DAGs sharing subexpressions (see :attr:`_acc_dag`), never cancelled,
+        so that long chains of bodies do not stall; :meth:`result_sizes` reports their sizes."""
         return dict(self._acc_all)
 
     @cached_property
     @staged("accelerations")
     def _acc_all(self) -> dict:
-        acc = dict(self._acc_independent)
-        for dd, expr in self.gdot.items():
-            val = substitute_affine(expr, self._acc_independent) if self._acc_rational else None
-            acc[dd] = _tidy(expr.xreplace(self._acc_independent)) if val is None else val
-        return {a: acc[a] for a in self.Y.qddot}
+        Y = self.Y
+        if self._small:
+            self._require_regular()
+            # small reduced equations: solved in the field of rational functions, already cancelled
+            A, B = self.reduced_coefficients()
+            sol = solve_cramer(B, -A)
+            fractions = sol is not None  # entries are quotients of polynomials in the frozen atoms
+            if sol is None:
+                sol = lu_solve_dag(B, -A).applyfunc(_canonical_old)
+            acc = {Y.qddot[i]: sol[c] for c, i in enumerate(self.independent_indices)}
+            for dd, expr in self.gdot.items():
+                # the field substitution only when the solution is one: with functions in the
+                # denominators (the articulated vehicle) building the field expands for minutes
+                val = substitute_affine(expr, acc) if fractions else None
+                acc[dd] = _canonical_old(expr.xreplace(acc)) if val is None else val
+            return {a: acc[a] for a in Y.qddot}
+        return {a: _canonical(e) for a, e in self._acc_dag.items()}
+
+    def result_sizes(self) -> dict:
+        """{q̈^σ: (distinct subexpressions, tree nodes)} of :meth:`accelerations`: the size of the
+        DAG (what the derivation and ``lambdify(..., cse=True)`` handle) and of the tree (what
+        printing, ``count_ops`` and ``xreplace`` walk)."""
+        acc = self._acc_all
+        return {a: _sizes(e) for a, e in acc.items()}
 
     def vector_field(self) -> VectorField:
         """The dynamics as a vector field on Q: ∂_t + q̇^σ∂_{q^σ} + q̈^l ∂_{q̇^l} (q̇^D = g)."""
@@ -467,9 +586,9 @@ class ConstrainedSystem:
         return VectorField(self.chart, comps)
 
     @cached_property
-    def _multipliers(self) -> list:
+    def _multipliers_canonical(self) -> list:
         acc_I = self._acc_independent
-        _ = self._reduced_AB
+        _ = self._reduced_AB_canonical
         r, WPsi = self._el_on_Q_parts
         qdd = [self.Y.qddot[i] for i in self.independent_indices]
         J = self.Q.jacobian().applyfunc(self.on_Q)
@@ -478,14 +597,31 @@ class ConstrainedSystem:
         E = {}
         for row in rows:
             e = r[row] - sp.Add(*[WPsi[row, c] * qdd[c] for c in range(len(qdd))])
-            val = substitute_affine(e, acc_I) if self._acc_rational else None
+            val = substitute_affine(e, acc_I)
             E[row] = e.xreplace(acc_I) if val is None else val
         Jd = J.extract(list(range(self.Q.k)), rows).T
         rhs = -sp.Matrix([E[row] for row in rows])
         lam = solve_rational(Jd, rhs)
         if lam is None:
             lam = Jd.LUsolve(rhs)
-        return [_tidy(x) for x in lam]
+        return [_canonical_old(x) for x in lam]
+
+    @cached_property
+    def _multipliers(self) -> list:
+        if self._small:
+            return self._multipliers_canonical
+        P = self._parts
+        acc = self._acc_dag
+        qdd = [acc[self.Y.qddot[i]] for i in self.independent_indices]
+        J = self.Q.jacobian().applyfunc(self.on_Q)
+        # E_σ + λ_i ∂f^i/∂q̇^σ = 0 on the dependent rows, E_σ∘ι = r_σ − (WΨ)_σc q̈^c
+        rows = self._idx_dep
+        E = {row: sp.Add(P.r[row], *[-P.WPsi[c][row] * qdd[c] for c in range(len(qdd))
+                                     if P.WPsi[c][row] != 0 and qdd[c] != 0]) for row in rows}
+        Jd = J.extract(list(range(self.Q.k)), rows).T
+        rhs = -sp.Matrix([E[row] for row in rows])
+        lam = lu_solve_dag(Jd, rhs)
+        return [_canonical(x) for x in lam]
 
     def multipliers(self) -> list:
         """Chetaev multipliers λ_i (one per constraint f^i, in the user's representation).
@@ -499,7 +635,7 @@ class ConstrainedSystem:
         """R_σ = λ_i ∂f^i/∂q̇^σ on Q (Chetaev's rule: R annihilates 𝒞's virtual displacements)."""
         J = self.Q.jacobian().applyfunc(self.on_Q)
         lam = self._multipliers
-        return [_tidy(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
+        return [_canonical(sp.Add(*[lam[i] * J[i, s] for i in range(self.Q.k)])) for s in range(self.Y.m)]
 
     # --- the EquationsOfMotion protocol (jetgeo.mechanics.eom) ------------------------------------------
     @property

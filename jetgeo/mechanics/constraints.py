@@ -1,15 +1,15 @@
-r"""Non-holonomic constraint submanifolds Q ⊂ J¹Y ([Stolařová 2009, eqs. (2)–(5)]; [Benenti 2007, §2]).
+r"""Non-holonomic constraint submanifolds Q ⊂ J¹Y ([Stolařová 2009, eq. (2)–(5)]; [Benenti 2007, §2]).
 
 A constraint submanifold of codimension k < m is given
 
-* **implicitly**, f^i(t, q, q̇) = 0 with rank(∂f^i/∂q̇^σ) = k [Stolařová 2009, eqs. (2)–(3)]; the
+* **implicitly**, f^i(t, q, q̇) = 0 with rank(∂f^i/∂q̇^σ) = k [Stolařová 2009, eq. (2)–(3)]; the
   states where the rank drops are the *singular states* (for a homogeneous
   quadratic constraint: the zero section, [Benenti 2007, Remark 7.5]);
 * in **normal form**, q̇^{D_i} = g^i(t, q, q̇^I) [Stolařová 2009, eq. (4)], the dependent velocities
   q̇^D chosen by a structural bipartite matching (ranked linear assignments) between equations and
   velocities, made deterministic and verified to have a generically non-singular
   block ∂f/∂q̇^D; nonlinear constraints may have several branches;
-* **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k [Benenti 2007, eqs. (2.1), (2.3)].
+* **parametrically**, q̇ = ψ(t, q, z) with rank(∂ψ/∂z) = m − k ([Benenti 2007, eq. (2.1)], (2.3)).
 
 Classification [Stolařová 2009, §2]: *affine* ("simple", given by a distribution on Y);
 *semiholonomic* (that distribution is integrable — the system is really
@@ -28,13 +28,23 @@ from itertools import chain, combinations
 import sympy as sp
 
 from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
-from ..geometry import Codistribution, Form, det_exact, generic_rank, generic_rank_dag, singular_locus, solve_rational
+from ..geometry import (
+    Codistribution,
+    Form,
+    det_exact,
+    generic_rank,
+    generic_rank_dag,
+    lu_solve_dag,
+    singular_locus,
+    solve_rational,
+)
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.polydiff import polys_of
-from ..geometry.zero import is_zero, normalise
+from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
 from ..limits import staged
+from .tq import xreplace_dag
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
@@ -118,7 +128,7 @@ class Classification:
     """What kind of constraint Q is; ``kind`` is the most specific name.
 
     kind ∈ {"semiholonomic", "chaplygin", "affine", "nonlinear"}; ``affine`` is
-    [Stolařová 2009] "simple" (representable by a distribution on Y), ``homogeneous`` means
+    [Stolařová 2009]'s "simple" (representable by a distribution on Y), ``homogeneous`` means
     linear (no velocity-free term), ``scleronomic`` time-independent.  Being affine,
     homogeneous or integrable does not depend on the choice of dependent velocities; being in
     Chaplygin's form does, so every admissible choice is examined: ``chaplygin`` (and the kind
@@ -194,10 +204,10 @@ class ConstraintSubmanifold:
         self.Y = Y
         self.f = fs
         self.k = k
-        self.dependent_choice = tuple(dependent) if dependent is not None else None  #: caller's dependent q̇ or None
+        self.dependent_choice = tuple(dependent) if dependent is not None else None
         for d in self.dependent_choice or ():  # at once, not when the normal form is first asked for
             as_symbol(d, Y.qdot, "dependent velocity")
-        self.branch_choice = branch  #: the branch the caller chose (None: the only one, else asked for)
+        self.branch_choice = branch
         self.psi: dict | None = None  # parametric data, when given that way
         self.z: tuple | None = None
         self.z_of_qdot: dict | None = None
@@ -222,7 +232,7 @@ class ConstraintSubmanifold:
 
     @classmethod
     def parametric(cls, Y: FibredManifold, psi: Sequence, z: Sequence) -> ConstraintSubmanifold:
-        """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z [Benenti 2007, eqs. (2.1), (2.3)].
+        """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z ([Benenti 2007, eq. (2.1)], (2.3)).
 
         The implicit equations are obtained by choosing m − k velocities q̇^I with
         ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
@@ -286,7 +296,7 @@ class ConstraintSubmanifold:
     def singular_states(self) -> list:
         """Expressions whose common zeros (on Q) are where rank ∂f/∂q̇ < k [Stolařová 2009, eq. (3)].
 
-        For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section [Benenti 2007, Remark 7.5].
+        For ẋ² + ẏ² − a²ż² this is ẋ = ẏ = ż = 0: the zero section ([Benenti 2007, Remark 7.5]).
         """
         out = list(singular_locus(self.jacobian()))
         # where f itself is undefined (a denominator vanishes, e.g. det ∂ψ^I/∂z of a parametric
@@ -374,14 +384,35 @@ class ConstraintSubmanifold:
     @staged("normal form")
     def _branches(self) -> list:
         dep = list(self.dependent)
-        _check_solvable_degree(self.f, dep)
-        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints"), self.f)
+        cols = [self.Y.qdot.index(d) for d in dep]
+        jac = self._jacobian.extract(list(range(self.k)), cols)
+        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints", check_degree=True, jacobian=jac),
+                               self.f)
         out = []
         for i, sol in enumerate(sols):
             g = {d: sol[d] for d in dep}
-            nonneg, nonzero = _domain_of(list(g.values()))
+            if all(_tree_size_at_most(v, NORMAL_FORM_MAX_NODES) for v in g.values()):
+                nonneg, nonzero = _domain_of(list(g.values()))
+            else:
+                # a large linear solution, kept as solved (an expression DAG, see _solve_for): it is
+                # defined where the coefficient matrix ∂f/∂q̇^D is invertible — the normal form's
+                # condition, recorded here as the branch's domain
+                det = self._block_det(tuple(dep))
+                nonneg, nonzero = [], [] if det.is_number else [sp.factor_terms(normalise_if_small(det))]
             out.append(Branch(i, g, nonneg, nonzero))
         return out
+
+    def _block_det(self, dep: tuple) -> sp.Expr:
+        """det ∂f/∂q̇^D (exact, uncancelled), computed once per choice of dependent velocities."""
+        cache = self.__dict__.setdefault("_block_det_cache", {})
+        if dep not in cache:
+            cols = [self.Y.qdot.index(d) for d in dep]
+            block = self._jacobian.extract(list(range(self.k)), cols)
+            if block.is_lower or block.is_upper:  # structurally triangular: the diagonal's product
+                cache[dep] = sp.Mul(*[block[i, i] for i in range(self.k)])
+            else:
+                cache[dep] = det_exact(block)
+        return cache[dep]
 
     def branches(self) -> list:
         """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
@@ -410,10 +441,11 @@ class ConstraintSubmanifold:
         if not isinstance(b, int) or not 0 <= b < len(brs):
             raise BranchError(f"branch {b!r} does not exist; there are {len(brs)} branch(es)")
         br = brs[b]
-        cols = [self.Y.qdot.index(d) for d in Q.dependent]
-        block = Q.jacobian().extract(list(range(self.k)), cols)
-        cond = det_exact(block).xreplace(br.solution)
-        return NormalForm(Q.dependent, Q.independent, dict(br.solution), br, sp.factor_terms(normalise(cond)))
+        cond = Q._block_det(tuple(Q.dependent))
+        if cond.has(*Q.dependent):
+            cond = xreplace_dag(cond, br.solution)
+        return NormalForm(Q.dependent, Q.independent, dict(br.solution), br,
+                          sp.factor_terms(normalise_if_small(cond, NORMAL_FORM_MAX_NODES)))
 
     def branch_of(self, point: Mapping, tol: float = 1e-9) -> int:
         """Index of the branch (for the current dependent velocities) through a point of Q.
@@ -534,8 +566,8 @@ class ConstraintSubmanifold:
             )
         elif choices:
             kind, why = "chaplygin", (
-                f"linear; in Chaplygin's form [Stolařová 2009, eq. (5)] with the dependent velocities {names}, not "
-                "with the "
+                f"linear; in Chaplygin's form [Stolařová 2009, eq. (5)] with the dependent velocities {names}, "
+                "not with the "
                 f"choice in force [{', '.join(map(str, nf.dependent))}] (its coefficients depend on the dependent "
                 "coordinates)" + cut
             )
@@ -579,7 +611,7 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
 
     A bipartite graph joins equation i to velocity σ when ∂f^i/∂q̇^σ ≢ 0 (structurally
     non-zero).  Edge costs prefer (1) equations linear in the velocity, (2) a
-    constant coefficient, (3) later velocities ([Stolařová 2009] convention q̇^{m−k+i}).  Full matchings
+    constant coefficient, (3) later velocities ([Stolařová 2009]'s convention q̇^{m−k+i}).  Full matchings
     are generated in order of increasing cost (Murty's ranking of assignments [Murty 1968]) —
     never the C(m, k) column sets, which for 13 constraints on 26 velocities are 10⁷ — and the
     first whose block is generically non-singular is a candidate (a pure structural matching can
@@ -606,11 +638,11 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
     first = None
     for n_tried, cols in enumerate(_ranked_matchings(cost, k, m, _MAX_MATCHINGS)):
         block = J.extract(list(range(k)), list(cols))
-        if generic_rank(block).rank < k:
+        if generic_rank_dag(block) < k:
             continue
         if first is None:
             first = list(cols)
-        if not reference or generic_rank(block.xreplace(reference)).rank == k:
+        if not reference or generic_rank_dag(block.xreplace(reference)) == k:
             return list(cols)
         if n_tried > 60:
             break
@@ -752,17 +784,38 @@ def _refuse_empty(f: sp.Expr, i: int) -> None:
                          "coefficients of its sign); the constraint submanifold would be empty")
 
 
-def _solve_for(eqs, unknowns, what: str) -> list:
-    """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve.
+#: solutions of the constraints of at most this many tree nodes are put in canonical (cancelled)
+#: form; larger ones (a chain of bodies: the n-trailer from n = 5 on) stay as solved, exact DAGs
+NORMAL_FORM_MAX_NODES = 400
+
+
+def _tree_size_at_most(e: sp.Expr, cap: int) -> bool:
+    n = 0
+    for _ in sp.preorder_traversal(e):
+        n += 1
+        if n > cap:
+            return False
+    return True
+
+
+def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None) -> list:
+    """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve (with
+    ``check_degree``, after :func:`_check_solvable_degree`).  ``jacobian``: ∂eqs/∂unknowns if
+    already known (then the affine case is recognised without expanding the equations).
 
     Returns a list of solution dicts in a deterministic order.
     """
-    A, b = _linear_system(eqs, unknowns)
+    A, b = _linear_system(eqs, unknowns, jacobian)
     if A is not None:
-        if generic_rank(A).rank < len(unknowns):
+        if generic_rank_dag(A) < len(unknowns):
             raise RankDeficientError(f"{what}: the linear system for {unknowns} is singular")
-        sol = A.LUsolve(b)
-        return [{u: normalise(s) for u, s in zip(unknowns, sol)}]
+        # LU on the expression DAG (pivots proven non-zero); canonical form only for small solutions:
+        # along a chain of bodies each solution nests the previous ones, and cancelling the nest
+        # costs seconds per body (the canonical forms grow faster than the DAGs)
+        sol = lu_solve_dag(A, b)
+        return [{u: normalise_if_small(s, NORMAL_FORM_MAX_NODES) for u, s in zip(unknowns, sol)}]
+    if check_degree:
+        _check_solvable_degree(eqs, unknowns)
     try:
         sols = sp.solve(list(eqs), list(unknowns), dict=True)
     except NotImplementedError as exc:
@@ -779,8 +832,14 @@ def _solve_for(eqs, unknowns, what: str) -> list:
     return sols
 
 
-def _linear_system(eqs, unknowns):
-    """(A, b) with eqs = A u − b if the equations are affine in the unknowns, else (None, None)."""
+def _linear_system(eqs, unknowns, jacobian: sp.Matrix | None = None):
+    """(A, b) with eqs = A u − b if the equations are affine in the unknowns, else (None, None).
+
+    With the Jacobian A = ∂eqs/∂u given: the equations are affine in u exactly when A does not
+    depend on u, and then b = −eqs|_{u=0} (no expansion)."""
+    if jacobian is not None and not any(e.has(*unknowns) for e in jacobian):
+        zero = {u: sp.Integer(0) for u in unknowns}
+        return sp.Matrix(jacobian), sp.Matrix([-e.xreplace(zero) for e in eqs])
     rows, rhs = [], []
     for e in eqs:
         e = sp.expand(e) if e.is_polynomial(*unknowns) else e

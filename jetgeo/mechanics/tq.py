@@ -33,13 +33,41 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
-from ..geometry.exact import generic_rank_dag, lu_solve_dag
+from ..geometry import generic_rank_dag, lu_solve_dag
 
-__all__ = ["accelerations_on_TQ"]
+__all__ = ["accelerations_on_TQ", "xreplace_dag", "solve_cramer", "solve_affine_dag"]
+
+
+def xreplace_dag(expr, rule: dict, memo: dict | None = None):
+    """``expr.xreplace(rule)`` visiting each *distinct* subexpression once.
+
+    sympy's ``xreplace`` walks the expression as a tree; the unsimplified results of an LU solve
+    share subexpressions, and their trees can be exponentially larger than their DAGs.  Here the
+    result of every visited node is remembered in ``memo`` (pass one dict to several calls with
+    the same ``rule`` to share the work between them).  Exact: the same expression as
+    ``xreplace``, rebuilt bottom-up with sympy's constructors."""
+    memo = {} if memo is None else memo
+
+    def visit(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e in rule:
+            out = rule[e]
+        elif not e.args:
+            out = e
+        else:
+            args = [visit(a) for a in e.args]
+            out = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+        memo[e] = out
+        return out
+
+    return visit(sp.sympify(expr))
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:
@@ -54,6 +82,168 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     ``dependent``: the dependent velocities (default: ``Q.dependent``, the verified structural
     choice).  Raises :class:`~jetgeo.errors.NotRegularError` if the reduced mass matrix
     ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]."""
+    parts = reduced_parts_on_TQ(system, Q, dependent)
+    if generic_rank_dag(parts.B) < parts.B.rows:
+        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]: "
+                              "the constrained system does not determine the accelerations")
+    return assemble_accelerations(system.Y, parts, lu_solve_dag(parts.B, parts.A))
+
+
+#: :func:`solve_cramer` cancels det A_i / det A by a gcd only when the product of their numbers of
+#: terms is at most this (measured: 166 × 26 terms 0.07 s; 1701 × 301 terms, an articulated
+#: vehicle's reduced equations, > 60 s in sympy's heuristic gcd)
+CRAMER_GCD_MAX_TERMS = 20000
+
+
+def solve_cramer(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix | None:
+    r"""X with A X = B (A square, generically invertible — the caller checks), each entry one
+    cancelled fraction, by Cramer's rule in a polynomial ring:
+
+    .. math:: X_{ic} = \det A^{(i \leftarrow B_c)} / \det A,
+
+    the determinants by fraction-free elimination (exact divisions, no gcd) and one gcd per entry
+    to cancel (when the two are small enough: :data:`CRAMER_GCD_MAX_TERMS`).  Sines, cosines and
+    other function atoms are independent generators (an identity in the larger ring, valid after
+    sin² + cos² = 1 is imposed since det A is not the zero function);
+    rows with denominators are first multiplied by them.  A fraction-field LU (``solve_rational``)
+    takes a gcd at every elimination step: on the reduced equations of a ball with three distinct
+    moments it ran for minutes, this takes 0.2 s.  For the small systems it is meant for
+    (size ≤ 4 or so: m + 1 determinants).  Returns ``None`` when the entries do not fit a
+    polynomial domain: non-integer powers, or functions inside a denominator (converting those
+    expands them: 8 s for an articulated vehicle's reduced equations)."""
+    from sympy.polys.matrices import DomainMatrix
+
+    M = A.row_join(B)
+    if not _polynomial_fractions(M):
+        return None
+    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
+    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
+    back = {v: k for k, v in rep.items()}
+    try:
+        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
+        if dM.domain.is_EX or dM.domain.is_EXRAW:
+            return None
+        if dM.domain.is_Field:
+            _, dM = dM.clear_denoms_rowwise(convert=True)
+        K = dM.domain
+        n = A.rows
+        cols = [dM[:, j] for j in range(M.cols)]
+        det = cols[0].hstack(*cols[1:n]).det() if n > 1 else cols[0][0, 0].element
+        if not det:
+            return None
+        out = sp.zeros(n, B.cols)
+        for c in range(B.cols):
+            for i in range(n):
+                Mi = [cols[n + c] if j == i else cols[j] for j in range(n)]
+                num = Mi[0].hstack(*Mi[1:]).det() if n > 1 else Mi[0][0, 0].element
+                if not num:
+                    continue
+                if not K.is_PolynomialRing:  # numbers: sympy's Rational cancels
+                    p, q = num, det
+                elif len(num.terms()) * len(det.terms()) > CRAMER_GCD_MAX_TERMS:
+                    p, q = num, det  # exact, not in lowest terms: the gcd itself would stall
+                else:
+                    _, p, q = K.cofactors(num, det)
+                if K.is_PolynomialRing and K.domain.is_negative(q.LC):
+                    p, q = -p, -q
+                out[i, c] = K.to_sympy(p) / K.to_sympy(q)
+    except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
+        return None
+    return out.xreplace(back) if back else out
+
+
+#: systems of at most this many tree nodes (coefficients and right-hand sides) are solved in
+#: cancelled form by :func:`solve_cramer`; larger ones stay unsimplified DAGs
+SOLVE_CANONICAL_MAX_NODES = 4000
+
+
+def solve_affine_dag(eqs: Sequence, unknowns: Sequence, what: str) -> tuple:
+    """Solve equations affine in ``unknowns``: ``({unknown: value}, det)`` with ``det`` the
+    determinant of the coefficient matrix M = ∂eqs/∂unknowns (the solution holds where it is
+    non-zero; cancelled when small).  M is checked generically invertible by exact values in F_p
+    (:func:`~jetgeo.geometry.generic_rank_dag`; else :class:`~jetgeo.errors.NotRegularError`
+    naming ``what``).  Small systems are solved in cancelled form (:func:`solve_cramer`), larger
+    ones by LU on the expression DAG (:func:`~jetgeo.geometry.lu_solve_dag`), never cancelled: a
+    fraction-field solve of the Hamel equations of an articulated vehicle spent minutes in
+    expanding them."""
+    from ..geometry import det_exact
+    from ..geometry.zero import normalise_if_small
+
+    unknowns = list(unknowns)
+    zero = {u: sp.Integer(0) for u in unknowns}
+    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: sp.diff(eqs[r], unknowns[c]))
+    if any(e.has(*unknowns) for e in M):
+        raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
+    b = sp.Matrix([-e.xreplace(zero) for e in eqs])
+    rank = generic_rank_dag(M)
+    if rank < len(unknowns):
+        raise NotRegularError(
+            f"{what}: the coefficient matrix of ({', '.join(map(str, unknowns))}) has generic rank "
+            f"{rank} < {len(unknowns)}; the equations do not determine them")
+    memo: dict = {}
+
+    def nodes(e):
+        got = memo.get(e)
+        if got is None:
+            got = 1 + sum(nodes(a) for a in e.args)
+            memo[e] = got
+        return got
+
+    sol = None
+    if sum(nodes(e) for e in (*M, *b)) <= SOLVE_CANONICAL_MAX_NODES:
+        sol = solve_cramer(M, b)
+    if sol is None:
+        sol = lu_solve_dag(M, b).applyfunc(lambda e: normalise_if_small(e, 300))
+    det = det_exact(M)
+    return dict(zip(unknowns, sol)), sp.factor_terms(normalise_if_small(det, 400))
+
+
+def _polynomial_fractions(M: sp.Matrix) -> bool:
+    """No non-integer power, and no function atom inside a denominator (a walk over the DAG)."""
+    seen: set = set()
+    stack = list(M)
+    while stack:
+        e = stack.pop()
+        if e in seen or e.is_Atom:
+            continue
+        seen.add(e)
+        if e.is_Pow and (not e.exp.is_Integer or (e.exp.is_negative and e.base.has(sp.Function))):
+            return False
+        stack.extend(e.args)
+    return True
+
+
+class ReducedParts(NamedTuple):
+    """The pieces of the reduced equations on TQ (module docstring): A = Ψᵀ(e − W d̄g/dt),
+    B = ΨᵀWΨ (so B q̈^I = A), Ψ^D = ∂g/∂q̇^I and d̄g/dt by implicit differentiation, the
+    dependent / independent velocities they refer to, r = e − W d̄g/dt (one entry per coordinate)
+    and WΨ (``WPsi[c][σ]``: column c), so that E_σ = r_σ − (WΨ)_σc q̈^c on the prolongation."""
+
+    A: sp.Matrix
+    B: sp.Matrix
+    Psi_D: sp.Matrix
+    gbar: list
+    dependent: list
+    independent: list
+    r: list
+    WPsi: list
+
+
+def assemble_accelerations(Y, parts: ReducedParts, acc_I) -> dict:
+    """{q̈^σ} from the independent accelerations: q̈^D = d̄g/dt + Ψ^D q̈^I."""
+    qd = list(Y.qdot)
+    ind, dep = parts.independent, parts.dependent
+    m = len(ind)
+    out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
+    for i, d in enumerate(dep):
+        out[Y.qddot[qd.index(d)]] = sp.Add(parts.gbar[i], *[parts.Psi_D[i, c] * acc_I[c] for c in range(m)
+                                                            if parts.Psi_D[i, c] != 0 and acc_I[c] != 0])
+    return {a: out[a] for a in Y.qddot}
+
+
+def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> ReducedParts:
+    """:class:`ReducedParts` with the dependent velocities kept as symbols (LU on DAGs, no
+    cancellation; see the module docstring)."""
     Y = system.Y
     qd = list(Y.qdot)
     n = len(qd)
@@ -109,12 +299,4 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     for a in range(m):
         for b in range(a, m):
             B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
-    if generic_rank_dag(B) < B.rows:
-        raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]: "
-                              "the constrained system does not determine the accelerations")
-    acc_I = lu_solve_dag(B, A)
-    out = {Y.qddot[qd.index(v)]: acc_I[c] for c, v in enumerate(ind)}
-    for i, d in enumerate(dep):
-        out[Y.qddot[qd.index(d)]] = sp.Add(gbar[i], *[Psi_D[i, c] * acc_I[c] for c in range(m)
-                                                      if Psi_D[i, c] != 0 and acc_I[c] != 0])
-    return {a: out[a] for a in Y.qddot}
+    return ReducedParts(A, B, Psi_D, gbar, dep, ind, r, WPsi)

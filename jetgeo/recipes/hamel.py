@@ -1,4 +1,4 @@
-r"""Hamel's (Boltzmann–Hamel) equations in quasi-velocities [Ghori 1960, ch. 4].
+r"""Hamel's (Boltzmann–Hamel) equations in quasi-velocities ([Ghori 1960] ch. 4).
 
 For affine constraints f^i = C^i_σ(t,q) q̇^σ + c^i(t,q) choose m − k independent
 quasi-velocities u^α = A^α_σ(t,q) q̇^σ + a^α(t,q) and complete them with the
@@ -23,11 +23,12 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import InputError, NotApplicableError
+from ..geometry import det_exact, lu_solve_dag
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_exact
-from ..geometry.zero import is_zero, normalise, normalise_if_small
+from ..geometry.zero import is_zero, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, check_system, linear_solve
+from ..mechanics.tq import solve_affine_dag
+from ._common import Motion, check_system
 
 __all__ = ["hamel"]
 
@@ -80,8 +81,8 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
         if any(not is_zero(sp.diff(r, v, w)) for v in Y.qdot for w in Y.qdot):
             raise NotApplicableError(f"quasi-velocity {r} is not affine in the velocities")
     a0 = sp.Matrix([r.xreplace(zero_v) for r in rows])
-    B = A.LUsolve(sp.eye(m)).applyfunc(normalise)
-    b = (-B * a0).applyfunc(normalise)
+    B = lu_solve_dag(A, sp.eye(m)).applyfunc(normalise_if_small)
+    b = (-B * a0).applyfunc(normalise_if_small)
     phi = [normalise_if_small(e) for e in (B * sp.Matrix(u) + b)]
     rep_v = dict(zip(Y.qdot, phi))
     Lstar = system.L.xreplace(rep_v)
@@ -103,7 +104,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
             e += p[kap] * br
         e -= sum((B[r, al] * forces[r] for r in range(m)), 0)
         eqs.append(e.xreplace(on_Q))
-    sol, det = linear_solve(eqs, udot, "Hamel's equations")
+    sol, det = solve_affine_dag(eqs, udot, "Hamel's equations")
     qdd = []
     for kap in range(m):
         e = ddt(phi[kap]).xreplace(on_Q)
