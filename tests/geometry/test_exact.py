@@ -1,17 +1,31 @@
-"""lu_solve_dag, mod_value, rank_mod: exact solves on expression DAGs (jetgeo.geometry.exact).
+"""The exact-algebra core (jetgeo.geometry.exact): solves, determinants, ranks, shadows, the
+trigonometric reduction and the size measure.
 
-Independent truth: the solution substituted back, A X − B, evaluated exactly at rational points
+Independent truths: the solution substituted back, A X − B, evaluated exactly at rational points
 of the parameter space and of the unit circle (sympy's own arithmetic, not the module's F_p
-shadow values), and sympy's LUsolve on the same matrices.
+shadow values); sympy's LUsolve (+ cancel) on the same matrices; the cofactor (Laplace)
+expansion for determinants; values at random angles for the trigonometric reduction.
 """
 
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jetgeo.errors import NotRationalError, RankDeficientError
-from jetgeo.geometry.exact import PRIME, lu_solve_dag, mod_value, rank_mod
+from jetgeo.geometry import is_zero
+from jetgeo.geometry.exact import (
+    PRIME,
+    det_exact,
+    field_product,
+    generic_rank,
+    lu_solve_dag,
+    mod_value,
+    rank_mod,
+    solve_field,
+    solve_rational,
+    trig_reduce,
+)
 
 TH = sp.symbols("th0:3")
 P = sp.symbols("a b c", positive=True)
@@ -43,8 +57,8 @@ entries = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=3).map(lambda xs
 
 
 @st.composite
-def sparse_systems(draw):
-    n = draw(st.integers(2, 5))
+def sparse_systems(draw, max_n: int = 5):
+    n = draw(st.integers(2, max_n))
     A = sp.zeros(n, n)
     for i in range(n):
         for j in range(n):
@@ -162,3 +176,128 @@ def test_tree_size_of_a_chain_grows_exponentially_while_the_dag_does_not():
     for k in range(40):                       # e_{k+1} = e_k·(e_k + k + 1): each level doubles the tree
         e = sp.Mul(e, e + k + 1, evaluate=True)
     assert tree_size(e) > 2**40
+
+
+# --- the fraction-field solve -------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(sparse_systems(max_n=4), st.integers(0, 40))
+def test_solve_field_agrees_with_sympy_lusolve(system, seed):
+    """solve_rational (fraction-field Gauss–Jordan, pivots proven by F_p shadows) equals sympy's
+    LUsolve at a rational point of the parameters and of the unit circle (sympy's LU on the
+    numbers: what ``cancel`` of the symbolic LUsolve, minutes on these matrices, takes there), and
+    satisfies the system there."""
+    A, B = system
+    X = solve_rational(A, B)
+    assert X is not None
+    rep = _exact_point(seed)
+    A0 = _at(A, rep)
+    if A0.det() == 0:  # the point is on the singular locus (probability ~0)
+        return
+    X0 = _at(X, rep)
+    assert X0 == A0.LUsolve(_at(B, rep))
+    assert _at(A * X - B, rep) == sp.zeros(*B.shape)
+
+
+def test_solve_field_reports_singular_only_when_no_pivot_is_proven():
+    a, b = P[:2]
+    e = sp.sin(TH[0]) ** 2 + sp.cos(TH[0]) ** 2 - 1  # non-zero as a frozen polynomial, zero as a function
+    with pytest.raises(RankDeficientError, match="singular"):
+        solve_rational(sp.Matrix([[e, 1], [0, e]]), sp.Matrix([1, 1]))
+    with pytest.raises(RankDeficientError):
+        solve_rational(sp.Matrix([[a, b], [2 * a, 2 * b]]), sp.Matrix([1, 1]))
+    # the same entry beside a proven pivot is harmless: never divided by
+    res = solve_field(sp.Matrix([[e, a], [b, 1]]), sp.Matrix([1, 2]))
+    assert all(is_zero(u - v) for u, v in zip(res.X, [(2 * a - 1) / (a * b), 1 / a]))
+    assert is_zero(res.det - (e - a * b)) or is_zero(res.det + (e - a * b))
+
+
+def test_solve_field_det_is_the_determinant_numerator():
+    a, b = P[:2]
+    A = sp.Matrix([[a, sp.cos(TH[0])], [sp.sin(TH[0]), b]])
+    res = solve_field(A, sp.Matrix([1, 0]))
+    assert sp.expand(res.det - A.det()) == 0
+
+
+def test_bad_shapes_are_input_errors():
+    from jetgeo.errors import InputError
+
+    with pytest.raises(InputError):
+        solve_rational(sp.Matrix([[1, 2]]), sp.Matrix([1]))
+    with pytest.raises(InputError):
+        det_exact(sp.Matrix([[1, 2]]))
+
+
+# --- determinants -------------------------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 5), st.lists(st.integers(-3, 3), min_size=25, max_size=25), st.integers(0, 3))
+def test_det_exact_is_the_determinant(n, coeffs, shift):
+    """det_exact (Berkowitz without intermediate simplification up to 3 × 3, the rational
+    function field with frozen sin/cos beyond) equals the cofactor expansion, checked exactly at
+    random points; entries mix symbols, sin, cos and a denominator."""
+    a, th = sp.symbols("a th")
+    atoms = [a, sp.sin(th), sp.cos(th), 1 / (1 + a**2), sp.cos(th) ** 2]
+    M = sp.Matrix(n, n, lambda i, j: coeffs[i * 5 + j] * atoms[(i + j + shift) % 5] + int(i == j))
+    assert is_zero(det_exact(M) - M.det(method="laplace"))
+
+
+# --- generic rank and its condition -------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 3), st.integers(0, 2), st.integers(0, 30))
+def test_rank_condition_is_a_nonvanishing_pivot_minor(r, extra, seed):
+    """M = U V with U (r+extra) × r, V r × (r+extra) of symbolic/trigonometric entries has generic
+    rank r; the condition is the determinant of the pivot block (Laplace) and does not vanish."""
+    import random
+
+    rnd = random.Random(seed)
+    atoms = [*P, sp.sin(TH[0]), sp.cos(TH[1]), sp.Integer(1)]
+    n = r + extra
+    U = sp.Matrix(n, r, lambda i, j: rnd.randint(-2, 2) + rnd.choice(atoms))
+    V = sp.Matrix(r, n, lambda i, j: rnd.randint(-2, 2) * rnd.choice(atoms) + int(i == j))
+    M = U * V
+    info = generic_rank(M)
+    assert info.rank == min(r, M.rank(simplify=False) if r == 1 else r)
+    block = M.extract(list(info.rows), list(info.cols))
+    assert not is_zero(info.condition)
+    assert is_zero(info.condition - block.det(method="laplace"))
+
+
+# --- the trigonometric reduction ----------------------------------------------------------------
+
+trig_terms = st.lists(
+    st.tuples(st.integers(-3, 3), st.integers(0, 4), st.integers(0, 4), st.sampled_from([1, P[0], P[1] ** 2])),
+    min_size=1, max_size=5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trig_terms, trig_terms, st.integers(1, 30))
+def test_trig_reduce_is_idempotent_and_keeps_values(num, den, k):
+    """trig_reduce(trig_reduce(e)) == trig_reduce(e), and the value at random angles (exact
+    rational points of the unit circle) is unchanged."""
+    s, c = sp.sin(TH[0]), sp.cos(TH[0])
+    N = sp.Add(*[a * s**i * c**j * w for a, i, j, w in num])
+    D = sp.Add(*[a * s**i * c**j * w for a, i, j, w in den]) + 5  # not identically zero
+    e = N / D
+    r = trig_reduce(e)
+    assert trig_reduce(r) == r
+    if not r.has(sp.cos):
+        pass
+    else:  # cosines survive only to the first power
+        assert all(p.exp < 2 for p in r.atoms(sp.Pow) if p.base == c)
+    cc, ss = _circle(k)
+    pt = {s: ss, c: cc, P[0]: sp.Rational(k + 2, 3), P[1]: sp.Rational(5, k + 1)}
+    d0 = D.xreplace(pt)
+    if d0 != 0:
+        assert sp.nsimplify(r.xreplace(pt)) == sp.nsimplify(e.xreplace(pt))
+
+
+def test_field_product_is_the_product():
+    a, b = P[:2]
+    A = sp.Matrix([[a / (1 + b), sp.cos(TH[0])], [1, sp.sin(TH[0]) / a]])
+    B = sp.Matrix([[b], [1 / (a + sp.cos(TH[0]))]])
+    assert all(is_zero(u - v) for u, v in zip(field_product(A, B), A * B))

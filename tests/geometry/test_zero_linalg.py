@@ -214,17 +214,3 @@ def test_generic_rank_dag_on_nested_lu_results():
     S = sp.Matrix([[X[0, 0], 2 * X[0, 0]], [X[1, 0], 2 * X[1, 0]]])   # dependent columns: rank 1
     assert generic_rank_dag(S) == 1
     assert generic_rank_dag(sp.Matrix([[sp.exp(d), 1], [1, sp.exp(-d)]])) == 1  # via generic_rank
-
-
-@settings(max_examples=20, deadline=None)
-@given(st.integers(1, 5), st.lists(st.integers(-3, 3), min_size=25, max_size=25), st.integers(0, 3))
-def test_det_exact_is_the_determinant(n, coeffs, shift):
-    """det_exact (Berkowitz without intermediate simplification up to 3 × 3, the rational
-    function field with frozen sin/cos beyond) equals the cofactor expansion, checked exactly at
-    random points; entries mix symbols, sin, cos and a denominator."""
-    from jetgeo.geometry import det_exact
-
-    a, th = sp.symbols("a th")
-    atoms = [a, sp.sin(th), sp.cos(th), 1 / (1 + a**2), sp.cos(th) ** 2]
-    M = sp.Matrix(n, n, lambda i, j: coeffs[i * 5 + j] * atoms[(i + j + shift) % 5] + int(i == j))
-    assert is_zero(det_exact(M) - M.det(method="laplace"))
