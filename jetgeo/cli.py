@@ -53,6 +53,7 @@ from .errors import (
 )
 from .geometry.display import TIDY_MAX_OPS, tidy
 from .implicit import NonholonomicProblem
+from .mechanics.eom import EquationsOfMotion
 from .recipes import METHODS as RECIPES
 from .recipes import benenti_first_kind
 from .version import __version__
@@ -178,8 +179,10 @@ def _derive_by(spec, method: str, fn, style: str, info: dict):
         res = fn(spec.system, psi, z)
     else:
         res = fn(spec.system, spec.Q)
-    acc = res.accelerations() if hasattr(res, "accelerations") else dict(res)
-    to_jet = dict(getattr(res, "to_jet", None) or {})
+    if not isinstance(res, EquationsOfMotion):  # every method of CLI_METHODS returns a Motion
+        raise TypeError(f"method {method}: {type(res).__name__} is not jetgeo.mechanics.EquationsOfMotion")
+    acc = res.accelerations()
+    to_jet = dict(res.to_jet or {})
     if to_jet:  # written in the method's own variables (z of q̇ = ψ(t,q,z), quasi-velocities u): back to jets
         info["native"] = (acc, to_jet)
         acc = {a: e.xreplace(to_jet) for a, e in acc.items()}
@@ -188,7 +191,7 @@ def _derive_by(spec, method: str, fn, style: str, info: dict):
     if back or to_jet:
         g = spec.constrained().g
         acc = {a: e.xreplace(g) for a, e in acc.items()}
-    info["conditions"] = list(getattr(res, "conditions", []) or [])
+    info["conditions"] = list(res.validity_conditions())
     info["result"] = res
     return acc, info
 

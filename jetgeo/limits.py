@@ -45,14 +45,14 @@ _local = threading.local()
 
 
 def _stages() -> list:
-    if not hasattr(_local, "stages"):
+    if not hasattr(_local, "stages"):  # threading.local: a thread has the attribute only once it set it
         _local.stages = []
     return _local.stages
 
 
 def _deadlines() -> list:
     """Active limits of this thread, innermost last: [(deadline, seconds, token), ...]."""
-    if not hasattr(_local, "deadlines"):
+    if not hasattr(_local, "deadlines"):  # threading.local: a thread has the attribute only once it set it
         _local.deadlines = []
     return _local.deadlines
 
@@ -95,6 +95,7 @@ def checkpoint() -> None:
 def _signal_usable() -> bool:
     import signal
 
+    # the standard library's signal module has no setitimer on Windows
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 

@@ -18,6 +18,7 @@ def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str 
     """A tqdm bar with ``total`` steps, or ``None`` when not wanted or not possible."""
     if progress is False:
         return None
+    # sys.stderr may be replaced by any writable object (a notebook's stream), which need not have isatty
     if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
     try:

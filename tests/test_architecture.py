@@ -252,3 +252,57 @@ def test_spec_error_only_about_spec_files():
                 if getattr(exc, "id", getattr(exc, "attr", None)) == "SpecError":
                     found.append(_where(path, node))
     assert found == [], f"{len(found)} raise SpecError outside the spec-file modules:\n" + "\n".join(found)
+
+
+# --- capabilities are asked for, not discovered ----------------------------------------------------------------
+
+#: the ``hasattr`` calls jetgeo keeps, as (file, object, attribute): each asks a foreign object (the standard
+#: library, pandas, scipy, NumPy) that has no protocol to ask, and says so in a comment on its line or the line
+#: above.  jetgeo's own objects are asked through ``isinstance`` on a protocol
+#: (jetgeo.mechanics.eom.EquationsOfMotion, SampledSystem) or a class.
+FOREIGN_HASATTR = {
+    ("jetgeo/limits.py", "_local", "stages"),            # threading.local
+    ("jetgeo/limits.py", "_local", "deadlines"),
+    ("jetgeo/limits.py", "signal", "setitimer"),         # not on Windows
+    ("jetgeo/progress.py", "sys.stderr", "isatty"),      # a replaced stderr
+    ("jetgeo/numerics/simulation/run.py", "sys.stderr", "isatty"),
+    ("jetgeo/numerics/ensembles.py", "d", "rvs"),        # a scipy.stats distribution
+    ("jetgeo/numerics/ensembles.py", "members", "columns"),   # a pandas DataFrame
+    ("jetgeo/numerics/ensembles.py", "members", "to_numpy"),
+    ("jetgeo/geometry/coerce.py", "value", "tolist"),    # a NumPy array
+}
+
+
+def _hasattr_calls(tree: ast.AST) -> list:
+    """[(call node, object source, attribute)] of the ``hasattr(obj, attr)`` calls in ``tree``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
+            obj, attr = node.args
+            out.append((node, ast.unparse(obj), attr.value if isinstance(attr, ast.Constant) else ast.unparse(attr)))
+    return out
+
+
+def test_no_capability_is_discovered_by_hasattr():
+    """No ``hasattr`` on jetgeo's own objects: a capability is a protocol (``isinstance(obj,
+    EquationsOfMotion)``, ``isinstance(obj, SampledSystem)``) or a class, declared where it is implemented.
+    The foreign-library probes of :data:`FOREIGN_HASATTR` stay, each with a comment saying why."""
+    found, uncommented = [], []
+    for path, tree in TREES.items():
+        rel = str(path.relative_to(ROOT))
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node, obj, attr in _hasattr_calls(tree):
+            key = (rel, obj, attr)
+            if key not in FOREIGN_HASATTR:
+                found.append(f"{_where(path, node)}: hasattr({key[1]}, {key[2]!r})")
+            elif "#" not in lines[node.lineno - 1] and not lines[node.lineno - 2].lstrip().startswith("#"):
+                uncommented.append(_where(path, node))
+    assert found == [], "capabilities probed with hasattr (ask a protocol instead):\n" + "\n".join(found)
+    assert uncommented == [], "hasattr on a foreign object without a comment saying why:\n" + "\n".join(uncommented)
+
+
+def test_the_probe_check_sees_a_probe():
+    # the same walk over a snippet that probes: a check that cannot fail proves nothing
+    tree = ast.parse("def f(res):\n    return res.accelerations() if hasattr(res, 'accelerations') else {}\n"
+                     "ok = all(hasattr(e, a) for a in ('system', 'Q'))\n")
+    assert [(obj, attr) for _, obj, attr in _hasattr_calls(tree)] == [("res", "accelerations"), ("e", "a")]

@@ -233,7 +233,7 @@ def parse_expression(
             warnings.simplefilter("ignore")
             tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        msg = exc.msg if hasattr(exc, "msg") else str(exc)
+        msg = exc.msg or str(exc)
         raise SpecError(f"{where}: syntax error in {_snippet(text)!r}: {msg}") from None
     except (RecursionError, MemoryError):
         raise SpecError(

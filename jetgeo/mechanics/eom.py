@@ -1,4 +1,5 @@
-r"""The protocol every route's equations of motion implement: :class:`EquationsOfMotion`.
+r"""The protocols of mechanics' results: :class:`EquationsOfMotion` (every route's equations of
+motion) and :class:`SampledSystem` (a constrained system with sample data, as the catalogue gives).
 
 A route (Krupková's constrained system ``sys.constrain(Q)``, a recipe's :class:`Motion`, the
 parametric system q̇ = ψ(t, q, z), the implicit route's ``NonholonomicProblem.solve()``) ends
@@ -34,13 +35,19 @@ invariant checks (:mod:`jetgeo.testing.checks`) ask these members — and nothin
 The protocol is ``runtime_checkable``: ``isinstance(obj, EquationsOfMotion)`` tells whether an
 object carries all the members (not their types).  Members are plain attributes or methods so
 that the check evaluates nothing expensive.
+
+:class:`SampledSystem` is what a layer that may not import :mod:`jetgeo.systems` (numerics
+sits on the same floor) asks of a catalogue entry: the pair (L, Q) together with sample values
+of the parameters and a state on Q, from which ensembles and stability maps take their
+defaults.  :class:`~jetgeo.systems.CatalogueEntry` subclasses it explicitly, so the relation is
+declared, not discovered.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["EquationsOfMotion", "dependent_velocities", "is_parametrised"]
+__all__ = ["EquationsOfMotion", "SampledSystem", "dependent_velocities", "is_parametrised"]
 
 
 @runtime_checkable
@@ -74,6 +81,33 @@ class EquationsOfMotion(Protocol):
 
     def reactions(self) -> list | None:
         """R_σ (covariant components), or None."""
+        ...
+
+
+@runtime_checkable
+class SampledSystem(Protocol):
+    """A Lagrangian system L on a constraint submanifold Q with sample data: values of its
+    parameters and a state on Q for them (see the module).  ``isinstance(obj, SampledSystem)``
+    tells whether ``obj`` carries the members; :class:`~jetgeo.systems.CatalogueEntry` declares it
+    by subclassing."""
+
+    #: the name used in messages and descriptions
+    name: str
+    #: the :class:`~jetgeo.mechanics.LagrangianSystem` (L, forces A_σ)
+    system: Any
+    #: the :class:`~jetgeo.mechanics.ConstraintSubmanifold` f^i(t, q, q̇) = 0 (with its branch)
+    Q: Any
+    #: {parameter symbol: sample value}
+    params: dict
+    #: {symbol: value} for t, every q^σ and every q̇^σ: a point of Q for the sample ``params``
+    initial: dict
+
+    def constrained(self) -> Any:
+        """Krupková's constrained system ``system.constrain(Q)`` (an :class:`EquationsOfMotion`)."""
+        ...
+
+    def numeric(self) -> dict:
+        """``params`` and ``initial`` together as {symbol: float}."""
         ...
 
 

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .simulation.model import pair_of as _pair_of
@@ -98,7 +99,7 @@ def sample(n: int, seed: int | None = 0, **distributions):
             if not hi >= lo:
                 raise InputError(f"sample: {name}=(low, high) needs low ≤ high, got {d}")
             v = rng.uniform(lo, hi, n)
-        elif hasattr(d, "rvs"):
+        elif hasattr(d, "rvs"):  # a frozen scipy.stats distribution (a foreign library: no protocol to ask)
             v = d.rvs(size=n, random_state=rng)
         elif callable(d):
             v = d(rng, n)
@@ -117,7 +118,8 @@ def members_table(members) -> dict:
     if members is None:
         raise InputError("ensemble: give the members (a DataFrame, a dict of columns, a list of dicts, "
                          "grid(...) or sample(...))")
-    if hasattr(members, "columns") and hasattr(members, "to_numpy"):  # a pandas DataFrame
+    # a pandas DataFrame, asked by its methods: pandas is an optional dependency, not imported for the check
+    if hasattr(members, "columns") and hasattr(members, "to_numpy"):
         cols = {str(c): members[c].to_numpy() for c in members.columns}
     elif isinstance(members, Mapping):
         cols = {str(k): np.atleast_1d(np.asarray(v)) for k, v in members.items()}
@@ -169,16 +171,12 @@ def _by_name(values: Mapping, name: str):
 # ----------------------------------------------------------------------------------------------
 # the system
 # ----------------------------------------------------------------------------------------------
-def _is_catalogue_entry(obj) -> bool:
-    return all(hasattr(obj, a) for a in ("system", "Q", "params", "initial", "constrained", "numeric"))
-
-
 def _resolve(system, formulation: str):
     """(Prepared, default params {name: float}, default initial {name: float}, description)."""
     defaults_p: dict = {}
     defaults_i: dict = {}
     desc = type(system).__name__
-    if _is_catalogue_entry(system):
+    if isinstance(system, SampledSystem):  # a catalogue entry: its sample values are the defaults
         num = system.numeric()
         defaults_p = {str(k): v for k, v in num.items() if k in system.params}
         defaults_i = {str(k): v for k, v in num.items() if k in system.initial}

@@ -26,6 +26,8 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr, as_symbol
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.eom import EquationsOfMotion, SampledSystem, dependent_velocities
 from ..mechanics.linearisation import linearise
 from .compile import compile_rhs
 
@@ -208,8 +210,10 @@ def stability_map(system, steady: Mapping, axes: Mapping, keep: Sequence, *, par
 
     Parameters
     ----------
-    system : a ConstrainedSystem, a pair (LagrangianSystem, ConstraintSubmanifold), a catalogue
-        entry (its sample parameters are the defaults) or any object with ``.system`` and ``.Q``.
+    system : equations of motion (:class:`~jetgeo.mechanics.eom.EquationsOfMotion`: a
+        ConstrainedSystem, a Motion), a pair (LagrangianSystem, ConstraintSubmanifold) — a tuple or
+        an object that unpacks as one (``system, Q = bike``) — or a catalogue entry
+        (:class:`~jetgeo.mechanics.eom.SampledSystem`: its sample parameters are the defaults).
     steady : {coordinate or name: value} the point of Q: every q and the independent velocities
         (as for :func:`~jetgeo.numerics.linearise`); values may contain swept symbols (a spin rate Ω).
     axes : {symbol or name: values} the grid: parameters of the system or symbols of ``steady``.
@@ -223,16 +227,29 @@ def stability_map(system, steady: Mapping, axes: Mapping, keep: Sequence, *, par
         raise InputError("stability_map: give at least one swept parameter with its values")
     entry_params: dict = {}
     target = system
-    if all(hasattr(system, a) for a in ("system", "Q", "params", "initial", "numeric")):  # catalogue entry
+    if isinstance(system, SampledSystem):  # a catalogue entry: its sample parameters are the defaults
         entry_params = dict(system.params)
         target = (system.system, system.Q)
-    sysL, Q = (target.system, target.Q) if hasattr(target, "system") and hasattr(target, "Q") else tuple(target)
+    if isinstance(target, EquationsOfMotion):
+        sysL, Q = target.system, target.Q
+        dep = dependent_velocities(target)  # the chart the equations are written in ((): none)
+    else:  # a pair: a tuple, or an object that unpacks as one (``system, Q = bike``), as linearise takes it
+        try:
+            sysL, Q = target
+        except (TypeError, ValueError):
+            raise InputError("stability_map: give equations of motion (a ConstrainedSystem, a Motion), a pair "
+                             "(LagrangianSystem, ConstraintSubmanifold) or a catalogue entry; got "
+                             f"{type(system).__name__}") from None
+        target, dep = (sysL, Q), ()
+    if not isinstance(sysL, LagrangianSystem) or not isinstance(Q, ConstraintSubmanifold):
+        raise InputError("stability_map: the system must be a LagrangianSystem on a ConstraintSubmanifold; got "
+                         f"({type(sysL).__name__}, {type(Q).__name__})")
     Y = sysL.Y
     jets = [Y.t, *Y.q, *Y.qdot]
     if independent is None:
-        independent = getattr(target, "independent", None)
-        if independent is None and getattr(Q, "dependent", None):
-            independent = [v for v in Y.qdot if v not in Q.dependent]
+        dep = dep or Q.dependent
+        if dep:
+            independent = [v for v in Y.qdot if v not in dep]
     known = set(jets) | set(sysL.L.free_symbols) | set().union(*(as_expr(f).free_symbols for f in Q.f))
     steady = {k: as_expr(v, f"steady value of {k}") for k, v in steady.items()}
     swept = tuple(_symbol_of(n, known | set().union(*(v.free_symbols for v in steady.values()))) for n in axes)
@@ -246,8 +263,7 @@ def stability_map(system, steady: Mapping, axes: Mapping, keep: Sequence, *, par
         raise InputError(f"stability_map: {bad} in steady are not coordinates or velocities of the system")
     fixed = {**entry_params, **{_symbol_of(k, known): v for k, v in (params or {}).items()}}
     fixed = {k: v for k, v in fixed.items() if k not in swept}
-    lin = linearise(target if not isinstance(target, tuple) else (sysL, Q), point, params=fixed, exact=True,
-                    independent=independent)
+    lin = linearise(target, point, params=fixed, exact=True, independent=independent)
     keep_s = [_symbol_of(k, lin.state) for k in keep]
     missing = [k for k in keep_s if k not in lin.state]
     if missing:

@@ -22,6 +22,8 @@ from ..errors import InputError, UndecidedError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import NORMALISE_MAX_NODES, is_small
 from ..geometry.zero import normalise, zero_test
+from ..mechanics.eom import EquationsOfMotion
+from ..mechanics.motion import Motion
 
 
 def _difference(x, y):
@@ -74,29 +76,23 @@ class EquivalenceReport:
 
 
 def _name(r) -> str:
-    return getattr(r, "method", type(r).__name__)
+    return r.method if isinstance(r, Motion) else type(r).__name__
 
 
-def _Q_of(r):
-    Q = getattr(r, "Q", None)
-    return Q
-
-
-def _reducer(a, b):
+def _reducer(a: EquationsOfMotion, b: EquationsOfMotion):
     """The normal form used to write both results on Q: (Y, g)."""
     for r in (a, b):
-        Q = _Q_of(r)
-        if Q is not None:
-            nf = Q.normal_form(branch=getattr(r, "branch", None))
-            return Q.Y, dict(nf.g)
-    sysm = getattr(a, "system", None) or getattr(b, "system", None)
+        if r.Q is not None:
+            nf = r.Q.normal_form(branch=r.branch)
+            return r.Q.Y, dict(nf.g)
+    sysm = a.system or b.system
     if sysm is None:
         raise InputError("equivalent: cannot tell the coordinates of either result (no .system or .Q)")
     return sysm.Y, {}
 
 
-def _on_Q(r, g: dict, exprs):
-    to_jet = getattr(r, "to_jet", {}) or {}
+def _on_Q(r: EquationsOfMotion, g: dict, exprs):
+    to_jet = r.to_jet or {}
     out = []
     for e in exprs:
         e = as_expr(e).xreplace(to_jet).xreplace(g)
@@ -104,17 +100,19 @@ def _on_Q(r, g: dict, exprs):
     return out
 
 
-def _foreign(r, jets) -> bool:
+def _foreign(r: EquationsOfMotion, jets) -> bool:
     """True when r's coordinates include symbols that are not jets and r gives no ``to_jet``."""
-    coords = set(getattr(r, "coordinates", ()) or ())
-    return bool(coords - jets) and not getattr(r, "to_jet", None)
+    coords = set(r.coordinates or ())
+    return bool(coords - jets) and not r.to_jet
 
 
-def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceReport:
-    """Decide whether results ``a`` and ``b`` (anything with ``.accelerations()``) agree on Q.
+def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
+               reactions: bool = True) -> EquivalenceReport:
+    """Decide whether results ``a`` and ``b`` (equations of motion,
+    :class:`~jetgeo.mechanics.eom.EquationsOfMotion`: a Motion, a ConstrainedSystem) agree on Q.
 
-    The reaction forces are compared too when both results give them and ``reactions`` is
-    true (pass ``reactions=False`` to compare the accelerations only).
+    The reaction forces are compared too when both results give them (``reactions()`` is not
+    None) and ``reactions`` is true (pass ``reactions=False`` to compare the accelerations only).
 
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
@@ -125,6 +123,10 @@ def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceRepo
     >>> bool(equivalent(recipes.krupkova(S, Q), recipes.benenti_second_kind(S, Q)))
     True
     """
+    for r in (a, b):
+        if not isinstance(r, EquationsOfMotion):
+            raise InputError("equivalent: give equations of motion (jetgeo.mechanics.EquationsOfMotion: a Motion, "
+                             f"a ConstrainedSystem); got {type(r).__name__}")
     Y, g = _reducer(a, b)
     acc_a, acc_b = a.accelerations(), b.accelerations()
     keys = list(Y.qddot)
@@ -160,8 +162,8 @@ def equivalent(a, b, trials: int = 3, reactions: bool = True) -> EquivalenceRepo
             worst = zt.method
         bound = max(bound, zt.bound)
     compare_reactions, reactions = reactions, None
-    ra = a.reactions() if compare_reactions and hasattr(a, "reactions") else None
-    rb = b.reactions() if ra is not None and hasattr(b, "reactions") else None
+    ra = a.reactions() if compare_reactions else None
+    rb = b.reactions() if ra is not None else None
     if ra is not None and rb is not None and not diffs:
         reactions = True
         if opaque:

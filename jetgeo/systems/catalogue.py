@@ -21,6 +21,7 @@ from ..geometry.coerce import as_expr
 from ..geometry.exact import EXACT_SAMPLE_MAX_NODES, NORMALISE_MAX_NODES, det_exact, tree_size
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.eom import SampledSystem
 
 __all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
 
@@ -56,8 +57,10 @@ class SystemSpec:
 
 
 @dataclass
-class CatalogueEntry:
-    """A system of the catalogue: ``sys, Q = entry`` unpacks it.
+class CatalogueEntry(SampledSystem):
+    """A system of the catalogue: ``sys, Q = entry`` unpacks it.  It implements
+    :class:`~jetgeo.mechanics.eom.SampledSystem` (declared by subclassing), which is how
+    :mod:`jetgeo.numerics` recognises it without importing this package.
 
     Attributes
     ----------

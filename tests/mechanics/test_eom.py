@@ -50,3 +50,25 @@ def test_validity_conditions_are_the_determinants_of_the_route():
     assert (reg in conds) == bool(reg.free_symbols)
     mo = recipes.lagrange_multipliers(e.system, e.Q)
     assert mo.validity_conditions() == mo.conditions and cs.nf.condition in mo.conditions
+
+
+def test_a_catalogue_entry_declares_the_sampled_system_protocol():
+    """A catalogue entry is a SampledSystem by declaration (CatalogueEntry subclasses the protocol), so
+    numerics, which may not import jetgeo.systems, recognises it by ``isinstance``; its members are those
+    the protocol names, and the two protocols do not mix up an entry and a route's result."""
+    import sympy as sp
+
+    from jetgeo.mechanics.eom import SampledSystem
+    from jetgeo.systems import CatalogueEntry
+
+    assert SampledSystem in CatalogueEntry.__mro__
+    e = systems.load("skate")
+    assert isinstance(e, SampledSystem) and not isinstance(e, EquationsOfMotion)
+    cs = e.constrained()
+    assert isinstance(cs, EquationsOfMotion) and not isinstance(cs, SampledSystem)
+    assert cs.system is e.system and cs.Q is e.Q
+    # numeric(): params and initial together, as floats; the initial state lies on Q
+    num = e.numeric()
+    assert set(num) == set(e.params) | set(e.initial) and all(isinstance(v, float) for v in num.values())
+    residual = [sp.N(f.xreplace({**e.params, **e.initial})) for f in e.Q.f]
+    assert all(abs(r) < 1e-12 for r in residual)

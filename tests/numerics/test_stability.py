@@ -121,3 +121,27 @@ def test_plots_and_errors():
         stability_map((disc, Q), point, {"Omega": [1.0, 2.0]}, keep=[chi, chid, psid, phid])
     with pytest.raises(InputError, match="not a swept parameter"):
         smap.critical("A")
+
+
+def test_what_stability_map_is_given():
+    """A catalogue entry (a SampledSystem: its sample parameters are the defaults), equations of motion (the
+    constrained system, in its own chart) and the pair give the same map; anything else is an InputError that
+    says what is accepted."""
+    e = systems.load("rolling_disc")
+    x, y, th, psi, phi = e.Y.q
+    xd, yd, thd, psid, phid = e.Y.qdot
+    W = sp.Symbol("Omega")
+    point = {x: 0, y: 0, th: sp.pi / 2, psi: 0, phi: 0, thd: 0, psid: 0, phid: W}
+    axes, keep = {"Omega": [0.5, 3.0]}, [th, thd, psid, phid]
+    cs = e.system.constrain(ConstraintSubmanifold(e.Y, e.Q.f, dependent=[xd, yd]))
+    maps = [stability_map(e, point, axes, keep), stability_map(cs, point, axes, keep, params=e.params),
+            stability_map((e.system, e.Q), point, axes, keep, params=e.params)]
+    for m in maps[1:]:
+        np.testing.assert_allclose(np.sort_complex(m.eigenvalues(Omega=3.0)),
+                                   np.sort_complex(maps[0].eigenvalues(Omega=3.0)), atol=1e-12)
+    assert list(maps[0].data["stable"].values) == [False, True]   # Routh: Ω² > g/(3a) for the uniform disc
+    assert maps[0].critical("Omega")["value"].values.ravel()[0] == pytest.approx(np.sqrt(10 / 3), rel=1e-12)
+    with pytest.raises(InputError, match="give equations of motion"):
+        stability_map(e.system, point, axes, keep, params=e.params)
+    with pytest.raises(InputError, match="LagrangianSystem on a ConstraintSubmanifold"):
+        stability_map((e.Q, e.system), point, axes, keep, params=e.params)

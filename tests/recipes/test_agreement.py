@@ -82,3 +82,22 @@ def test_multipliers_of_three_recipes_coincide_on_Q():
         lam = res[name].multipliers()
         assert len(lam) == 1
         assert is_zero(sp.sympify(lam[0]).xreplace(g) - core[0])
+
+
+def test_equivalent_asks_the_protocol():
+    """equivalent compares equations of motion (EquationsOfMotion): reactions only when both give them
+    (``reactions()`` is None for a route without them), and anything else is refused by name."""
+    from jetgeo.errors import InputError
+
+    res = results("vertical disc [Benenti 2007, §9.2]")
+    ref, other = res["multipliers"], res["benenti2"]
+    assert ref.reactions() is not None and other.reactions() is not None
+    silent = recipes.Motion(**{**other.__dict__, "reactions_": None})
+    assert silent.reactions() is None
+    rep = recipes.equivalent(ref, silent)
+    assert rep and rep.reactions is None                      # accelerations agree, reactions not compared
+    assert recipes.equivalent(ref, other).reactions is True
+    with pytest.raises(InputError, match="give equations of motion"):
+        recipes.equivalent(ref, ref.accelerations())
+    with pytest.raises(InputError, match="give equations of motion"):
+        recipes.equivalent(ref.system, ref)

@@ -251,6 +251,7 @@ def _progress(enabled, t0, t1):
     """A tqdm bar if wanted and possible (None otherwise)."""
     if enabled is False:
         return None
+    # sys.stderr may be replaced by any writable object (a notebook's stream), which need not have isatty
     if enabled is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
     try:
