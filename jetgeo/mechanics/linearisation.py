@@ -160,7 +160,7 @@ class Linearisation:
             acc_rows = [i for i in idx if i >= n_q]
             k = [i - n_q for i in acc_rows]
             M = self.M.extract(k, k)
-            F = (-M * self.A.extract(acc_rows, idx)).applyfunc(_tidy)
+            F = (-M * self.A.extract(acc_rows, idx)).applyfunc(_normalise_small)
         return Linearisation(tuple(self.state[i] for i in idx), A, self.f0.extract(idx, [0]), self.point,
                              self.accelerations, M, F, self.multipliers, self.method,
                              n_coordinates=sum(1 for i in idx if i < n_q))
@@ -296,14 +296,14 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
 
     if K.has(sp.Float) or r.has(sp.Float):
         x = K.LUsolve(r)
-        return x if K.free_symbols else x.applyfunc(_tidy)
+        return x if K.free_symbols else x.applyfunc(_normalise_small)
     x = solve_rational(K, r)
     if x is None:
         x = K.LUsolve(r)
-    return x.applyfunc(_tidy)
+    return x.applyfunc(_normalise_small)
 
 
-def _tidy(e):
+def _normalise_small(e):
     """Expanded (floats) or cancelled (exact) when small; large results stay as they are."""
     from ..geometry.exact import NORMALISE_MAX_NODES, is_small
     from ..geometry.zero import normalise_if_small
@@ -333,7 +333,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         base[Y.t] = pt[Y.t]
 
     def at(e, values):
-        return _tidy(_numify(as_expr(e).xreplace(values)))
+        return _normalise_small(_numify(as_expr(e).xreplace(values)))
 
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
@@ -419,11 +419,11 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     dy = _solve(K0, Rz * Dz)
     acc_rows = dy.extract(ind_idx, list(range(len(x))))
     rows_q = Dz[n:, :]
-    J = rows_q.col_join(acc_rows).applyfunc(_tidy)
+    J = rows_q.col_join(acc_rows).applyfunc(_normalise_small)
     # the reduced mass matrix Ψᵀ W Ψ, Ψ = ∂q̇/∂q̇^I
     Psi = Dz.extract(list(range(n, 2 * n)), list(range(n, len(x))))
-    Mred = (Psi.T * W0 * Psi).applyfunc(_tidy)
-    F = (-Mred * acc_rows).applyfunc(_tidy)
+    Mred = (Psi.T * W0 * Psi).applyfunc(_normalise_small)
+    F = (-Mred * acc_rows).applyfunc(_normalise_small)
     f0 = sp.Matrix(qd0 + [qdd0[j] for j in ind_idx])
     lam_syms = sp.symbols(f"lambda1:{k + 1}")
     return Linearisation(tuple(x), J, f0, vals, {qdd[j]: qdd0[j] for j in ind_idx}, M=Mred, F=F,
@@ -592,7 +592,7 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     g0 = [sp.Add(*[d1(Tf[a], q[j]) * qd0[j] for j in moving]) + (d1(Tf[a], t) if t is not None else 0)
           for a in range(k)]
     K0 = W0.row_join(-A0.T).col_join(A0.row_join(sp.zeros(k, k)))
-    r0 = sp.Matrix([-_tidy(e) for e in h0] + [-_tidy(e) for e in g0])
+    r0 = sp.Matrix([-_normalise_small(e) for e in h0] + [-_normalise_small(e) for e in g0])
     z = [*q, *qd]
 
     def finish(qdd0, lam0, x):
@@ -603,14 +603,14 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
                 d = -d2(TL, q[i], v) - d1(TA[i], v) - sp.Add(*[lam0[a] * d2(Tf[a], qd[i], v) for a in range(k)])
                 if vel:
                     d += d2(TL, qd[i], q[c - n])
-                Rz[i, c] = -_tidy(d)
+                Rz[i, c] = -_normalise_small(d)
             for a in range(k):
                 d = sp.Add(*[d2(Tf[a], q[j], v) * qd0[j] for j in moving])
                 if t is not None:
                     d += d2(Tf[a], t, v)
                 if vel:
                     d += d1(Tf[a], q[c - n])
-                Rz[n + a, c] = -_tidy(d)
+                Rz[n + a, c] = -_normalise_small(d)
         fx = sp.Matrix(k, len(x), lambda a, c: d1(Tf[a], x[c]))
         return Rz, fx
 

@@ -17,12 +17,12 @@ from ...errors import InputError
 from .events import touch_down
 from .prepare import PreparedSystem
 
-__all__ = ["integrate", "project_velocities", "METHODS", "EXPLICIT_RK", "IMPLICIT"]
+__all__ = ["integrate", "project_velocities", "SOLVERS", "EXPLICIT_RK", "IMPLICIT"]
 
 #: the explicit Runge–Kutta methods (the ones projection works with)
 EXPLICIT_RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 #: the methods :func:`integrate` steps
-METHODS = {**EXPLICIT_RK, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+SOLVERS = {**EXPLICIT_RK, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 #: the implicit methods (they use the Jacobian ∂F/∂y of the right-hand side)
 IMPLICIT = ("Radau", "BDF", "LSODA")
 
@@ -56,8 +56,8 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     """
     from scipy.optimize import brentq
 
-    if method not in METHODS:
-        raise InputError(f"unknown integration method {method!r}; one of {list(METHODS)}")
+    if method not in SOLVERS:
+        raise InputError(f"unknown integration method {method!r}; one of {list(SOLVERS)}")
     if project and method not in EXPLICIT_RK:
         raise InputError(f"project=True works with the explicit Runge–Kutta methods {list(EXPLICIT_RK)}; "
                          f"got {method!r}")
@@ -65,7 +65,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     if project:
         y0 = project_velocities(prep, t0, y0, p)
     kw = {"jac": jac} if method in IMPLICIT and jac is not None else {}
-    solver = METHODS[method](fun, t0, y0, t1, **options, **kw)
+    solver = SOLVERS[method](fun, t0, y0, t1, **options, **kw)
     ts, ys, interps = [t0], [y0], []
     status, message = 0, "The solver successfully reached the end of the integration interval."
     t_events = [[] for _ in ev_list]
