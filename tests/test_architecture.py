@@ -265,7 +265,6 @@ FOREIGN_HASATTR = {
     ("jetgeo/limits.py", "_local", "deadlines"),
     ("jetgeo/limits.py", "signal", "setitimer"),         # not on Windows
     ("jetgeo/progress.py", "sys.stderr", "isatty"),      # a replaced stderr
-    ("jetgeo/numerics/simulation/run.py", "sys.stderr", "isatty"),
     ("jetgeo/numerics/ensembles.py", "d", "rvs"),        # a scipy.stats distribution
     ("jetgeo/numerics/ensembles.py", "members", "columns"),   # a pandas DataFrame
     ("jetgeo/numerics/ensembles.py", "members", "to_numpy"),

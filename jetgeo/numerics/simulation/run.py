@@ -3,7 +3,6 @@ r"""The driver: :func:`simulate` (one run, possibly across several charts of Q).
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -11,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from ...errors import InputError
+from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
 from .events import singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
@@ -159,7 +159,7 @@ def simulate(
     if atlas_on:
         prep, stop = chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
     check_on_manifold(prep, t0, y_full, p, manifold_tol)
-    bar = _progress(progress, t0, t1)
+    bar = progress_bar(1000, "simulate", progress, unit="‰")  # per mille of [t0, t1]
     run = dict(method=method, t_eval=t_eval, project=project, events=events, singular_tol=singular_tol, bar=bar,
                dense_output=dense_output, options=opts)
     segments = []
@@ -247,21 +247,6 @@ def _segment(prep: PreparedSystem, t0, t1, y_full, p, params, atlas_on: bool, *,
     return finish(prep, out, p, params, ev_list, projecting, t0), hit
 
 
-def _progress(enabled, t0, t1):
-    """A tqdm bar if wanted and possible (None otherwise)."""
-    if enabled is False:
-        return None
-    # sys.stderr may be replaced by any writable object (a notebook's stream), which need not have isatty
-    if enabled is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        if enabled:
-            warnings.warn("progress=True needs tqdm (pip install tqdm); continuing without a progress bar",
-                          stacklevel=3)
-        return None
-    return tqdm(total=1000, desc="simulate", unit="‰", leave=False)
 
 
 
