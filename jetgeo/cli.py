@@ -273,7 +273,9 @@ def _derive(args: argparse.Namespace) -> int:
     if args.simplify:
         with stage("simplification for display (--simplify)"):
             acc = {a: tidy(e, SIMPLIFY_MAX_OPS) for a, e in acc.items()}
-    sys.stdout.write(format_motion(spec, acc, info, args.format))
+    with stage("formatting the equations"):
+        text = format_motion(spec, acc, info, args.format)
+    sys.stdout.write(text)
     return 0
 
 

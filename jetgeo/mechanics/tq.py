@@ -39,6 +39,7 @@ import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag, lu_solve_dag
+from ..geometry.coerce import as_expr
 
 __all__ = ["accelerations_on_TQ", "xreplace_dag", "solve_cramer", "solve_affine_dag"]
 
@@ -67,7 +68,7 @@ def xreplace_dag(expr, rule: dict, memo: dict | None = None):
         memo[e] = out
         return out
 
-    return visit(sp.sympify(expr))
+    return visit(as_expr(expr))
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:

@@ -98,12 +98,12 @@ def test_the_api_names_the_stage_that_ran_out():
     S = LagrangianSystem(Y, sum(v**2 for v in qd) / 2)
     Q = ConstraintSubmanifold(Y, [qd[i + 1] - q[i] * qd[i] for i in range(20)])
     with pytest.raises(ResourceLimitError) as e:
-        with time_limit(1):
+        with time_limit(0.1):  # the chain derives in about 0.5-1 s
             S.constrain(Q).accelerations()
-    assert e.value.limit == 1 and e.value.stage in {
+    assert e.value.limit == 0.1 and e.value.stage in {
         "normal form", "dependent velocities", "implicit derivatives of the constraints", "reduced equations",
         "accelerations", "regularity"}
-    assert str(e.value) == f"time limit of 1 s reached during {e.value.stage}"
+    assert str(e.value) == f"time limit of 0.1 s reached during {e.value.stage}"
 
 
 def test_nested_limits_and_stages():

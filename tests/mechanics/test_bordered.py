@@ -142,7 +142,7 @@ def test_linearisation_taylor_evaluation_equals_the_symbolic_bordered_system():
     assert {qd[j] for j in moving} == {xd, yd, phd}
     z = [*q, *qd]
     def at(ex, vv):
-        return L_mod._tidy(L_mod._numify(sp.sympify(ex).xreplace(vv)))
+        return L_mod._normalise_small(L_mod._numify(sp.sympify(ex).xreplace(vv)))
     Kt, rt, _, fin_t = L_mod._bordered_by_taylor(S.L, list(S.forces), list(Q.f), q, qd, z, vals, moving, qd0)
     Kd, rd, _, fin_d = L_mod._bordered_by_diff(S, Q, list(Q.f), Q.jacobian(), Y, q, qd, z, vals, moving, qd0, at)
     assert Kt.shape == Kd.shape == (n + 2, n + 2)

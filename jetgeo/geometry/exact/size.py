@@ -11,7 +11,7 @@ constants below.
 
 from __future__ import annotations
 
-import sympy as sp
+from ..coerce import as_expr
 
 __all__ = [
     "tree_size",
@@ -75,7 +75,7 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
         memo[node] = total
         return total
 
-    out = walk(sp.sympify(e) if not isinstance(e, sp.Basic) else e)
+    out = walk(as_expr(e))
     return out if limit is None else min(out, limit)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..coerce import as_expr
+
 __all__ = ["trig_reduce", "trig_normal_form", "reduce_pythagorean", "expand_multiple_angles"]
 
 _TRIG = (sp.sin, sp.cos, sp.tan)
@@ -43,7 +45,7 @@ def trig_reduce(expr) -> sp.Expr:
     >>> trig_reduce((a * sp.sin(th)**2 + a * sp.cos(th)**2) / (1 - sp.cos(th)**2))
     a/sin(theta)**2
     """
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if expr.is_Number or expr.is_Symbol:
         return expr
     try:
@@ -71,7 +73,7 @@ def trig_normal_form(expr) -> sp.Expr | None:
     >>> trig_normal_form(sp.sin(2 * th) - 2 * sp.sin(th) * sp.cos(th))
     0
     """
-    expr = expand_multiple_angles(sp.sympify(expr))
+    expr = expand_multiple_angles(as_expr(expr))
     if expr.atoms(sp.tan):
         expr = expr.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
     if not _trig_args_are_symbols(expr):
