@@ -56,6 +56,7 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
     returns ``cap + 1`` (cost at most linear in ``cap`` distinct nodes); ``memo`` (exact counts
     of subexpressions) may be shared between calls.
 
+    >>> import sympy as sp
     >>> x = sp.Symbol("x")
     >>> tree_size(x + 2 * x**2)        # Add(x, Mul(2, Pow(x, 2))): 7 nodes
     7
