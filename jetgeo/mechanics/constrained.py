@@ -46,25 +46,23 @@ from ..geometry import (
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import substitute_affine, tree_size
+from ..geometry.exact import (
+    AFFINE_CANONICAL_MAX_NODES,
+    CANONICAL_MAX_NODES,
+    TIDY_MAX_NODES,
+    solve_cramer,
+    substitute_affine,
+    tree_size,
+    xreplace_dag,
+)
 from ..geometry.zero import normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
-from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ, solve_cramer, xreplace_dag
+from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ
 
 __all__ = ["ConstrainedSystem"]
 
-#: above this many expression-tree nodes an expression containing trigonometric functions is not
-#: passed through ``cancel`` (which cannot use sin² + cos² = 1 and, measured on [Benenti 2007]
-#: §9.3, spends ~25 s producing larger output); it is returned as solved.
-_CANONICAL_MAX_TRIG_NODES = 300
-#: the same bound for expressions without trigonometric functions (rational functions: ``cancel``
-#: is cheaper there, but on the nested DAG of a long chain it still stalls)
-_CANONICAL_MAX_NODES = 1500
-#: reduced equations A, B (:attr:`ConstrainedSystem._parts`) of at most this many tree nodes in all
-#: are solved in the field of rational functions (cancelled results); larger ones by LU on the DAG
-_CANONICAL_SOLVE_MAX_NODES = 4000
 
 
 def _canonical(expr) -> sp.Expr:
@@ -74,7 +72,7 @@ def _canonical(expr) -> sp.Expr:
     expr = as_expr(expr)
     if expr.is_Atom:
         return expr
-    cap = _CANONICAL_MAX_TRIG_NODES if expr.has(sp.sin, sp.cos, sp.tan) else _CANONICAL_MAX_NODES
+    cap = TIDY_MAX_NODES if expr.has(sp.sin, sp.cos, sp.tan) else CANONICAL_MAX_NODES
     return normalise_if_small(expr, cap)
 
 
@@ -83,7 +81,7 @@ def _canonical_old(expr) -> sp.Expr:
     trigonometric expressions (then unchanged — still exact)."""
     expr = as_expr(expr)
     if expr.has(sp.sin, sp.cos, sp.tan):
-        return normalise_if_small(expr, _CANONICAL_MAX_TRIG_NODES)
+        return normalise_if_small(expr, TIDY_MAX_NODES)
     return normalise(expr)
 
 
@@ -335,7 +333,7 @@ class ConstrainedSystem:
         """The reduced equations' pieces on TQ (:func:`~jetgeo.mechanics.tq.reduced_parts_on_TQ`:
         implicit derivatives of f by an LU on expression DAGs, the Euler–Lagrange projection in
         the polynomial ring) with q̇^D = g substituted, each shared subexpression once
-        (:func:`~jetgeo.mechanics.tq.xreplace_dag`).  Exact and unsimplified: along a chain of
+        (:func:`~jetgeo.geometry.exact.xreplace_dag`).  Exact and unsimplified: along a chain of
         bodies the normal form nests, and cancelling these DAGs is what stalled (module
         ``_canonical``)."""
         parts = reduced_parts_on_TQ(self.system, self.Q, dependent=list(self.dependent))
@@ -367,11 +365,12 @@ class ConstrainedSystem:
 
     @cached_property
     def _small(self) -> bool:
-        """Whether the reduced equations on Q are small (at most :data:`_CANONICAL_SOLVE_MAX_NODES`
-        tree nodes in A and B): then everything is computed in canonical (cancelled) form on Q —
-        cheap at that size, and the readable form; else the exact DAGs of :attr:`_parts` are kept."""
+        """Whether the reduced equations on Q are small (at most
+        :data:`~jetgeo.geometry.exact.AFFINE_CANONICAL_MAX_NODES` tree nodes in A and B): then
+        everything is computed in canonical (cancelled) form on Q — cheap at that size, and the
+        readable form; else the exact DAGs of :attr:`_parts` are kept."""
         P = self._parts
-        return sum(_sizes(x)[1] for x in (*P.A, *P.B)) <= _CANONICAL_SOLVE_MAX_NODES
+        return sum(_sizes(x)[1] for x in (*P.A, *P.B)) <= AFFINE_CANONICAL_MAX_NODES
 
     @cached_property
     def _implicit_derivatives_canonical(self) -> tuple:

@@ -40,11 +40,11 @@ from ..geometry import (
 )
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
+from ..geometry.exact import xreplace_dag
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
 from ..limits import staged
-from .tq import xreplace_dag
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 

@@ -31,30 +31,12 @@ import sympy as sp
 
 from ..errors import JetgeoError, NotRegularError
 from ..geometry import VectorField, generic_rank
-from ..geometry.exact import lu_solve_dag, solve_field, trig_reduce
+from ..geometry.exact import is_small, solve_exact, solve_square, trig_reduce
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, check_system
 
 __all__ = ["benenti_first_kind", "benenti_second_kind"]
-
-
-def _solve(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = None) -> tuple[sp.Matrix, bool]:
-    """A⁻¹B column by column in the fraction field; A is never inverted.
-
-    Returns (solution, normalised); ``normalised`` is False when the fraction field does not
-    apply and an unexpanded exact LU solution is returned instead (still exact; decided by
-    :func:`~jetgeo.recipes.equivalent` at random points).
-    """
-    cols, normalised = [], True
-    for j in range(B.cols):
-        res = solve_field(A, B[:, j], max_terms=max_terms)
-        if res is None:
-            normalised = False
-            cols.append(lu_solve_dag(A, B[:, j]))
-        else:
-            cols.append(res.X)
-    return sp.Matrix.hstack(*cols), normalised
 
 
 def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> Motion:
@@ -130,26 +112,17 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
     L = sp.Matrix(system.free_motion_functions())
     C = Q.jacobian()
     b = sp.Matrix([sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0) for f in Q.f])
-    X, _ = _solve(W, C.T)  # W⁻¹ Cᵀ
-    Y0, _ = _solve(W, L)  # W⁻¹ L
-    G = (C * X).applyfunc(trig_reduce)
-    info = generic_rank(G)
-    if info.rank < Q.k:
-        raise NotRegularError(
-            f"Benenti's second kind: G = C W⁻¹ Cᵀ has generic rank {info.rank} < {Q.k} "
-            "(the constraints are not independent in the velocities)"
-        )
-    if Q.k <= 2:
-        lam, tidy = _solve(G, -b - C * Y0)
-    else:  # k ≥ 3 (the co-axial discs, 001 §9.3): fraction-field gcds on G blow up; exact unexpanded LU
-        lam, tidy = lu_solve_dag(G, -b - C * Y0), False
-    # k ≥ 3: exact but unexpanded (see above); large results are left unexpanded too (cancel of
-    # the heavy disc's accelerations cost 38 of 59 s and does not shrink them)
-    nf = normalise_if_small if tidy else (lambda e: e)
-    lam = [nf(v) for v in lam]
+    X = solve_exact(W, C.T)  # W⁻¹ Cᵀ (cancelled when small, an unexpanded DAG when large)
+    Y0 = solve_exact(W, L)  # W⁻¹ L
+    G = (C * X).applyfunc(lambda e: trig_reduce(e) if is_small(e) else e)
+    sol = solve_square(G, -b - C * Y0, "Benenti's second kind: G = C W⁻¹ Cᵀ (the constraints must be "
+                       "independent in the velocities)")
+    # large results stay unexpanded (cancel of the heavy disc's accelerations cost 38 of 59 s and
+    # does not shrink them); small ones are normalised
+    lam = [normalise_if_small(v) for v in sol.X]
     qdd = Y0 + X * sp.Matrix(lam)
-    acc = {a: nf(e) for a, e in zip(Y.qddot, qdd)}
-    R = [nf(sum((lam[i] * C[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
+    acc = {a: normalise_if_small(e) for a, e in zip(Y.qddot, qdd)}
+    R = [normalise_if_small(sp.Add(*[lam[i] * C[i, s] for i in range(Q.k)])) for s in range(Y.m)]
     D = VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
     return Motion(
         method="benenti_second_kind",
@@ -160,6 +133,6 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
         substitution={},
         lam=lam,
         reactions_=R,
-        conditions=[system.regularity_condition(), info.condition],
+        conditions=[system.regularity_condition(), sol.det],
         extras={"D": D, "G": G},
     )

@@ -21,9 +21,10 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import NotApplicableError
+from ..geometry.exact import solve_affine
 from ..geometry.zero import is_zero
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, accelerations_on_Q, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, constrained
 
 __all__ = ["chaplygin", "is_chaplygin", "chaplygin_choices"]
 
@@ -116,7 +117,7 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
             e -= pbar[d] * curv
             force += A[Y.qdot.index(d)] * a[r]
         eqs.append(e - force.xreplace(cs.g))
-    sol, det = linear_solve(eqs, aI, "Chaplygin's equations")
+    sol, det = solve_affine(eqs, aI, "Chaplygin's equations")
     acc = accelerations_on_Q(cs, sol)
     return Motion(
         method="chaplygin", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),

@@ -44,9 +44,10 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError, NotRegularError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import solve_affine
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, check_system, constrained
 from .gibbs_appell import _split, energy_of_accelerations, gibbs_appell
 
 __all__ = ["tzenoff_function", "ghori_symmetric", "novoselov"]
@@ -99,7 +100,7 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
         v = Y.qdot[li]
         e = grad[li] + sum((grad[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
         eqs.append(cs.on_Q(e))
-    sol, det = linear_solve(eqs, ind, f"Ghori's symmetric equations with {function}")
+    sol, det = solve_affine(eqs, ind, f"Ghori's symmetric equations with {function}")
     acc = accelerations_on_Q(cs, sol)
     return Motion(
         method=f"ghori_{function}", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
@@ -144,7 +145,7 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     J = sp.Matrix(n_ind, n_ind, lambda r, c: sp.diff(on_Q[r], ind[c]))
     if all(not (J[r, c].free_symbols & set(ind)) for r in range(n_ind) for c in range(n_ind)):
         # affine in the independent velocities: one LU solve
-        sol, _ = linear_solve([e - wi for e, wi in zip(on_Q, w)], ind, "Novoselov's characteristics")
+        sol, _ = solve_affine([e - wi for e, wi in zip(on_Q, w)], ind, "Novoselov's characteristics")
         sols = [sol]
     else:
         sols = sp.solve([e - wi for e, wi in zip(on_Q, w)], ind, dict=True)

@@ -31,9 +31,10 @@ import sympy as sp
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import solve_affine
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
-from ._common import Motion, accelerations_on_Q, check_system, constrained, linear_solve
+from ._common import Motion, accelerations_on_Q, check_system, constrained
 
 __all__ = ["gibbs_appell", "energy_of_accelerations"]
 
@@ -94,7 +95,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
             v = Y.qdot[li]
             gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
             eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))
-        sol, det = linear_solve(eqs, ind, "Gibbs–Appell equations")
+        sol, det = solve_affine(eqs, ind, "Gibbs–Appell equations")
         acc = accelerations_on_Q(cs, sol)
         return Motion(
             method="gibbs_appell", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
@@ -110,7 +111,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     J = P.psi_z
     eqs = [sp.diff(St, zd) - sum((Pit[i] * J[i, al] for i in range(Y.m)), 0)
            for al, zd in enumerate(P.zdot_symbols)]
-    sol, det = linear_solve(eqs, P.zdot_symbols, "Gibbs–Appell equations")
+    sol, det = solve_affine(eqs, P.zdot_symbols, "Gibbs–Appell equations")
     acc = {a: normalise_if_small(e.xreplace(sol)) for a, e in P.qddot_of_zdot().items()}
     Qp, to_jet = None, {}
     if len(P.z) < Y.m:

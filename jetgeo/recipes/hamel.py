@@ -25,9 +25,9 @@ import sympy as sp
 from ..errors import InputError, NotApplicableError
 from ..geometry import det_exact, lu_solve_dag
 from ..geometry.coerce import as_expr
+from ..geometry.exact import solve_affine
 from ..geometry.zero import is_zero, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ..mechanics.tq import solve_affine_dag
 from ._common import Motion, check_system
 
 __all__ = ["hamel"]
@@ -104,7 +104,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
             e += p[kap] * br
         e -= sum((B[r, al] * forces[r] for r in range(m)), 0)
         eqs.append(e.xreplace(on_Q))
-    sol, det = solve_affine_dag(eqs, udot, "Hamel's equations")
+    sol, det = solve_affine(eqs, udot, "Hamel's equations")
     qdd = []
     for kap in range(m):
         e = ddt(phi[kap]).xreplace(on_Q)

@@ -89,9 +89,9 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     A, B = cs.krupkova_coefficients()
     qdd = [cs.Y.qddot[i] for i in cs.independent_indices]
     eqs = [A[r] + sum((B[r, s] * qdd[s] for s in range(len(qdd))), 0) for r in range(len(qdd))]
-    from ._common import linear_solve
+    from ..geometry.exact import solve_affine
 
-    sol, det = linear_solve(eqs, qdd, "Voronets' equations")
+    sol, det = solve_affine(eqs, qdd, "Voronets' equations")
     acc = accelerations_on_Q(cs, sol)
     m = _motion(cs, "voronets", acc, {"equations": eqs, "A": A, "B": B})
     m.conditions = [c for c in (det, cs.nf.condition) if c != 1]

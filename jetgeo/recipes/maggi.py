@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..geometry.exact import solve_affine
 from ..geometry.linalg import nullspace
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, constrained, linear_solve
+from ._common import Motion, constrained
 
 __all__ = ["maggi"]
 
@@ -50,7 +51,7 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
         b = sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0)
         eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
     eqs = [e.xreplace(cs.g) for e in eqs]  # q̇^D = g; the q̈ stay unknowns
-    sol, det = linear_solve(eqs, qdd, "Maggi's equations")
+    sol, det = solve_affine(eqs, qdd, "Maggi's equations")
     acc = {a: normalise_if_small(sol[a]) for a in qdd}
     return Motion(
         method="maggi", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..geometry.exact import solve_affine
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ..mechanics.bordered import bordered_system
-from ._common import Motion, constrained, linear_solve
+from ._common import Motion, constrained
 
 __all__ = ["lagrange_multipliers"]
 
@@ -49,7 +50,7 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
     C = B.J
     eqs = B.equations(qdd, lam)
     eqs = [e.xreplace(cs.g) for e in eqs]
-    sol, det = linear_solve(eqs, qdd + lam, "Lagrange's equations with multipliers")
+    sol, det = solve_affine(eqs, qdd + lam, "Lagrange's equations with multipliers")
     acc = {a: normalise_if_small(sol[a]) for a in qdd}
     lam_v = [sol[x] for x in lam]
     CQ = C.xreplace(cs.g)

@@ -13,8 +13,8 @@ import sympy as sp
 from sympy import cos, sin
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, systems
+from jetgeo.geometry.exact import solve_affine, solve_cramer, xreplace_dag
 from jetgeo.mechanics import accelerations_on_TQ
-from jetgeo.mechanics.tq import solve_affine_dag, solve_cramer, xreplace_dag
 from jetgeo.recipes import hamel, krupkova
 
 #: generous bounds (the machine is shared); measured 0.4 s, 1 s, 3 s, 1 s
@@ -138,7 +138,7 @@ def test_solve_cramer_and_affine_solve_are_exact():
     assert solve_cramer(sp.Matrix([[1, 2], [3, 4]]), sp.Matrix([5, 6])) == sp.Matrix([-4, sp.Rational(9, 2)])
     x1, x2 = sp.symbols("x1 x2")
     eqs = list(A * sp.Matrix([x1, x2]) - rhs)
-    sol, det = solve_affine_dag(eqs, [x1, x2], "test")
+    sol, det = solve_affine(eqs, [x1, x2], "test")
     assert [sp.cancel(e.xreplace(sol)) for e in eqs] == [0, 0]
     assert sp.cancel(det - A.det()) == 0
 

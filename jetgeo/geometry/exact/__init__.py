@@ -14,30 +14,46 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
   shadows (canonical fraction-field Gauss–Jordan, or unexpanded DAG elimination); a rank drop is
   reported only when no proven pivot exists at two random points;
 * :mod:`.rank` — generic rank, pivot block and its condition;
+* :mod:`.affine` — equations affine in a set of unknowns (every recipe's final solve), and
+  substitution on expression DAGs;
 * :mod:`.trig` — the one reduction modulo sin² + cos² − 1.
 """
 
-from .det import det_exact
-from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms
+from .affine import AffineSolution, SquareSolution, solve_affine, solve_cramer, solve_exact, solve_square, xreplace_dag
+from .det import berkowitz, det_exact
+from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms, polynomial_fractions
 from .rank import RankInfo, generic_rank, generic_rank_dag, matrix_at_point
 from .shadow import PRIME, free_values, mod_value, rank_mod, shadow_evaluable
 from .size import (
+    AFFINE_CANONICAL_MAX_NODES,
     BOUND_EXACT_MAX_NODES,
+    CANONICAL_MAX_NODES,
+    CRAMER_GCD_MAX_TERMS,
     EXACT_SAMPLE_MAX_NODES,
     EXPAND_MAX_NODES,
+    FRACTION_FREE_MAX_TERMS,
     NORMALISE_MAX_NODES,
     TIDY_MAX_NODES,
     is_small,
     tree_size,
 )
-from .solve import FieldSolution, lu_solve_dag, solve_exact, solve_field, solve_rational, substitute_affine
+from .solve import FieldSolution, lu_solve_dag, solve_field, solve_rational, substitute_affine
 from .trig import reduce_pythagorean, trig_normal_form, trig_reduce
 
 __all__ = [
+    "AffineSolution",
+    "solve_affine",
+    "SquareSolution",
+    "solve_square",
+    "solve_exact",
+    "solve_cramer",
+    "xreplace_dag",
+    "berkowitz",
     "det_exact",
     "field_normal",
     "field_product",
     "fits_polynomial_domain",
+    "polynomial_fractions",
     "freeze",
     "frozen_atoms",
     "RankInfo",
@@ -49,16 +65,19 @@ __all__ = [
     "mod_value",
     "rank_mod",
     "shadow_evaluable",
+    "AFFINE_CANONICAL_MAX_NODES",
     "BOUND_EXACT_MAX_NODES",
+    "CANONICAL_MAX_NODES",
+    "CRAMER_GCD_MAX_TERMS",
     "EXACT_SAMPLE_MAX_NODES",
     "EXPAND_MAX_NODES",
+    "FRACTION_FREE_MAX_TERMS",
     "NORMALISE_MAX_NODES",
     "TIDY_MAX_NODES",
     "is_small",
     "tree_size",
     "FieldSolution",
     "lu_solve_dag",
-    "solve_exact",
     "solve_field",
     "solve_rational",
     "substitute_affine",

@@ -23,7 +23,7 @@ from ...errors import InputError
 from ..coerce import as_matrix
 from .freeze import fits_polynomial_domain, freeze
 
-__all__ = ["det_exact", "BERKOWITZ_MAX_SIZE"]
+__all__ = ["det_exact", "berkowitz", "BERKOWITZ_MAX_SIZE"]
 
 #: up to this size a determinant is expanded by Berkowitz (no simplification); above it in the
 #: polynomial ring of the frozen atoms.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["frozen_atoms", "freeze", "field_normal", "field_product", "fits_polynomial_domain"]
+__all__ = ["frozen_atoms", "freeze", "field_normal", "field_product", "fits_polynomial_domain", "polynomial_fractions"]
 
 
 def frozen_atoms(exprs) -> set:
@@ -60,6 +60,25 @@ def fits_polynomial_domain(M: sp.Matrix) -> bool:
         if isinstance(e, sp.Function):
             continue  # frozen whole
         if e.is_Pow and not e.exp.is_Number:
+            return False
+        stack.extend(e.args)
+    return True
+
+
+def polynomial_fractions(M) -> bool:
+    """Whether the entries of ``M`` are quotients of polynomials once function atoms are frozen
+    *and* the denominators hold no function atom: no non-integer power, no function atom inside
+    a negative power (a walk over the DAG).  Stricter than :func:`fits_polynomial_domain`: what
+    Cramer's rule in a polynomial ring needs (converting functions in denominators expands them:
+    8 s for an articulated vehicle's reduced equations)."""
+    seen: set = set()
+    stack = list(M)
+    while stack:
+        e = stack.pop()
+        if e in seen or e.is_Atom:
+            continue
+        seen.add(e)
+        if e.is_Pow and (not e.exp.is_Integer or (e.exp.is_negative and e.base.has(sp.Function))):
             return False
         stack.extend(e.args)
     return True

@@ -21,6 +21,10 @@ __all__ = [
     "EXPAND_MAX_NODES",
     "BOUND_EXACT_MAX_NODES",
     "EXACT_SAMPLE_MAX_NODES",
+    "CANONICAL_MAX_NODES",
+    "AFFINE_CANONICAL_MAX_NODES",
+    "CRAMER_GCD_MAX_TERMS",
+    "FRACTION_FREE_MAX_TERMS",
 ]
 
 #: Above this many tree nodes an expression is not passed through ``cancel``/``together``
@@ -48,6 +52,32 @@ BOUND_EXACT_MAX_NODES = 400
 #: catalogue are replaced by 60-digit floats: an exact rational of that size makes every later
 #: evaluation slow without making it more trustworthy.
 EXACT_SAMPLE_MAX_NODES = 4000
+
+#: Above this many tree nodes a result of the canonical route *without* trigonometric functions
+#: is left unnormalised (rational functions: ``cancel`` is cheaper than with sin/cos generators,
+#: but on the nested DAG of a long chain of bodies it still stalls).  With trigonometric
+#: functions :data:`TIDY_MAX_NODES` applies.
+CANONICAL_MAX_NODES = 1500
+
+#: A square system affine in its unknowns (the reduced equations on Q, every recipe's final
+#: solve: :func:`~jetgeo.geometry.exact.affine.solve_affine`) of at most this many tree nodes in
+#: its coefficients and right-hand sides is solved in cancelled form; a larger one by LU on the
+#: expression DAG (measured: the Voronets equations of a 4-trailer, ~10⁵ nodes, spent minutes in
+#: the cancellation of their coefficients alone).
+AFFINE_CANONICAL_MAX_NODES = 4000
+
+#: Cramer's rule (:func:`~jetgeo.geometry.exact.affine.solve_cramer`) cancels det A_i / det A by a
+#: gcd only when the product of their numbers of terms is at most this (measured: 166 × 26 terms
+#: 0.07 s; 1701 × 301 terms, an articulated vehicle's reduced equations, > 60 s in sympy's
+#: heuristic gcd).
+CRAMER_GCD_MAX_TERMS = 20000
+
+#: Cramer's rule by fraction-free elimination gives up (and the caller keeps the unexpanded DAG)
+#: once an intermediate polynomial has more than this many terms: the canonical form would be
+#: too large to be worth having (measured: the 7 × 7 mass matrix of a 4-trailer with its
+#: constraint and force columns: 200 s as a canonical solve; with this bound it gives up after
+#: 1 s, while the 3-trailer (6 × 6, at most ~500 terms) is still solved in canonical form in 2 s).
+FRACTION_FREE_MAX_TERMS = 1000
 
 
 def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:

@@ -32,7 +32,7 @@ from ..coerce import as_matrix
 from .freeze import fits_polynomial_domain, freeze
 from .shadow import PRIME, free_values, mod_value, shadow_evaluable
 
-__all__ = ["FieldSolution", "solve_field", "solve_rational", "solve_exact", "lu_solve_dag", "substitute_affine"]
+__all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "substitute_affine"]
 
 
 @dataclass(frozen=True)
@@ -319,11 +319,3 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
         r = r + el[1 + i] * el[1 + n + i]
     out = K.to_sympy(r)
     return out.xreplace(back) if back else out
-
-
-def solve_exact(A, B) -> sp.Matrix:
-    """X with A X = B: canonical (:func:`solve_rational`) where the entries fit a polynomial
-    fraction field, else the unexpanded exact :func:`lu_solve_dag`.  Raises
-    :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points."""
-    X = solve_rational(A, B)
-    return lu_solve_dag(A, B) if X is None else X

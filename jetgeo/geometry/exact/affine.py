@@ -1,0 +1,286 @@
+r"""Equations affine in a set of unknowns, and substitution on expression DAGs.
+
+Every recipe ends with a square system of equations affine in the accelerations (or
+quasi-accelerations, multipliers): Lagrange's with multipliers, Gibbs–Appell, Maggi, Chaplygin,
+Voronets, Hamel, Ghori.  :func:`solve_affine` is the one solver they share.  With
+M = ∂eqs/∂u and b = −eqs|_{u=0}, so that the equations read M u = b,
+
+* the generic rank of M is decided by exact values in F_p (:func:`~.rank.generic_rank_dag`);
+  a rank drop raises :class:`~jetgeo.errors.NotRegularError` naming the equations;
+* small systems (at most :data:`~.size.AFFINE_CANONICAL_MAX_NODES` tree nodes) are solved in
+  cancelled form — Cramer's rule in a polynomial ring (:func:`solve_cramer`), else Gauss–Jordan
+  in the fraction field (:func:`~.solve.solve_field`);
+* larger ones by LU on the expression DAG (:func:`~.solve.lu_solve_dag`): exact, unexpanded,
+  never cancelled — a canonical form of the Voronets equations of a 4-trailer takes minutes
+  to compute and pages to print, the DAG a fraction of a second;
+* the condition det M ≠ 0 under which the solution holds is returned with it (expanded and
+  cancelled when small, else Berkowitz's unexpanded polynomial of the entries).
+
+:func:`xreplace_dag` substitutes into unexpanded results visiting each *distinct*
+subexpression once (sympy's ``xreplace`` walks the tree, exponentially larger than the DAG).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ...errors import NotRegularError
+from ..coerce import as_expr
+from .det import berkowitz, det_exact
+from .freeze import fits_polynomial_domain, polynomial_fractions
+from .rank import generic_rank_dag
+from .size import AFFINE_CANONICAL_MAX_NODES, CRAMER_GCD_MAX_TERMS, FRACTION_FREE_MAX_TERMS, tree_size
+from .solve import lu_solve_dag
+from .trig import trig_reduce
+
+__all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
+           "xreplace_dag"]
+
+
+def xreplace_dag(expr, rule: dict, memo: dict | None = None):
+    """``expr.xreplace(rule)`` visiting each *distinct* subexpression once.
+
+    The unsimplified results of an LU solve share subexpressions, and their trees can be
+    exponentially larger than their DAGs.  The result of every visited node is remembered in
+    ``memo`` (pass one dict to several calls with the same ``rule`` to share the work).  Exact:
+    the same expression as ``xreplace``, rebuilt bottom-up with sympy's constructors.
+
+    >>> x, y = sp.symbols("x y")
+    >>> xreplace_dag((x + y)**2 + sp.sin(x + y), {x: 1})
+    (y + 1)**2 + sin(y + 1)
+    """
+    memo = {} if memo is None else memo
+
+    def visit(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e in rule:
+            out = rule[e]
+        elif not e.args:
+            out = e
+        else:
+            args = [visit(a) for a in e.args]
+            out = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+        memo[e] = out
+        return out
+
+    return visit(as_expr(expr))
+
+
+def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FREE_MAX_TERMS,
+                 function_denominators: bool = False) -> sp.Matrix | None:
+    r"""X with A X = B (A square, generically invertible — the caller checks), each entry one
+    fraction of polynomials: Cramer's rule
+
+    .. math:: X_{ic} = \det A^{(i \leftarrow B_c)} / \det A,
+
+    computed by *one* fraction-free Gauss–Jordan elimination of [A | B] in a polynomial ring
+    (every division exact, no gcd; at the end the left block is det A · I and the right block
+    det A · X), then one gcd per entry to cancel (when the two are small enough:
+    :data:`~.size.CRAMER_GCD_MAX_TERMS`).  Sines, cosines and other function atoms are
+    independent generators (an identity in the larger ring, valid after sin² + cos² = 1 is
+    imposed since det A is not the zero function); rows with denominators are first multiplied
+    by them.  A fraction-field elimination takes a gcd at every step: on the reduced equations
+    of a ball with three distinct moments it ran for minutes, this takes 0.2 s.
+
+    The elimination stops and ``None`` is returned as soon as an intermediate polynomial has more
+    than ``max_terms`` terms (:data:`~.size.FRACTION_FREE_MAX_TERMS`; ``None``: no bound): the
+    canonical form is then too large to be worth having (the 7 × 7 mass matrix of a 4-trailer:
+    minutes), and the caller keeps the unexpanded DAG.  ``None`` also when the entries do not
+    fit a polynomial domain (:func:`~.freeze.polynomial_fractions`; with
+    ``function_denominators`` function atoms in denominators are accepted, :func:`~.freeze.
+    fits_polynomial_domain` — converting them expands the rows, 8 s for an articulated vehicle's
+    reduced equations, which is why it is not the default).
+
+    >>> solve_cramer(sp.Matrix([[1, 2], [3, 4]]), sp.Matrix([5, 6])).T
+    Matrix([[-4, 9/2]])
+    """
+    from sympy.polys.matrices import DomainMatrix
+
+    M = A.row_join(B)
+    if not (fits_polynomial_domain(M) if function_denominators else polynomial_fractions(M)):
+        return None
+    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
+    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
+    back = {v: k for k, v in rep.items()}
+    try:
+        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
+        if dM.domain.is_EX or dM.domain.is_EXRAW:
+            return None
+        if dM.domain.is_Field:
+            _, dM = dM.clear_denoms_rowwise(convert=True)
+        K = dM.domain
+        n = A.rows
+        rows = dM.to_list()
+        got = _fraction_free_jordan(rows, n, K, max_terms)
+        if got is None:
+            return None
+        det, rows = got
+        poly = K.is_PolynomialRing
+        out = sp.zeros(n, B.cols)
+        for i in range(n):
+            for c in range(B.cols):
+                num = rows[i][n + c]
+                if not num:
+                    continue
+                if not poly:  # numbers: sympy's Rational cancels
+                    p, q = num, det
+                elif len(num) * len(det) > CRAMER_GCD_MAX_TERMS:
+                    p, q = num, det  # exact, not in lowest terms: the gcd itself would stall
+                else:
+                    _, p, q = K.cofactors(num, det)
+                if poly and K.domain.is_negative(q.LC):
+                    p, q = -p, -q
+                out[i, c] = K.to_sympy(p) / K.to_sympy(q)
+    except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
+        return None
+    return out.xreplace(back) if back else out
+
+
+def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
+    """Fraction-free Gauss–Jordan on the n × (n + k) rows (elements of the integral domain K):
+    pivot p_k, previous pivot p_{k−1}, every other row i updated as
+    a_ij ← (p_k a_ij − a_ik a_kj) / p_{k−1} (an exact division, Bareiss).  Pivots are the non-zero
+    entries of the column with the fewest terms.  Returns (det, rows) with rows = [det·I | det·X],
+    or None when a column has no non-zero entry left or a polynomial exceeds ``max_terms``."""
+    poly = K.is_PolynomialRing
+    ncols = len(rows[0])
+    prev, sign = K.one, 1
+
+    def terms(e):
+        return len(e) if poly else 1
+
+    for k in range(n):
+        cand = [r for r in range(k, n) if rows[r][k]]
+        if not cand:
+            return None
+        r = min(cand, key=lambda r: terms(rows[r][k]))
+        if r != k:
+            rows[k], rows[r] = rows[r], rows[k]
+            sign = -sign
+        pk, row_k = rows[k][k], rows[k]
+        for i in range(n):
+            if i == k:
+                continue
+            row_i = rows[i]
+            aik = row_i[k]
+            new = []
+            for j in range(ncols):
+                if j == k:
+                    new.append(K.zero)
+                    continue
+                v = pk * row_i[j]
+                if aik and row_k[j]:
+                    v = v - aik * row_k[j]
+                if prev != K.one and v:
+                    v = K.exquo(v, prev)
+                if max_terms is not None and terms(v) > max_terms:
+                    return None
+                new.append(v)
+            rows[i] = new
+        prev = pk
+    # rows i: a_ii = det A (for every i after Gauss–Jordan), up to the permutation's sign in the
+    # pivot; the quotient a_{i, n+c} / a_ii is X_ic whatever the sign
+    det = rows[0][0]
+    if sign < 0:
+        det, rows = -det, [[-v for v in row] for row in rows]
+    return det, rows
+
+
+def solve_exact(A, B) -> sp.Matrix:
+    """X with A X = B, exact: in canonical form (cancelled fractions) when A and B are small —
+    at most :data:`~.size.AFFINE_CANONICAL_MAX_NODES` tree nodes and no intermediate polynomial of
+    Cramer's rule beyond :data:`~.size.FRACTION_FREE_MAX_TERMS` terms (:func:`solve_cramer`) — else the
+    unexpanded :func:`~.solve.lu_solve_dag`.  Raises :class:`~jetgeo.errors.RankDeficientError`
+    if A is singular at two random points.
+
+    >>> th = sp.Symbol("theta")
+    >>> solve_exact(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]), sp.Matrix([1, 0])).T
+    Matrix([[cos(theta)/(sin(theta)**2 + cos(theta)**2), -sin(theta)/(sin(theta)**2 + cos(theta)**2)]])
+    """
+    A, B = sp.Matrix(A), sp.Matrix(B)
+    memo: dict = {}
+    if sum(tree_size(e, memo) for e in (*A, *B)) <= AFFINE_CANONICAL_MAX_NODES:
+        X = solve_cramer(A, B, function_denominators=True)
+        if X is not None:
+            return X
+    return lu_solve_dag(A, B)
+
+
+@dataclass(frozen=True)
+class SquareSolution:
+    """X with M X = B (M square): ``X`` exact, valid where ``det`` = det M is non-zero;
+    ``canonical`` tells whether the entries are cancelled fractions or unexpanded DAGs."""
+
+    X: sp.Matrix
+    det: sp.Expr
+    canonical: bool
+
+
+def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSolution:
+    """X with M X = B for a square M: generic rank proven full by F_p shadows (else
+    :class:`~jetgeo.errors.NotRegularError` naming ``what``), then the solve of
+    :func:`solve_exact` (cancelled when small, entries of M reduced modulo sin² + cos² = 1 first;
+    an unexpanded DAG when large), with det M (expanded and cancelled when small, Berkowitz's
+    unexpanded polynomial of the entries when large — expanding it is what stalls).
+
+    >>> a = sp.Symbol("a")
+    >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
+    Matrix([[1/(a + 1), 1/(a + 1)]])
+    """
+    from ..zero import normalise_if_small
+
+    M, B = sp.Matrix(M), sp.Matrix(B)
+    rank = generic_rank_dag(M)
+    if rank < M.cols:
+        of = f"of ({', '.join(map(str, unknowns))}) " if unknowns is not None else ""
+        raise NotRegularError(f"{what}: the {M.rows} × {M.cols} coefficient matrix {of}has generic rank {rank} < "
+                              f"{M.cols}; the equations do not determine the unknowns")
+    memo: dict = {}
+    if sum(tree_size(e, memo) for e in (*M, *B)) <= AFFINE_CANONICAL_MAX_NODES:
+        Mr = M.applyfunc(trig_reduce)
+        X = solve_cramer(Mr, B, function_denominators=True)
+        if X is not None:
+            return SquareSolution(X, sp.factor_terms(normalise_if_small(det_exact(Mr))), True)
+    X = lu_solve_dag(M, B).applyfunc(normalise_if_small)
+    return SquareSolution(X, berkowitz(M), False)
+
+
+@dataclass(frozen=True)
+class AffineSolution:
+    """The solution of equations affine in ``unknowns``: ``values`` {unknown: expression},
+    valid where ``det`` (the determinant of the coefficient matrix) is non-zero; ``canonical``
+    tells whether the values are cancelled fractions or unexpanded DAGs."""
+
+    values: dict
+    det: sp.Expr
+    canonical: bool
+
+    def __iter__(self):  # ``values, det = solve_affine(...)``
+        return iter((self.values, self.det))
+
+
+def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution:
+    """Solve ``eqs`` (affine in ``unknowns``, as many as unknowns) exactly; see the module
+    docstring and :func:`solve_square`.  Raises :class:`~jetgeo.errors.NotRegularError` naming
+    ``what`` when the equations are not affine in the unknowns or do not determine them
+    (generic rank of ∂eqs/∂unknowns proven deficient at two random points).
+
+    >>> x, y, a = sp.symbols("x y a")
+    >>> sol, det = solve_affine([a * x + y - 1, x - y], [x, y], "example")
+    >>> sol[x], det
+    (1/(a + 1), -(a + 1))
+    """
+    eqs = [as_expr(e) for e in eqs]
+    unknowns = list(unknowns)
+    zero = {u: sp.Integer(0) for u in unknowns}
+    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: sp.diff(eqs[r], unknowns[c]))
+    if any(e.has(*unknowns) for e in M):
+        raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
+    b = sp.Matrix([-e.xreplace(zero) for e in eqs])
+    res = solve_square(M, b, what, unknowns)
+    return AffineSolution(dict(zip(unknowns, res.X)), res.det, res.canonical)
