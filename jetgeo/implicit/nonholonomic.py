@@ -35,7 +35,17 @@ from ..errors import ChartError, IncompatibleError, InputError, NotRegularError,
 from ..geometry import Form, VectorField, generic_rank, normalise
 from ..geometry.coerce import as_expr
 from ..geometry.display import tidy
-from ..geometry.exact import NORMALISE_MAX_NODES, det_exact, field_product, is_small, solve_exact, trig_reduce
+from ..geometry.exact import (
+    NORMALISE_MAX_NODES,
+    det_dag,
+    det_exact,
+    field_product,
+    generic_rank_dag,
+    is_small,
+    solve_exact,
+    trig_reduce,
+    xreplace_dag,
+)
 from ..limits import staged
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport
@@ -191,11 +201,14 @@ class NonholonomicProblem:
                 self.forces.append(f)
             self.chetaev = False
         self.multiplier_symbols = tuple(sp.Symbol(f"lambda_{i + 1}") for i in range(len(self.forces)))
+        self._on_C_memo: dict = {}
 
     # --- restriction to C ---------------------------------------------------------------------
     def on_C(self, expr) -> sp.Expr:
-        """Restriction to C: the normal form q̇^D = g substituted, normalised."""
-        return trig_reduce(as_expr(expr).xreplace(self.g))
+        """Restriction to C: the normal form q̇^D = g substituted, normalised when small (a large
+        result — a long chain of bodies — stays the exact unexpanded substitution)."""
+        e = xreplace_dag(as_expr(expr), self.g, self._on_C_memo)
+        return trig_reduce(e) if is_small(e) else e
 
     def _on_C_matrix(self, M) -> sp.Matrix:
         return sp.Matrix(M).applyfunc(self.on_C)
@@ -206,35 +219,42 @@ class NonholonomicProblem:
     def _compat(self) -> CompatibilityReport:
         m = self.Y.m
         Dfull = self._on_C_matrix(self.annihilators)
-        corank = generic_rank(Dfull).rank
+        corank = _rank(Dfull)
         Fm = self._on_C_matrix(self.forces) if self.forces else sp.zeros(0, m)
-        rankF = generic_rank(Fm).rank if self.forces else 0
+        rankF = _rank(Fm) if self.forces else 0
         W = self._on_C_matrix(self.system.hessian())
-        regular = generic_rank(W).rank == m
+        regular = _rank(W) == m
         Bv = Dfull.extract(list(range(Dfull.rows)), list(range(1 + m, 1 + 2 * m)))
         if not regular:
             return CompatibilityReport(False, rankF, corank, rankF == corank, False, sp.zeros(0, 0), sp.Integer(0), [],
                                        regular=False,
                                        explanation="L is singular (det W ≡ 0 on C): Theorem 2 needs a regular "
                                                    "Lagrangian; use integrability()")
+        small = True
         if Fm.rows == 0 or Bv.rows == 0:
             M = sp.zeros(Fm.rows, Bv.rows)
         else:
             X = solve_exact(W, Bv.T)  # W^{-1} β^T, solved (pivots proven non-zero), not inverted
-            M = field_product(Fm, X)
+            # in lowest terms when small; else the exact unexpanded product (a 4-trailer: converting
+            # the DAG X into the fraction field runs for minutes)
+            small = all(is_small(x) for x in (*Fm, *X))
+            M = field_product(Fm, X) if small else Fm * X
         rank_ok = rankF == corank and Fm.rows == Dfull.rows
         if M.rows == M.cols and M.rows > 0:
-            nondeg = generic_rank(M).rank == M.rows  # exact evaluation at random points of C
-            if nondeg:
+            # exact evaluation at random points of C (in F_p on the DAG when M is large)
+            nondeg = (generic_rank(M).rank if small else generic_rank_dag(M)) == M.rows
+            if nondeg and small:
                 # Schur complement: det [[W, βᵀ], [F, 0]] = det W · det(−F W⁻¹ βᵀ) = (−1)^k det W det M
                 K = sp.Matrix.vstack(sp.Matrix.hstack(W, Bv.T), sp.Matrix.hstack(Fm, sp.zeros(Fm.rows, Fm.rows)))
                 det = trig_reduce((-1) ** M.rows * det_exact(K) / det_exact(W))
+            elif nondeg:  # the same determinant, unexpanded (the product of M's DAG pivots)
+                det = (-1) ** M.rows * det_dag(M)
             else:
                 det = sp.Integer(0)
         else:
             det = sp.Integer(0)
             nondeg = False
-        locus = _factors(det) if nondeg else []
+        locus = (_factors(det) if small else [det]) if nondeg else []
         why = []
         if not rank_ok:
             if rankF < Fm.rows:  # e.g. a generator listed twice: say so, not "rank F = 1 but corank D = 1"
@@ -379,6 +399,12 @@ class NonholonomicProblem:
         kind = "Chetaev" if self.chetaev else "given"
         return (f"NonholonomicProblem(L={self.system.L}, C={list(self.Q.f)}, "
                 f"{len(self.permitted)} extra annihilator(s) of D, {kind} forces)")
+
+
+def _rank(M: sp.Matrix) -> int:
+    """Generic rank: exact values at random points of C for small entries, F_p shadows on the DAG
+    for large ones (the restrictions to C of a long chain of bodies)."""
+    return generic_rank(M).rank if all(is_small(e) for e in M) else generic_rank_dag(M)
 
 
 def _factors(det) -> list:

@@ -40,6 +40,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, tree_size
 
 __all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
 
@@ -146,7 +147,9 @@ def compile_rhs(
         repeated subexpression once.
     optimizations : "basic" or None
         Passed to ``sympy.cse`` ("basic": its cheap pre-/post-processing, e.g. pulling out
-        common factors and negations).
+        common factors and negations; skipped for expressions of more than
+        :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES` tree nodes, where it walks the
+        tree of an unexpanded DAG).
     factor : bool
         Factor each rational expression (``sympy.factor``, exact) before the elimination: the
         normalised accelerations of a constrained system are expanded rational functions, and
@@ -193,6 +196,8 @@ def compile_rhs(
     ren.update(zip(state, ys))
     ren.update(zip(params, ps))
     flat_r = [e.xreplace(ren) for e in flat]
+    if optimizations is not None and _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
+        optimizations = None  # the pre-processing walks the tree of an unexpanded DAG
     if factor:
         flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
     if backend in ("c", "auto") and not vectorized:
@@ -281,6 +286,18 @@ def _check_generated(source: str, name: str) -> None:
                 root = root.value
             if not (isinstance(root, ast.Name) and root.id in _GENERATED_MODULES):
                 raise InputError("compile_rhs: generated code uses an attribute of something other than math/numpy")
+
+
+def _tree_nodes(exprs) -> int:
+    """Tree nodes of the expressions together, counted on the DAG and capped just above
+    :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES`."""
+    memo: dict = {}
+    total = 0
+    for e in exprs:
+        total += tree_size(e, memo, cap=CSE_PREPROCESS_MAX_NODES)
+        if total > CSE_PREPROCESS_MAX_NODES:
+            break
+    return total
 
 
 def _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend):

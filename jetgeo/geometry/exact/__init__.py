@@ -19,7 +19,16 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
 * :mod:`.trig` — the one reduction modulo sin² + cos² − 1.
 """
 
-from .affine import AffineSolution, SquareSolution, solve_affine, solve_cramer, solve_exact, solve_square, xreplace_dag
+from .affine import (
+    AffineSolution,
+    SquareSolution,
+    det_sized,
+    solve_affine,
+    solve_cramer,
+    solve_exact,
+    solve_square,
+    xreplace_dag,
+)
 from .det import berkowitz, det_exact
 from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms, polynomial_fractions
 from .rank import RankInfo, generic_rank, generic_rank_dag, matrix_at_point
@@ -29,6 +38,7 @@ from .size import (
     BOUND_EXACT_MAX_NODES,
     CANONICAL_MAX_NODES,
     CRAMER_GCD_MAX_TERMS,
+    CSE_PREPROCESS_MAX_NODES,
     EXACT_SAMPLE_MAX_NODES,
     EXPAND_MAX_NODES,
     FRACTION_FREE_MAX_TERMS,
@@ -37,7 +47,7 @@ from .size import (
     is_small,
     tree_size,
 )
-from .solve import FieldSolution, lu_solve_dag, solve_field, solve_rational, substitute_affine
+from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rational, substitute_affine
 from .trig import reduce_pythagorean, trig_normal_form, trig_reduce
 
 __all__ = [
@@ -50,6 +60,8 @@ __all__ = [
     "xreplace_dag",
     "berkowitz",
     "det_exact",
+    "det_sized",
+    "det_dag",
     "field_normal",
     "field_product",
     "fits_polynomial_domain",
@@ -69,6 +81,7 @@ __all__ = [
     "BOUND_EXACT_MAX_NODES",
     "CANONICAL_MAX_NODES",
     "CRAMER_GCD_MAX_TERMS",
+    "CSE_PREPROCESS_MAX_NODES",
     "EXACT_SAMPLE_MAX_NODES",
     "EXPAND_MAX_NODES",
     "FRACTION_FREE_MAX_TERMS",

@@ -13,8 +13,8 @@ M = ∂eqs/∂u and b = −eqs|_{u=0}, so that the equations read M u = b,
 * larger ones by LU on the expression DAG (:func:`~.solve.lu_solve_dag`): exact, unexpanded,
   never cancelled — a canonical form of the Voronets equations of a 4-trailer takes minutes
   to compute and pages to print, the DAG a fraction of a second;
-* the condition det M ≠ 0 under which the solution holds is returned with it (expanded and
-  cancelled when small, else Berkowitz's unexpanded polynomial of the entries).
+* the condition det M ≠ 0 under which the solution holds is returned with it (:func:`det_sized`:
+  expanded and cancelled when small, else the unexpanded product of the DAG pivots).
 
 :func:`xreplace_dag` substitutes into unexpanded results visiting each *distinct*
 subexpression once (sympy's ``xreplace`` walks the tree, exponentially larger than the DAG).
@@ -29,15 +29,15 @@ import sympy as sp
 
 from ...errors import NotRegularError
 from ..coerce import as_expr
-from .det import berkowitz, det_exact
+from .det import BERKOWITZ_MAX_SIZE, det_exact
 from .freeze import fits_polynomial_domain, polynomial_fractions
 from .rank import generic_rank_dag
 from .size import AFFINE_CANONICAL_MAX_NODES, CRAMER_GCD_MAX_TERMS, FRACTION_FREE_MAX_TERMS, tree_size
-from .solve import lu_solve_dag
+from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
 __all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "xreplace_dag"]
+           "det_sized", "xreplace_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -99,23 +99,12 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FR
     >>> solve_cramer(sp.Matrix([[1, 2], [3, 4]]), sp.Matrix([5, 6])).T
     Matrix([[-4, 9/2]])
     """
-    from sympy.polys.matrices import DomainMatrix
-
-    M = A.row_join(B)
-    if not (fits_polynomial_domain(M) if function_denominators else polynomial_fractions(M)):
+    ring = _to_ring(A.row_join(B), function_denominators)
+    if ring is None:
         return None
-    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
-    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
-    back = {v: k for k, v in rep.items()}
+    rows, K, back, _dens = ring
+    n = A.rows
     try:
-        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
-        if dM.domain.is_EX or dM.domain.is_EXRAW:
-            return None
-        if dM.domain.is_Field:
-            _, dM = dM.clear_denoms_rowwise(convert=True)
-        K = dM.domain
-        n = A.rows
-        rows = dM.to_list()
         got = _fraction_free_jordan(rows, n, K, max_terms)
         if got is None:
             return None
@@ -139,6 +128,63 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FR
     except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
         return None
     return out.xreplace(back) if back else out
+
+
+def _to_ring(M: sp.Matrix, function_denominators: bool):
+    """The rows of M in a polynomial ring (function atoms frozen as generators, each row
+    multiplied by its denominators): (rows, ring, substitution back, the rows' multipliers), or
+    None when the entries do not fit (see :func:`solve_cramer`)."""
+    from sympy.polys.matrices import DomainMatrix
+
+    if not (fits_polynomial_domain(M) if function_denominators else polynomial_fractions(M)):
+        return None
+    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
+    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
+    back = {v: k for k, v in rep.items()}
+    try:
+        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
+        if dM.domain.is_EX or dM.domain.is_EXRAW:
+            return None
+        dens = None
+        if dM.domain.is_Field:
+            D, dM = dM.clear_denoms_rowwise(convert=True)
+            dens = [D[i, i].element for i in range(D.shape[0])]
+    except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
+        return None
+    return dM.to_list(), dM.domain, back, dens
+
+
+def det_sized(M) -> sp.Expr:
+    """det M in the form worth having: expanded and cancelled (by fraction-free elimination in
+    the polynomial ring of the entries, divided by the rows' cleared denominators) when M is
+    small — at most :data:`~.size.AFFINE_CANONICAL_MAX_NODES` tree nodes and no intermediate
+    polynomial beyond :data:`~.size.FRACTION_FREE_MAX_TERMS` terms — else the unexpanded signed
+    product of the DAG elimination's pivots (:func:`~.solve.det_dag`).  Either is exact; the
+    second is what a long chain of bodies can afford.
+
+    >>> th = sp.Symbol("theta")
+    >>> det_sized(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]))
+    sin(theta)**2 + cos(theta)**2
+    """
+    from ..zero import normalise_if_small
+
+    M = sp.Matrix(M)
+    if M.rows == 0:
+        return sp.Integer(1)
+    memo: dict = {}
+    if sum(tree_size(e, memo) for e in M) <= AFFINE_CANONICAL_MAX_NODES:
+        if M.rows <= BERKOWITZ_MAX_SIZE:
+            return sp.factor_terms(normalise_if_small(det_exact(M)))
+        ring = _to_ring(M, True)
+        if ring is not None:
+            rows, K, back, dens = ring
+            got = _fraction_free_jordan(rows, M.rows, K, FRACTION_FREE_MAX_TERMS)
+            if got is not None:  # row i was multiplied by dens[i]: det M = det(rows) / Π dens
+                out = K.to_sympy(got[0])
+                if dens is not None:
+                    out = out / sp.Mul(*[K.to_sympy(d) for d in dens])
+                return sp.factor_terms(normalise_if_small(out.xreplace(back) if back else out))
+    return det_dag(M)
 
 
 def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
@@ -225,8 +271,7 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     """X with M X = B for a square M: generic rank proven full by F_p shadows (else
     :class:`~jetgeo.errors.NotRegularError` naming ``what``), then the solve of
     :func:`solve_exact` (cancelled when small, entries of M reduced modulo sin² + cos² = 1 first;
-    an unexpanded DAG when large), with det M (expanded and cancelled when small, Berkowitz's
-    unexpanded polynomial of the entries when large — expanding it is what stalls).
+    an unexpanded DAG when large), with det M (:func:`det_sized`).
 
     >>> a = sp.Symbol("a")
     >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
@@ -247,7 +292,7 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
         if X is not None:
             return SquareSolution(X, sp.factor_terms(normalise_if_small(det_exact(Mr))), True)
     X = lu_solve_dag(M, B).applyfunc(normalise_if_small)
-    return SquareSolution(X, berkowitz(M), False)
+    return SquareSolution(X, det_sized(M), False)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from ..coerce import as_matrix
 from .freeze import fits_polynomial_domain, freeze
 from .shadow import PRIME, free_values, mod_value, shadow_evaluable
 
-__all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "substitute_affine"]
+__all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "det_dag", "substitute_affine"]
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def solve_rational(A, b) -> sp.Matrix | None:
     return None if res is None else res.X
 
 
-def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
+def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int, want_det: bool = False):
     """Gaussian elimination on sparse rows with shadow values at point ``trial``; None if no
     pivot with a non-zero shadow is left in some column."""
     n, nb = A.rows, B.cols
@@ -240,6 +240,10 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
                 prod = factor * ee
                 rows[i][j] = ((old[0] - prod, (old[1] - factor_v * ev) % PRIME) if old
                               else (-prod, -factor_v * ev % PRIME))
+    if want_det:  # det A = sign(row permutation) · Π pivots
+        perm = [p for p, _c in order]
+        sign = _permutation_sign(perm)
+        return sign * sp.Mul(*[rows[p][c][0] for p, c in order])
     x = [[sp.S.Zero] * nb for _ in range(n)]
     for p, c in reversed(order):
         pe = rows[p][c][0]
@@ -253,6 +257,36 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int) -> sp.Matrix | None:
                     terms.append(-ee * x[j][b])
             x[c][b] = sp.Add(*terms) / pe if terms else sp.S.Zero
     return sp.Matrix(x)
+
+
+def det_dag(A) -> sp.Expr:
+    """det A as the signed product of the pivots of the DAG elimination (:func:`lu_solve_dag`):
+    exact, unexpanded, a rational expression in the entries that shares their subexpressions —
+    for matrices whose expanded determinant is too large to be worth having (the bordered
+    matrices of a long chain of bodies).  Raises :class:`~jetgeo.errors.RankDeficientError` if
+    A is singular at two random points (then det A ≡ 0).
+
+    >>> a, th = sp.symbols("a theta")
+    >>> sp.simplify(det_dag(sp.Matrix([[0, sp.cos(th)], [a, sp.sin(th)]])))
+    -a*cos(theta)
+    """
+    A = as_matrix(A, "A")
+    if A.rows != A.cols:
+        raise InputError(f"det_dag: the matrix is {A.rows} × {A.cols}, not square")
+    if A.rows == 0:
+        return sp.Integer(1)
+    for trial in range(2):
+        try:
+            d = _eliminate_at(A, sp.zeros(A.rows, 0), trial, want_det=True)
+        except NotRationalError:
+            from .det import berkowitz
+
+            return berkowitz(A)
+        except ZeroDivisionError:
+            continue
+        if d is not None:
+            return d
+    raise RankDeficientError(f"det_dag: the {A.rows} × {A.cols} matrix is singular at two random points")
 
 
 def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
