@@ -36,8 +36,8 @@ import sympy as sp
 from ..errors import InputError, NotRegularError, RankDeficientError
 from ..geometry import Chart, VectorField, generic_rank
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_exact, trig_reduce
-from ..geometry.zero import is_zero, normalise
+from ..geometry.exact import is_small, solve_square, trig_reduce
+from ..geometry.zero import is_zero, normalise_if_small
 from .lagrangian import LagrangianSystem
 
 __all__ = ["ParametricConstrainedSystem"]
@@ -129,7 +129,7 @@ class ParametricConstrainedSystem:
     def gauss_matrix(self) -> sp.Matrix:
         """G_αβ = W_ij ψ^i_α ψ^j_β [Benenti 2007, eq. (4.3)]; dim z × dim z."""
         J = self.psi_z
-        return (J.T * self._W * J).applyfunc(trig_reduce)
+        return (J.T * self._W * J).applyfunc(lambda e: trig_reduce(e) if is_small(e) else e)
 
     @cached_property
     def projected_forces(self) -> list:
@@ -150,18 +150,23 @@ class ParametricConstrainedSystem:
 
     def regularity_condition(self) -> sp.Expr:
         """det G (non-zero wherever ψ is a parametrisation and W is positive definite)."""
-        return sp.factor_terms(normalise(det_exact(self.gauss_matrix)))
+        return self._solved.det
 
     @cached_property
-    def _zdot(self) -> dict:
-        G = self.gauss_matrix
-        if generic_rank(G).rank < G.rows:
+    def _solved(self):
+        """G ż = Z solved by the exact core (:func:`~jetgeo.geometry.exact.solve_square`: cancelled
+        when small, an unexpanded DAG when large), with det G."""
+        try:
+            return solve_square(self.gauss_matrix, sp.Matrix(self.projected_forces), "the Gauss matrix")
+        except NotRegularError as exc:
             raise NotRegularError(
                 "the Gauss matrix G_αβ = W_ij ψ^i_α ψ^j_β is generically singular: the equations on Q do not "
                 "determine ż (is the Lagrangian regular on the constraint?)"
-            )
-        sol = G.LUsolve(sp.Matrix(self.projected_forces))
-        return {zd: normalise(s) for zd, s in zip(self.zdot_symbols, sol)}
+            ) from exc
+
+    @cached_property
+    def _zdot(self) -> dict:
+        return {zd: normalise_if_small(s) for zd, s in zip(self.zdot_symbols, self._solved.X)}
 
     def zdot(self) -> dict:
         """{ż^α: Z^α(t, q, z)}: the vertical components of Z ([Benenti 2007, eq. (7.2)], corrected)."""
@@ -175,7 +180,7 @@ class ParametricConstrainedSystem:
     def accelerations(self) -> dict:
         """{q̈^i: expression in (t, q, z)} along the motion."""
         rep = self._zdot
-        return {a: normalise(e.xreplace(rep)) for a, e in self.qddot_of_zdot().items()}
+        return {a: normalise_if_small(e.xreplace(rep)) for a, e in self.qddot_of_zdot().items()}
 
     def reaction_forces(self) -> list:
         """R_i = W_ij q̈^j − L_i on the motion (covariant Lagrangian reaction forces)."""
@@ -183,7 +188,7 @@ class ParametricConstrainedSystem:
         W = self._W
         qdd = [acc[a] for a in self.Y.qddot]
         return [
-            normalise(sp.Add(*[W[i, j] * qdd[j] for j in range(len(qdd))]) - self._L[i])
+            normalise_if_small(sp.Add(*[W[i, j] * qdd[j] for j in range(len(qdd))]) - self._L[i])
             for i in range(len(qdd))
         ]
 
@@ -197,7 +202,7 @@ class ParametricConstrainedSystem:
 
     def singular_point_equations(self) -> list:
         """Equations of the singular points of Z [Benenti 2007, eq. (7.8)]: ψ^i = 0 and Z_α = 0."""
-        return [*self.psi, *[normalise(e) for e in self.projected_forces]]
+        return [*self.psi, *[normalise_if_small(e) for e in self.projected_forces]]
 
     # --- the EquationsOfMotion protocol (jetgeo.mechanics.eom) ------------------------------------------
     #: no constraint submanifold is stored: Q is the image of ψ

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import InputError, NotApplicableError
-from ..geometry import det_exact, lu_solve_dag
+from ..geometry import lu_solve_dag
 from ..geometry.coerce import as_expr
-from ..geometry.exact import solve_affine
+from ..geometry.exact import det_sized, diff_dag, solve_affine, xreplace_dag
 from ..geometry.zero import is_zero, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system
@@ -91,29 +91,36 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     udot = [sp.Symbol(f"{s.name}dot") for s in u_ind]
     on_Q = {c: 0 for c in u_con}
 
+    # derivatives on the DAGs (each distinct subexpression visited once per variable; sympy's diff
+    # walks trees: 20 s of the 6-trailer's equations)
+    memos: dict = {}
+
+    def D(F, x):
+        return diff_dag(F, x, memos.setdefault(x, {}))
+
     def ddt(F):  # total derivative in (t, q, u) along q̇ = φ, u̇^con = 0
-        out = sp.diff(F, Y.t) + sum((ph * sp.diff(F, q) for q, ph in zip(Y.q, phi)), 0)
-        return out + sum((ud * sp.diff(F, ui) for ud, ui in zip(udot, u_ind)), 0)
+        out = [D(F, Y.t), *[ph * D(F, q) for q, ph in zip(Y.q, phi)], *[ud * D(F, ui) for ud, ui in zip(udot, u_ind)]]
+        return sp.Add(*out)
 
     eqs = []
     for al in range(m - k):
-        e = ddt(sp.diff(Lstar, u[al])) - sum((B[r, al] * sp.diff(Lstar, Y.q[r]) for r in range(m)), 0)
+        e = [ddt(D(Lstar, u[al])), *[-B[r, al] * D(Lstar, Y.q[r]) for r in range(m)]]
         for kap in range(m):
-            br = sum((B[r, al] * sp.diff(phi[kap], Y.q[r]) for r in range(m)), 0)
-            br -= sp.diff(B[kap, al], Y.t) + sum((phi[r] * sp.diff(B[kap, al], Y.q[r]) for r in range(m)), 0)
-            e += p[kap] * br
-        e -= sum((B[r, al] * forces[r] for r in range(m)), 0)
-        eqs.append(e.xreplace(on_Q))
+            br = [*[B[r, al] * D(phi[kap], Y.q[r]) for r in range(m)], -D(B[kap, al], Y.t),
+                  *[-phi[r] * D(B[kap, al], Y.q[r]) for r in range(m)]]
+            e.append(p[kap] * sp.Add(*br))
+        e.extend(-B[r, al] * forces[r] for r in range(m))
+        eqs.append(xreplace_dag(sp.Add(*e), on_Q))
     sol, det = solve_affine(eqs, udot, "Hamel's equations")
     qdd = []
     for kap in range(m):
-        e = ddt(phi[kap]).xreplace(on_Q)
-        qdd.append(normalise_if_small(e.xreplace(sol)))
+        e = xreplace_dag(ddt(phi[kap]), on_Q)
+        qdd.append(normalise_if_small(xreplace_dag(e, sol)))
     acc = dict(zip(Y.qddot, qdd))
     phiQ = [e.xreplace(on_Q) for e in phi]
     return Motion(
         method="hamel", system=system, Q=Q, acc=acc, coordinates=(Y.t, *Y.q, *u_ind),
-        substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, det_exact(A)],
+        substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, det_sized(A)],
         extras={"udot": sol, "equations": eqs, "frame": B, "reduced_lagrangian": Lstar.xreplace(on_Q)},
         to_jet=dict(zip(u_ind, quasi)),
     )

@@ -37,7 +37,7 @@ from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
 __all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "det_sized", "xreplace_dag"]
+           "det_sized", "diff_dag", "xreplace_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -69,6 +69,61 @@ def xreplace_dag(expr, rule: dict, memo: dict | None = None):
         return out
 
     return visit(as_expr(expr))
+
+
+def diff_dag(expr, x, memo: dict | None = None) -> sp.Expr:
+    """∂expr/∂x visiting each *distinct* subexpression once (sympy's ``diff`` walks the tree).
+
+    The chain rule node by node — sums, products, powers, functions (``fdiff``) — with the
+    derivative of every visited node remembered in ``memo`` (one dict per variable ``x``; pass it
+    to several calls to share the work).  Exact and unexpanded: the same function as
+    ``sp.diff(expr, x)``, not always the same expression.  Nodes of another kind (derivatives,
+    piecewise, …) are handed to ``sp.diff``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> diff_dag(sp.sin(x * y) + x**3, x)
+    3*x**2 + y*cos(x*y)
+    """
+    memo = {} if memo is None else memo
+    zero = sp.S.Zero
+
+    def d(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e.is_Atom:
+            out = sp.S.One if e == x else zero
+        elif e.is_Add:
+            out = sp.Add(*[d(a) for a in e.args])
+        elif e.is_Mul:
+            args = e.args
+            terms = []
+            for i, a in enumerate(args):
+                da = d(a)
+                if da != 0:
+                    terms.append(sp.Mul(*args[:i], da, *args[i + 1:]))
+            out = sp.Add(*terms)
+        elif e.is_Pow:
+            base, ex = e.args
+            db, de = d(base), d(ex)
+            out = zero
+            if db != 0:
+                out = ex * base ** (ex - 1) * db
+            if de != 0:
+                out = out + e * sp.log(base) * de
+        elif isinstance(e, sp.Function) and not isinstance(e, (sp.Derivative, sp.Subs)):
+            terms = []
+            for i, a in enumerate(e.args):
+                da = d(a)
+                if da != 0:
+                    terms.append(e.fdiff(i + 1) * da)
+            out = sp.Add(*terms)
+        else:
+            out = sp.diff(e, x)
+        memo[e] = out
+        return out
+
+    return d(as_expr(expr))
 
 
 def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FREE_MAX_TERMS,
