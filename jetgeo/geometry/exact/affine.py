@@ -242,6 +242,21 @@ def det_sized(M) -> sp.Expr:
     return det_dag(M)
 
 
+def _depends_on(exprs, symbols: set) -> bool:
+    """Whether some expression contains one of ``symbols`` (a walk over the DAG)."""
+    seen: set = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if e.is_Symbol and e in symbols:
+            return True
+        stack.extend(e.args)
+    return False
+
+
 def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
     """Fraction-free Gauss–Jordan on the n × (n + k) rows (elements of the integral domain K):
     pivot p_k, previous pivot p_{k−1}, every other row i updated as
@@ -378,9 +393,11 @@ def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution
     eqs = [as_expr(e) for e in eqs]
     unknowns = list(unknowns)
     zero = {u: sp.Integer(0) for u in unknowns}
-    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: sp.diff(eqs[r], unknowns[c]))
-    if any(e.has(*unknowns) for e in M):
+    memos = [{} for _ in unknowns]  # derivatives and substitutions on the DAG (shared nodes once)
+    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
+    if _depends_on(list(M), set(unknowns)):
         raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
-    b = sp.Matrix([-e.xreplace(zero) for e in eqs])
+    memo0: dict = {}
+    b = sp.Matrix([-xreplace_dag(e, zero, memo0) for e in eqs])
     res = solve_square(M, b, what, unknowns)
     return AffineSolution(dict(zip(unknowns, res.X)), res.det, res.canonical)
