@@ -24,6 +24,10 @@ appearing outside a trigonometric function) the evaluation uses 60 significant
 digits and a relative tolerance of :math:`10^{-40}`; the result records that it was
 numerical.
 
+Large expressions (more than ``EXPAND_MAX_NODES`` tree nodes — the unexpanded DAG results of
+long chains of bodies) are evaluated in tier 2 in the prime field F_p, p = 2⁶¹ − 1, visiting
+each shared subexpression once (:mod:`jetgeo.geometry.exact.shadow`), not by walking their tree.
+
 The sampling is deterministic (a fixed seed), so results are reproducible across
 processes.
 """
@@ -37,7 +41,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..errors import UndecidedError
+from ..errors import NotRationalError, UndecidedError
 from .coerce import as_expr
 from .exact.size import BOUND_EXACT_MAX_NODES, EXPAND_MAX_NODES, NORMALISE_MAX_NODES, tree_size
 from .exact.trig import expand_multiple_angles, trig_normal_form
@@ -60,8 +64,9 @@ class ZeroTest:
     """Outcome of a zero test.
 
     ``zero`` is the verdict; ``method`` says how it was reached: ``"structural"``,
-    ``"normal form"``, ``"trig normal form"`` (proofs), ``"random points (exact)"``
-    (probabilistic, failure bound ``bound``), ``"random points (numerical)"`` or
+    ``"normal form"``, ``"trig normal form"`` (proofs), ``"random points (exact)"`` or
+    ``"random points (F_p)"`` (probabilistic, failure bound ``bound``; the second for large
+    expressions, evaluated on their DAG in the prime field), ``"random points (numerical)"`` or
     ``"counterexample"`` (a point where the value is provably/numerically non-zero).
     """
 
@@ -267,6 +272,10 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     if expr == 0:
         return ZeroTest(True, "structural")
     large = tree_size(expr, cap=EXPAND_MAX_NODES) > EXPAND_MAX_NODES
+    if large and not prove:
+        got = _shadow_zero_test(expr, trials)
+        if got is not None:
+            return got
     # tier 1 (cheap exact normalisation) only for moderate sizes: expanding a large nested
     # expression costs far more than evaluating it exactly at a few rational points
     expanded = expr if large else sp.expand(expr)
@@ -310,6 +319,35 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
             return ZeroTest(True, "random points (exact)", _schwartz_zippel_bound(prepared, sampler, trials))
         return ZeroTest(True, "random points (exact)", _schwartz_zippel(prepared, sampler, trials))
     return ZeroTest(True, "random points (numerical)", 1e-40)
+
+
+def _shadow_zero_test(expr: sp.Expr, trials: int) -> ZeroTest | None:
+    """Tier 2 on the DAG for large expressions: exact values in F_p, p = 2⁶¹ − 1
+    (:func:`~jetgeo.geometry.exact.mod_value`, each shared subexpression visited once; sin and cos
+    on the unit circle over F_p), at ``trials`` random points.  A non-zero value proves the
+    expression non-zero; zeros at every point make it zero with failure probability at most
+    (D/p)^trials, D the degree bound of the numerator after the circle substitution.  ``None``
+    when the field arithmetic does not apply (exp, √, tan, …) or every point is a pole: the
+    caller evaluates the tree instead."""
+    from .exact.shadow import PRIME, mod_value
+
+    zeros = attempts = 0
+    while zeros < trials and attempts < 10 * trials:
+        attempts += 1
+        try:
+            v = mod_value(expr, {}, {}, {}, attempts)
+        except ZeroDivisionError:  # a pole at this point: sample again
+            continue
+        except NotRationalError:
+            return None
+        if v:
+            return ZeroTest(False, "counterexample")
+        zeros += 1
+    if zeros < trials:
+        return None
+    deg = _degree_bound(expr, {})
+    bound = min(1.0, max(deg[0], 1) / PRIME) ** trials if deg is not None else float("nan")
+    return ZeroTest(True, "random points (F_p)", bound)
 
 
 def _degree_bound(expr: sp.Expr, memo: dict) -> tuple | None:

@@ -31,7 +31,6 @@ from ..errors import BranchError, InputError, OffManifoldError, RankDeficientErr
 from ..geometry import (
     Codistribution,
     Form,
-    det_exact,
     generic_rank,
     generic_rank_dag,
     lu_solve_dag,
@@ -40,7 +39,7 @@ from ..geometry import (
 )
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import xreplace_dag
+from ..geometry.exact import det_sized, xreplace_dag
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
@@ -403,7 +402,8 @@ class ConstraintSubmanifold:
         return out
 
     def _block_det(self, dep: tuple) -> sp.Expr:
-        """det ∂f/∂q̇^D (exact, uncancelled), computed once per choice of dependent velocities."""
+        """det ∂f/∂q̇^D (exact; expanded when small, the product of DAG pivots when large:
+        :func:`~jetgeo.geometry.exact.det_sized`), computed once per choice of dependent velocities."""
         cache = self.__dict__.setdefault("_block_det_cache", {})
         if dep not in cache:
             cols = [self.Y.qdot.index(d) for d in dep]
@@ -411,7 +411,7 @@ class ConstraintSubmanifold:
             if block.is_lower or block.is_upper:  # structurally triangular: the diagonal's product
                 cache[dep] = sp.Mul(*[block[i, i] for i in range(self.k)])
             else:
-                cache[dep] = det_exact(block)
+                cache[dep] = det_sized(block)
         return cache[dep]
 
     def branches(self) -> list:

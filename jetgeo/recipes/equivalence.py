@@ -35,7 +35,7 @@ def _difference(x, y):
 __all__ = ["equivalent", "EquivalenceReport"]
 
 _RANK = {"structural": 0, "normal form": 1, "trig normal form": 2, "random points (exact)": 3,
-         "random points (numerical)": 4, "counterexample": 5}
+         "random points (F_p)": 3, "random points (numerical)": 4, "counterexample": 5}
 
 
 @dataclass

@@ -341,7 +341,7 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     """X with M X = B for a square M: generic rank proven full by F_p shadows (else
     :class:`~jetgeo.errors.NotRegularError` naming ``what``), then the solve of
     :func:`solve_exact` (cancelled when small, entries of M reduced modulo sin² + cos² = 1 first;
-    an unexpanded DAG when large), with det M (:func:`det_sized`).
+    an unexpanded DAG when large), with det M (:func:`det_sized`; its numerator when small).
 
     >>> a = sp.Symbol("a")
     >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
@@ -360,7 +360,8 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
         Mr = M.applyfunc(trig_reduce)
         X = solve_cramer(Mr, B, function_denominators=True)
         if X is not None:
-            return SquareSolution(X, sp.factor_terms(normalise_if_small(det_exact(Mr))), True)
+            # the condition: the numerator of det M (where it vanishes; poles are the entries')
+            return SquareSolution(X, sp.factor_terms(sp.numer(det_sized(Mr))), True)
     X = lu_solve_dag(M, B).applyfunc(normalise_if_small)
     return SquareSolution(X, det_sized(M), False)
 
