@@ -1,0 +1,151 @@
+"""The DAG side of the exact core (jetgeo.geometry.exact.affine, solve.det_dag, the F_p tier of
+the zero test): Cramer's rule by one fraction-free elimination with its term budget, the sized
+determinant, derivatives on expression DAGs.
+
+Independent truths: the solution substituted back and A X − B evaluated exactly at rational
+points (sympy's arithmetic, not the module's F_p shadows); sympy's ``Matrix.det`` (Laplace /
+Bareiss on numbers) at rational points; ``sympy.diff`` evaluated at rational points; an
+expression that is zero by the Pythagorean identity.
+"""
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jetgeo.geometry.exact import (
+    det_dag,
+    det_exact,
+    det_sized,
+    diff_dag,
+    solve_affine,
+    solve_cramer,
+    solve_exact,
+    tree_size,
+    xreplace_dag,
+)
+from jetgeo.geometry.zero import zero_test
+
+a, b, th, x = sp.symbols("a b theta x")
+ATOMS = [a, b, sp.sin(th), sp.cos(th), sp.Integer(1), sp.Integer(2), sp.Integer(-3)]
+
+
+def _point(k: int) -> dict:
+    u = sp.Rational(k + 1, 7)
+    return {sp.sin(th): 2 * u / (1 + u**2), sp.cos(th): (1 - u**2) / (1 + u**2),
+            a: sp.Rational(k + 2, 5), b: sp.Rational(3, k + 4), x: sp.Rational(k + 5, 9)}
+
+
+def _at(e, k: int):
+    pt = _point(k)
+    return sp.sympify(e).xreplace({s: v for s, v in pt.items() if not s.is_Symbol}).xreplace(
+        {s: v for s, v in pt.items() if s.is_Symbol})
+
+
+entry = st.lists(st.tuples(st.sampled_from(ATOMS), st.sampled_from(ATOMS)), min_size=1, max_size=3).map(
+    lambda ps: sp.Add(*[p * q for p, q in ps]))
+
+
+@st.composite
+def systems(draw, max_n: int = 4):
+    n = draw(st.integers(1, max_n))
+    A = sp.Matrix(n, n, lambda i, j: draw(entry))
+    B = sp.Matrix(n, 2, lambda i, j: draw(entry) / (1 + a**2))
+    return A, B
+
+
+@settings(max_examples=25, deadline=None)
+@given(systems(), st.integers(0, 20))
+def test_fraction_free_cramer_solves_exactly(system, k):
+    A, B = system
+    if _at(A, k).det() == 0 or _at(A, k + 1).det() == 0:
+        return  # singular at the check points: nothing to compare there
+    X = solve_cramer(A, B, max_terms=None)
+    assert X is not None
+    for kk in (k, k + 1):
+        assert _at(A * X - B, kk) == sp.zeros(*B.shape)
+
+
+def test_the_term_budget_gives_up_and_solve_exact_keeps_the_dag():
+    n = 5
+    A = sp.Matrix(n, n, lambda i, j: (a + i * sp.sin(th) + j * sp.cos(th) + b * (i - j)) ** (1 + (i + j) % 3))
+    B = sp.Matrix(n, 1, lambda i, j: b ** i + sp.cos(th))
+    assert solve_cramer(A, B, max_terms=20) is None  # the budget is exceeded: no canonical form
+    X = solve_exact(A, B)  # the unexpanded DAG instead, still exact
+    for k in (1, 2):
+        assert _at(A * X - B, k).applyfunc(sp.nsimplify) == sp.zeros(n, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(systems(max_n=5), st.integers(0, 20))
+def test_det_sized_and_det_dag_are_the_determinant(system, k):
+    A, _ = system
+    if _at(A, k).det() == 0:
+        return
+    want = _at(A, k).det()
+    assert _at(det_sized(A), k) == want
+    assert _at(det_dag(A), k) == want
+    assert sp.expand(_at(det_exact(A), k) - want) == 0
+
+
+def test_solve_affine_condition_is_the_numerator_of_the_determinant():
+    u, v = sp.symbols("u v")
+    eqs = [u / sp.cos(th) + a * v - 1, u - v * sp.sin(th)]
+    sol, det = solve_affine(eqs, [u, v], "example")
+    assert all(sp.cancel(_at(e.xreplace(sol), 3)) == 0 for e in eqs)
+    # det M = −(sin θ + a cos θ)/cos θ: the condition is its numerator (a constant multiple of it)
+    ratio = sp.cancel(det / (sp.Matrix([[1 / sp.cos(th), a], [1, -sp.sin(th)]]).det() * sp.cos(th)))
+    assert ratio.is_number and ratio != 0
+
+
+exprs = st.recursive(
+    st.sampled_from([a, b, x, th, sp.Integer(2), sp.Rational(1, 3)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        kids.map(sp.sin), kids.map(sp.cos),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(exprs, st.sampled_from([a, x, th]))
+def test_diff_dag_is_the_derivative(e, var):
+    d1, d2 = diff_dag(e, var), sp.diff(e, var)
+    pt = {a: sp.Rational(2, 3), b: sp.Rational(5, 7), x: sp.Rational(3, 11), th: sp.Rational(1, 5)}
+    v1, v2 = d1.xreplace(pt), d2.xreplace(pt)
+    if v2.has(sp.zoo, sp.nan) or v1.has(sp.zoo, sp.nan):
+        return  # a pole of the expression at this point
+    assert abs(sp.N(v1 - v2, 30)) <= 1e-25 * (1 + abs(sp.N(v2, 30)))
+
+
+def _chain(levels: int):
+    e = x
+    for _ in range(levels):  # a DAG of `levels` levels whose tree has 2^levels leaves
+        e = (e + a) * sp.sin(th) / (1 + e) + e * sp.cos(th)
+    return e
+
+
+def test_diff_dag_visits_each_distinct_subexpression_once():
+    e = _chain(25)
+    assert tree_size(e) > 10**7  # sympy.diff would walk this tree
+    memo: dict = {}
+    diff_dag(e, x, memo)
+    assert len(memo) < 500
+    # on a chain small enough for sympy's tree walk, the two derivatives agree exactly at a point
+    small = _chain(4)
+    pt = {a: sp.Float(1, 50) / 3, x: sp.Float(3, 50) / 7, th: sp.Float(2, 50) / 5}
+    v1, v2 = xreplace_dag(diff_dag(small, x), pt), xreplace_dag(sp.diff(small, x), pt)
+    assert abs(v1 - v2) < 1e-40 * (1 + abs(v2))
+
+
+def test_large_zero_test_runs_on_the_dag_in_the_prime_field():
+    e = _chain(30)  # tree of ~10^9 nodes: never walked
+    assert tree_size(e) > 10**9
+    pyth = sp.sin(th) ** 2 + sp.cos(th) ** 2
+    zt = zero_test(e * pyth - e)
+    # the Schwartz–Zippel bound with the degree bound of the chain (2^30-fold nesting): still tiny
+    assert zt.zero and zt.method == "random points (F_p)" and zt.bound < 1e-9
+    nz = zero_test(e * pyth - e + a * sp.Rational(1, 10**30))
+    assert not nz.zero and nz.method == "counterexample"
