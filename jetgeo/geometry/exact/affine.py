@@ -32,7 +32,13 @@ from ..coerce import as_expr
 from .det import BERKOWITZ_MAX_SIZE, det_exact
 from .freeze import fits_polynomial_domain, polynomial_fractions
 from .rank import generic_rank_dag
-from .size import AFFINE_CANONICAL_MAX_NODES, CRAMER_GCD_MAX_TERMS, FRACTION_FREE_MAX_TERMS, tree_size
+from .size import (
+    AFFINE_CANONICAL_MAX_NODES,
+    CRAMER_GCD_MAX_TERMS,
+    FRACTION_FREE_MAX_TERMS,
+    FRACTION_FREE_MAX_WORK,
+    tree_size,
+)
 from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
@@ -270,6 +276,8 @@ def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
     def terms(e):
         return len(e) if poly else 1
 
+    work = 0  # term products formed so far (the cost of the elimination)
+
     for k in range(n):
         cand = [r for r in range(k, n) if rows[r][k]]
         if not cand:
@@ -290,9 +298,16 @@ def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
                     new.append(K.zero)
                     continue
                 v = pk * row_i[j]
+                work += terms(pk) * terms(row_i[j])
                 if aik and row_k[j]:
                     v = v - aik * row_k[j]
+                    work += terms(aik) * terms(row_k[j])
+                if max_terms is not None and work > FRACTION_FREE_MAX_WORK:
+                    return None
                 if prev != K.one and v:
+                    work += terms(v) * terms(prev)
+                    if max_terms is not None and work > FRACTION_FREE_MAX_WORK:
+                        return None
                     v = K.exquo(v, prev)
                 if max_terms is not None and terms(v) > max_terms:
                     return None

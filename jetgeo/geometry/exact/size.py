@@ -25,6 +25,7 @@ __all__ = [
     "AFFINE_CANONICAL_MAX_NODES",
     "CRAMER_GCD_MAX_TERMS",
     "FRACTION_FREE_MAX_TERMS",
+    "FRACTION_FREE_MAX_WORK",
     "CSE_PREPROCESS_MAX_NODES",
 ]
 
@@ -79,6 +80,12 @@ CRAMER_GCD_MAX_TERMS = 20000
 #: constraint and force columns: 200 s as a canonical solve; with this bound it gives up after
 #: 1 s, while the 3-trailer (6 × 6, at most ~500 terms) is still solved in canonical form in 2 s).
 FRACTION_FREE_MAX_TERMS = 1000
+
+#: ... and once the term products it has formed (Σ terms(p)·terms(q) over its multiplications, a
+#: measure of its cost) exceed this: a 15 × 15 system of small entries can stay under the term
+#: bound while its elimination runs for a quarter of a minute (the multipliers recipe of a
+#: 6-trailer).
+FRACTION_FREE_MAX_WORK = 3_000_000
 
 #: Above this many tree nodes (summed over the expressions) ``sympy.cse`` runs without its
 #: "basic" pre-processing (``factor_terms`` of every expression, a walk over the *tree*): on the
