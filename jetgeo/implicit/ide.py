@@ -44,7 +44,7 @@ import sympy as sp
 from ..errors import InputError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import trig_reduce
+from ..geometry.exact import depends_on, diff_dag, is_small, trig_reduce, xreplace_dag
 from ..geometry.linalg import nullspace
 
 __all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
@@ -98,7 +98,7 @@ class _Variety:
         e = as_expr(e)
         if not self.sol:
             return e
-        return e.xreplace(self.sol)
+        return xreplace_dag(e, self.sol)
 
     def seed(self, solved: dict, cond=None) -> None:
         for var, val in solved.items():
@@ -109,7 +109,7 @@ class _Variety:
             self.conditions.append(cond)
 
     def _insert(self, var, val) -> None:
-        self.sol = {k: trig_reduce(v.xreplace({var: val})) for k, v in self.sol.items()}
+        self.sol = {k: _reduce_if_small(xreplace_dag(v, {var: val})) for k, v in self.sol.items()}
         self.sol[var] = val
 
     def add(self, phi: sp.Expr, context: Sequence) -> tuple:
@@ -312,8 +312,14 @@ def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
     x = B.LUsolve(rhs)
     out = {w[j]: w[j] for j in free}
     for k, j in enumerate(pivots):
-        out[w[j]] = trig_reduce(x[k])
+        out[w[j]] = _reduce_if_small(x[k])
     return {s: out[s] for s in w}
+
+
+def _reduce_if_small(e):
+    """``trig_reduce`` for small expressions; a large one (an unexpanded DAG of a long chain of
+    bodies) is kept as it is — exact, and decided by the F_p zero test when needed."""
+    return trig_reduce(e) if is_small(e) else e
 
 
 def _affine(eqs, w):
@@ -322,11 +328,11 @@ def _affine(eqs, w):
     for e in eqs:
         row = []
         for s in w:
-            c = sp.diff(e, s)
-            if any(c.has(u) for u in w):
+            c = diff_dag(e, s)
+            if depends_on([c], w):
                 return None
             row.append(c)
-        rest = e.xreplace({s: 0 for s in w})
+        rest = xreplace_dag(e, {s: 0 for s in w})
         rows.append(row)
         rhs.append(-rest)
     return sp.Matrix(rows) if rows else sp.zeros(0, len(w)), sp.Matrix(rhs) if rhs else sp.zeros(0, 1)
@@ -543,7 +549,7 @@ class ImplicitDifferentialEquation:
                     V.conditions.append(cond)
             out = []
             for nu in left:
-                out.append(trig_reduce(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
+                out.append(_reduce_if_small(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
             return out, "ok"
         state["linear"] = None
         return self._nonlinear_conditions(red, V, state, undecided)

@@ -37,11 +37,10 @@ from ..geometry import (
     Distribution,
     Form,
     VectorField,
-    det_exact,
     generic_rank_dag,
     lu_solve_dag,
     normalise,
-    solve_rational,
+    solve_exact,
 )
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
@@ -50,6 +49,7 @@ from ..geometry.exact import (
     AFFINE_CANONICAL_MAX_NODES,
     CANONICAL_MAX_NODES,
     TIDY_MAX_NODES,
+    det_sized,
     solve_cramer,
     substitute_affine,
     tree_size,
@@ -394,9 +394,7 @@ class ConstrainedSystem:
         rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(J[i, col[ind[c]]] if c < len(ind)
                                                         else Y.cut_total_derivative(fs[i])))
         rhs = rhs.xreplace(on)
-        sol = solve_rational(Jd, rhs)
-        if sol is None:
-            sol = Jd.LUsolve(rhs).applyfunc(_canonical_old)
+        sol = solve_exact(Jd, rhs).applyfunc(_canonical_old)
         return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
 
     @cached_property
@@ -506,7 +504,7 @@ class ConstrainedSystem:
         Exact; in canonical (cancelled) form when it is small — for long chains of bodies its
         canonical form costs more than everything else (30 s for the 3-trailer), and the
         uncancelled determinant has the same zeros where the reduced coefficients are defined."""
-        return sp.factor_terms(_canonical(det_exact(self._parts.B)))
+        return _canonical(det_sized(self._parts.B))
 
     def singular_locus(self) -> list:
         """Expressions whose common zeros on Q make the reduced equations non-regular
@@ -600,9 +598,7 @@ class ConstrainedSystem:
             E[row] = e.xreplace(acc_I) if val is None else val
         Jd = J.extract(list(range(self.Q.k)), rows).T
         rhs = -sp.Matrix([E[row] for row in rows])
-        lam = solve_rational(Jd, rhs)
-        if lam is None:
-            lam = Jd.LUsolve(rhs)
+        lam = solve_exact(Jd, rhs)
         return [_canonical_old(x) for x in lam]
 
     @cached_property

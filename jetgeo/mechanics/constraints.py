@@ -35,11 +35,11 @@ from ..geometry import (
     generic_rank_dag,
     lu_solve_dag,
     singular_locus,
-    solve_rational,
+    solve_exact,
 )
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import det_sized, xreplace_dag
+from ..geometry.exact import det_sized, diff_dag, xreplace_dag
 from ..geometry.polydiff import polys_of
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
@@ -590,10 +590,8 @@ class ConstraintSubmanifold:
             return True
         rows = list(range(self.k))
         JD, JI = J.extract(rows, cols_D), J.extract(rows, cols_I)
-        b = solve_rational(JD, -JI)
-        if b is None:
-            b = JD.LUsolve(-JI)
-        return all(is_zero(sp.diff(e, q)) for e in b for q in qD if e.has(q))
+        b = solve_exact(JD, -JI)
+        return all(is_zero(diff_dag(e, q)) for e in b for q in qD if e.has(q))
 
     # --- embedding ------------------------------------------------------------------------------
     def __repr__(self) -> str:

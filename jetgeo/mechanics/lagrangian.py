@@ -32,6 +32,7 @@ import sympy as sp
 from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
+from ..geometry.exact import det_sized
 from ..geometry.polydiff import poly_of
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
@@ -249,8 +250,9 @@ class LagrangianSystem:
         return self._rank_info.rank == self.Y.m
 
     def regularity_condition(self) -> sp.Expr:
-        """det W: the system is regular where it does not vanish."""
-        return sp.factor_terms(det_exact(self._hessian))
+        """det W: the system is regular where it does not vanish (expanded when affordable, else
+        the unexpanded product of DAG pivots: :func:`~jetgeo.geometry.exact.det_sized`)."""
+        return det_sized(self._hessian)
 
     def singular_locus(self) -> list:
         """Expressions whose common zeros are the non-regular points (rank W drops)."""

@@ -292,15 +292,12 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
     """K x = r for a constant (numeric or parametric) K: in the field of rational functions
     when everything is exact, by LU in 50-digit arithmetic when floats are present (a
     fraction field over floats would need polynomial gcds over ℝ: slow and meaningless)."""
-    from ..geometry.exact import solve_rational
+    from ..geometry.exact import solve_exact
 
     if K.has(sp.Float) or r.has(sp.Float):
         x = K.LUsolve(r)
         return x if K.free_symbols else x.applyfunc(_normalise_small)
-    x = solve_rational(K, r)
-    if x is None:
-        x = K.LUsolve(r)
-    return x.applyfunc(_normalise_small)
+    return solve_exact(K, r).applyfunc(_normalise_small)
 
 
 def _normalise_small(e):

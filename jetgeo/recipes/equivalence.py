@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..errors import InputError, UndecidedError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import NORMALISE_MAX_NODES, is_small
+from ..geometry.exact import NORMALISE_MAX_NODES, is_small, xreplace_dag
 from ..geometry.zero import normalise, zero_test
 from ..mechanics.eom import EquationsOfMotion
 from ..mechanics.motion import Motion
@@ -93,11 +93,10 @@ def _reducer(a: EquationsOfMotion, b: EquationsOfMotion):
 
 def _on_Q(r: EquationsOfMotion, g: dict, exprs):
     to_jet = r.to_jet or {}
-    out = []
-    for e in exprs:
-        e = as_expr(e).xreplace(to_jet).xreplace(g)
-        out.append(e)
-    return out
+    m1: dict = {}
+    m2: dict = {}
+    # substitutions on the DAG (each shared subexpression once: results of long chains of bodies)
+    return [xreplace_dag(xreplace_dag(as_expr(e), to_jet, m1), g, m2) for e in exprs]
 
 
 def _foreign(r: EquationsOfMotion, jets) -> bool:

@@ -22,6 +22,7 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
 from .affine import (
     AffineSolution,
     SquareSolution,
+    depends_on,
     det_sized,
     diff_dag,
     solve_affine,
@@ -61,6 +62,7 @@ __all__ = [
     "solve_cramer",
     "xreplace_dag",
     "diff_dag",
+    "depends_on",
     "berkowitz",
     "det_exact",
     "det_sized",

@@ -43,7 +43,7 @@ from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
 __all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "det_sized", "diff_dag", "xreplace_dag"]
+           "det_sized", "diff_dag", "depends_on", "xreplace_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -248,8 +248,10 @@ def det_sized(M) -> sp.Expr:
     return det_dag(M)
 
 
-def _depends_on(exprs, symbols: set) -> bool:
-    """Whether some expression contains one of ``symbols`` (a walk over the DAG)."""
+def depends_on(exprs, symbols) -> bool:
+    """Whether some expression of ``exprs`` contains one of ``symbols`` (a walk over the DAG,
+    each shared subexpression once; sympy's ``has`` walks the tree)."""
+    symbols = set(symbols)
     seen: set = set()
     stack = list(exprs)
     while stack:
@@ -411,7 +413,7 @@ def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution
     zero = {u: sp.Integer(0) for u in unknowns}
     memos = [{} for _ in unknowns]  # derivatives and substitutions on the DAG (shared nodes once)
     M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
-    if _depends_on(list(M), set(unknowns)):
+    if depends_on(list(M), set(unknowns)):
         raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
     memo0: dict = {}
     b = sp.Matrix([-xreplace_dag(e, zero, memo0) for e in eqs])
