@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..errors import InputError, NotRegularError, OffManifoldError
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import det_exact, generic_rank_dag
+from ..geometry.exact import det_exact, generic_rank_dag, xreplace_dag
 from .bordered import bordered_system
 from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
@@ -330,7 +330,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         base[Y.t] = pt[Y.t]
 
     def at(e, values):
-        return _normalise_small(_numify(as_expr(e).xreplace(values)))
+        return _normalise_small(_numify(xreplace_dag(as_expr(e), values)))
 
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
@@ -666,16 +666,35 @@ def _numify(e):
     relations among them (sin²(1/5) + cos²(1/5) = 1) would go unseen: a pivot that vanishes
     would be taken as non-zero.  Rational points and parameters stay exact; symbolic
     parameters stay symbolic."""
-    e = as_expr(e)
-    if e.is_Rational or e.is_Symbol:
-        return e
-    if not e.free_symbols:
-        if e.is_Float:
-            return e
-        return sp.Float(e.evalf(_DIGITS), _DIGITS)
-    if e.is_Atom:
-        return e
-    return e.func(*[_numify(a) for a in e.args])
+    memo: dict = {}  # each distinct subexpression once (the DAG results of long chains)
+
+    def num(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e.is_Rational or e.is_Symbol or e.is_Float:
+            out = e
+        elif _constant(e):  # evaluated node by node (evalf of a large DAG walks its tree)
+            v = e.func(*[num(a) for a in e.args]) if e.args else e
+            out = v if v.is_Float else sp.Float(v.evalf(_DIGITS), _DIGITS)
+        elif e.is_Atom:
+            out = e
+        else:
+            args = [num(a) for a in e.args]
+            out = e.func(*args) if any(x is not y for x, y in zip(args, e.args)) else e
+        memo[e] = out
+        return out
+
+    consts: dict = {}
+
+    def _constant(e):  # no free symbol (on the DAG, memoised)
+        got = consts.get(e)
+        if got is None:
+            got = not e.is_Symbol and all(_constant(a) for a in e.args)
+            consts[e] = got
+        return got
+
+    return num(as_expr(e))
 
 
 def _is_zero(e, tol: float = 1e-25) -> bool:
