@@ -40,7 +40,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, tree_size
+from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, free_symbols_dag, tree_size, xreplace_dag
 
 __all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
 
@@ -179,9 +179,7 @@ def compile_rhs(
     state = tuple(state)
     params = tuple(params)
     known = set(state) | set(params) | ({t} if t is not None else set())
-    extra = set()
-    for e in flat:
-        extra |= e.free_symbols - known
+    extra = free_symbols_dag(flat) - known  # on the DAG (large results are not walked as trees)
     if extra:
         raise InputError(
             f"compile_rhs: the expressions contain symbols that are neither state, parameters nor time: "
@@ -195,9 +193,12 @@ def compile_rhs(
     ps = [sp.Symbol(f"_p{i}") for i in range(len(params))]
     ren.update(zip(state, ys))
     ren.update(zip(params, ps))
-    flat_r = [e.xreplace(ren) for e in flat]
-    if optimizations is not None and _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
-        optimizations = None  # the pre-processing walks the tree of an unexpanded DAG
+    memo: dict = {}
+    flat_r = [xreplace_dag(e, ren, memo) for e in flat]
+    cse_order = "canonical"
+    if _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
+        # the pre-processing and the canonical ordering of arguments walk the tree of an unexpanded DAG
+        optimizations, cse_order = None, "none"
     if factor:
         flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
     if backend in ("c", "auto") and not vectorized:
@@ -214,12 +215,14 @@ def compile_rhs(
                 def parts(flat_r=flat_r):
                     if not cse:
                         return [], flat_r
-                    return sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations)
+                    return sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations,
+                                          order=cse_order)
             jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend)
             return CompiledFunction(cfunc, csource, state, params, tuple(shape), flat_r, parts, vectorized, jac,
                                     backend="c")
     if cse:
-        repl, reduced = sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations)
+        repl, reduced = sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations,
+                                          order=cse_order)
     else:
         repl, reduced = [], flat_r
     pr = _printer(vectorized)

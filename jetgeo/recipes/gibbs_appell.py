@@ -31,7 +31,7 @@ import sympy as sp
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import solve_affine
+from ..geometry.exact import diff_dag, solve_affine
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, accelerations_on_Q, check_system, constrained
@@ -91,10 +91,12 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
         Sbar = cs.on_Q(S)
         ind = [Y.qddot[i] for i in cs.independent_indices]
         eqs = []
+        memos: dict = {}  # derivatives on the DAG, one memo per variable
         for li, a in zip(cs.independent_indices, ind):
             v = Y.qdot[li]
-            gen = Pi[li] + sum((Pi[Y.qdot.index(d)] * sp.diff(g, v) for d, g in cs.g.items()), 0)
-            eqs.append(sp.diff(Sbar, a) - cs.on_Q(gen))
+            gen = sp.Add(Pi[li], *[Pi[Y.qdot.index(d)] * diff_dag(g, v, memos.setdefault(v, {}))
+                                  for d, g in cs.g.items()])
+            eqs.append(diff_dag(Sbar, a, memos.setdefault(a, {})) - cs.on_Q(gen))
         sol, det = solve_affine(eqs, ind, "Gibbs–Appell equations")
         acc = accelerations_on_Q(cs, sol)
         return Motion(

@@ -43,7 +43,8 @@ from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
 __all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "det_sized", "diff_dag", "depends_on", "xreplace_dag"]
+           "det_sized", "diff_dag", "depends_on",
+           "free_symbols_dag", "xreplace_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None):
@@ -246,6 +247,27 @@ def det_sized(M) -> sp.Expr:
                     out = out / sp.Mul(*[K.to_sympy(d) for d in dens])
                 return sp.factor_terms(normalise_if_small(out.xreplace(back) if back else out))
     return det_dag(M)
+
+
+def free_symbols_dag(exprs) -> set:
+    """The free symbols of the expressions, collected on the DAG (sympy's ``free_symbols`` unions
+    the sets of every path of the tree).  Nodes that bind variables (derivatives, integrals, …)
+    contribute their own ``free_symbols``."""
+    seen: set = set()
+    out: set = set()
+    stack = [as_expr(e) for e in exprs]
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if e.is_Symbol:
+            out.add(e)
+        elif e.is_Add or e.is_Mul or e.is_Pow or isinstance(e, sp.Function):
+            stack.extend(e.args)
+        elif not e.is_Atom:
+            out |= e.free_symbols
+    return out
 
 
 def depends_on(exprs, symbols) -> bool:

@@ -19,6 +19,7 @@ import sympy as sp
 
 from ...errors import InputError
 from ...geometry.coerce import as_expr
+from ...geometry.exact import free_symbols_dag
 from ...mechanics import LagrangianSystem
 from ...mechanics.bordered import bordered_system
 from ..compile import CompiledFunction, compile_rhs
@@ -198,9 +199,7 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     if sysL is not None:
         pool += [sysL.L, *sysL.forces]
     pool += list(integrals.values())
-    found: set = set()
-    for e in pool:
-        found |= as_expr(e).free_symbols - jets
+    found = free_symbols_dag(pool) - set(jets)  # on the DAG: large results are not walked as trees
     P = tuple(sorted(found, key=str))
     J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None
     bordered = bordered_exprs = None
