@@ -92,3 +92,42 @@ def test_benenti_second_kind_on_appell_machine_with_frame_finishes_and_agrees():
     assert all(not is_zero(c) for c in motion.conditions)  # det W and det G: non-vanishing conditions
     report = recipes.equivalent(motion, e.system.constrain(e.Q))
     assert report, str(report)
+
+
+# --- a chain of bodies: every recipe and the SODE on the 4-trailer (issue 14's route table) -------
+#: recipes that apply to the 4-trailer (Chaplygin's equations do not: its constraints depend on the
+#: dependent coordinates, NotApplicableError)
+_CHAIN_RECIPES = [name for name in recipes.METHODS if name != "chaplygin"]
+
+
+def _chain():
+    e = systems.load("n_trailer", n=4)
+    return e.system, e.Q, e.system.constrain(e.Q)
+
+
+def test_every_recipe_on_the_4_trailer_finishes_and_agrees_with_krupkova():
+    """Each recipe had run > 30 s (the canonical forms of a chain of bodies grow geometrically);
+    on the DAG core each takes seconds.  Independent truth: Krupková's reduced equations
+    (``sys.constrain(Q)``), compared on Q by :func:`jetgeo.recipes.equivalent` (exact values in
+    F_p at random points, reactions included)."""
+    S, Q, cs = _chain()
+    for name in _CHAIN_RECIPES:
+        t0 = time.perf_counter()
+        motion = recipes.METHODS[name](S, Q)
+        elapsed = time.perf_counter() - t0
+        assert elapsed < BUDGET, f"{name} took {elapsed:.1f} s on the 4-trailer"
+        rep = recipes.equivalent(cs, motion)
+        assert rep, f"{name} disagrees with sys.constrain(Q) on the 4-trailer: {rep}"
+
+
+def test_ibort_sode_on_the_4_trailer_finishes_and_agrees():
+    """Theorem 2 of [Ibort et al. 1996] and the SODE on a 4-trailer: > 30 s before (fraction-field
+    products of DAGs, trig reductions of large restrictions); agreement with Krupková's route."""
+    S, Q, cs = _chain()
+    t0 = time.perf_counter()
+    P = NonholonomicProblem(S, Q)
+    assert P.compatibility().compatible
+    motion = P.solve()
+    elapsed = time.perf_counter() - t0
+    assert elapsed < BUDGET, f"compatibility + solve took {elapsed:.1f} s"
+    assert recipes.equivalent(cs, motion)
