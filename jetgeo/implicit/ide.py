@@ -44,7 +44,7 @@ import sympy as sp
 from ..errors import InputError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import depends_on, diff_dag, is_small, trig_reduce, xreplace_dag
+from ..geometry.exact import depends_on, diff_dag, trig_reduce, trig_reduce_if_small, xreplace_dag
 from ..geometry.linalg import nullspace
 
 __all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
@@ -109,7 +109,7 @@ class _Variety:
             self.conditions.append(cond)
 
     def _insert(self, var, val) -> None:
-        self.sol = {k: _reduce_if_small(xreplace_dag(v, {var: val})) for k, v in self.sol.items()}
+        self.sol = {k: trig_reduce_if_small(xreplace_dag(v, {var: val})) for k, v in self.sol.items()}
         self.sol[var] = val
 
     def add(self, phi: sp.Expr, context: Sequence) -> tuple:
@@ -312,14 +312,8 @@ def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
     x = B.LUsolve(rhs)
     out = {w[j]: w[j] for j in free}
     for k, j in enumerate(pivots):
-        out[w[j]] = _reduce_if_small(x[k])
+        out[w[j]] = trig_reduce_if_small(x[k])
     return {s: out[s] for s in w}
-
-
-def _reduce_if_small(e):
-    """``trig_reduce`` for small expressions; a large one (an unexpanded DAG of a long chain of
-    bodies) is kept as it is — exact, and decided by the F_p zero test when needed."""
-    return trig_reduce(e) if is_small(e) else e
 
 
 def _affine(eqs, w):
@@ -549,7 +543,7 @@ class ImplicitDifferentialEquation:
                     V.conditions.append(cond)
             out = []
             for nu in left:
-                out.append(_reduce_if_small(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
+                out.append(trig_reduce_if_small(sp.Add(*[nu[i] * b[i] for i in range(A.rows)])))
             return out, "ok"
         state["linear"] = None
         return self._nonlinear_conditions(red, V, state, undecided)

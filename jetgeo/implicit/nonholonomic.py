@@ -44,6 +44,7 @@ from ..geometry.exact import (
     is_small,
     solve_exact,
     trig_reduce,
+    trig_reduce_if_small,
     xreplace_dag,
 )
 from ..limits import staged
@@ -207,8 +208,7 @@ class NonholonomicProblem:
     def on_C(self, expr) -> sp.Expr:
         """Restriction to C: the normal form q̇^D = g substituted, normalised when small (a large
         result — a long chain of bodies — stays the exact unexpanded substitution)."""
-        e = xreplace_dag(as_expr(expr), self.g, self._on_C_memo)
-        return trig_reduce(e) if is_small(e) else e
+        return trig_reduce_if_small(xreplace_dag(as_expr(expr), self.g, self._on_C_memo))
 
     def _on_C_matrix(self, M) -> sp.Matrix:
         return sp.Matrix(M).applyfunc(self.on_C)

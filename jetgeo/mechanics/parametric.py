@@ -36,7 +36,7 @@ import sympy as sp
 from ..errors import InputError, NotRegularError, RankDeficientError
 from ..geometry import Chart, VectorField, generic_rank
 from ..geometry.coerce import as_expr
-from ..geometry.exact import is_small, solve_square, trig_reduce
+from ..geometry.exact import solve_square, trig_reduce_if_small
 from ..geometry.zero import is_zero, normalise_if_small
 from .lagrangian import LagrangianSystem
 
@@ -129,7 +129,7 @@ class ParametricConstrainedSystem:
     def gauss_matrix(self) -> sp.Matrix:
         """G_αβ = W_ij ψ^i_α ψ^j_β [Benenti 2007, eq. (4.3)]; dim z × dim z."""
         J = self.psi_z
-        return (J.T * self._W * J).applyfunc(lambda e: trig_reduce(e) if is_small(e) else e)
+        return (J.T * self._W * J).applyfunc(trig_reduce_if_small)
 
     @cached_property
     def projected_forces(self) -> list:

@@ -52,7 +52,7 @@ from .size import (
     tree_size,
 )
 from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rational, substitute_affine
-from .trig import reduce_pythagorean, trig_normal_form, trig_reduce
+from .trig import reduce_pythagorean, trig_normal_form, trig_reduce, trig_reduce_if_small
 
 __all__ = [
     "AffineSolution",
@@ -105,4 +105,5 @@ __all__ = [
     "reduce_pythagorean",
     "trig_normal_form",
     "trig_reduce",
+    "trig_reduce_if_small",
 ]

@@ -338,8 +338,8 @@ def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
                 new.append(v)
             rows[i] = new
         prev = pk
-    # rows i: a_ii = det A (for every i after Gauss–Jordan), up to the permutation's sign in the
-    # pivot; the quotient a_{i, n+c} / a_ii is X_ic whatever the sign
+    # every a_ii is now the last pivot, the determinant of the row-permuted A; the quotients
+    # a_{i, n+c} / a_ii are X_ic whatever the permutation, and det A carries its sign
     det = rows[0][0]
     if sign < 0:
         det, rows = -det, [[-v for v in row] for row in rows]
@@ -399,7 +399,7 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
         Mr = M.applyfunc(trig_reduce)
         X = solve_cramer(Mr, B, function_denominators=True)
         if X is not None:
-            # the condition: the numerator of det M (where it vanishes; poles are the entries')
+            # the condition: the numerator of det M (its zero set; the poles are those of the entries)
             return SquareSolution(X, sp.factor_terms(sp.numer(det_sized(Mr))), True)
     X = lu_solve_dag(M, B).applyfunc(normalise_if_small)
     return SquareSolution(X, det_sized(M), False)

@@ -16,7 +16,7 @@ import sympy as sp
 
 from ..coerce import as_expr
 
-__all__ = ["trig_reduce", "trig_normal_form", "reduce_pythagorean", "expand_multiple_angles"]
+__all__ = ["trig_reduce", "trig_reduce_if_small", "trig_normal_form", "reduce_pythagorean", "expand_multiple_angles"]
 
 _TRIG = (sp.sin, sp.cos, sp.tan)
 
@@ -59,6 +59,16 @@ def trig_reduce(expr) -> sp.Expr:
     if rn is None or rd is None:
         return expr
     return sp.cancel(rn / rd)
+
+
+def trig_reduce_if_small(expr) -> sp.Expr:
+    """:func:`trig_reduce` for an expression of at most ``NORMALISE_MAX_NODES`` tree nodes; a
+    larger one (an unexpanded DAG of a long chain of bodies) is returned as it is — exact, and
+    decided by the F_p tier of the zero test when needed (cancelling it costs minutes)."""
+    from .size import is_small
+
+    expr = as_expr(expr)
+    return trig_reduce(expr) if is_small(expr) else expr
 
 
 def trig_normal_form(expr) -> sp.Expr | None:
