@@ -327,16 +327,18 @@ def _shadow_zero_test(expr: sp.Expr, trials: int) -> ZeroTest | None:
     on the unit circle over F_p), at ``trials`` random points.  A non-zero value proves the
     expression non-zero; zeros at every point make it zero with failure probability at most
     (D/p)^trials, D the degree bound of the numerator after the circle substitution.  ``None``
-    when the field arithmetic does not apply (exp, √, tan, …) or every point is a pole: the
-    caller evaluates the tree instead."""
-    from .exact.shadow import PRIME, mod_value
+    when the field arithmetic does not apply (exp, tan, roots it cannot certify, …) or every
+    point is a pole: the caller evaluates the tree instead.  With square roots the points lie
+    on the variety s² = R (see :mod:`~jetgeo.geometry.exact.shadow`) and no degree bound is
+    given (``bound`` NaN)."""
+    from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
 
     zeros = attempts = 0
-    while zeros < trials and attempts < 10 * trials:
+    while zeros < trials and attempts < max(10 * trials, MAX_SHADOW_POINTS):
         attempts += 1
         try:
             v = mod_value(expr, {}, {}, {}, attempts)
-        except ZeroDivisionError:  # a pole at this point: sample again
+        except ZeroDivisionError:  # a pole (or a radicand without a root in F_p) here: sample again
             continue
         except NotRationalError:
             return None

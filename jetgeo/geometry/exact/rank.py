@@ -21,7 +21,7 @@ import sympy as sp
 from ...errors import NotRationalError
 from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
 from ..coerce import as_matrix
-from .shadow import mod_value, rank_mod
+from .shadow import MAX_SHADOW_POINTS, mod_value, rank_mod
 from .size import NORMALISE_MAX_NODES, tree_size
 from .trig import expand_multiple_angles
 
@@ -202,17 +202,24 @@ def generic_rank_dag(M: sp.Matrix) -> int:
     subexpression evaluated once (:func:`~jetgeo.geometry.exact.shadow.mod_value`); the rank at a point
     never exceeds the generic rank and equals it with overwhelming probability.  Falls back
     to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
-    integer combinations of symbols; non-integer powers)."""
+    integer combinations of symbols; powers other than integers and halves, see
+    :mod:`~jetgeo.geometry.exact.shadow`)."""
     best = 0
-    for trial in range(2):
+    done = 0
+    for trial in range(MAX_SHADOW_POINTS):
         rep: dict = {}
         angles: dict = {}
         memo: dict = {}
         try:
             vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
-        except (NotRationalError, ZeroDivisionError):
+        except NotRationalError:
             return generic_rank(M).rank
+        except ZeroDivisionError:  # a pole, or a radicand without a root in F_p: another point
+            continue
         best = max(best, rank_mod(vals))  # the trials use different points
-        if best == min(M.shape):
+        done += 1
+        if best == min(M.shape) or done == 2:
             break
+    if done == 0:  # undefined at every point tried: the tree method decides
+        return generic_rank(M).rank
     return best

@@ -10,7 +10,23 @@ symbolic zero test, no intermediate simplification.  (A zero shadow of a non-zer
 possible, with probability about deg/p ≈ 10⁻¹⁷ per entry; it only costs a pivot choice, and a
 rank is taken as the maximum over two points.)
 
-Atoms the field arithmetic cannot evaluate (exp, √, tan, sin of a non-linear argument) raise
+Square roots (√R and its odd powers R^(k/2)) are evaluated too, when that is sound.  The value
+of √R is a root s of s² = R(point) in F_p (p ≡ 3 mod 4: s = R^((p+1)/4), the smaller of ±s; a
+point where R(point) is not a square raises :class:`NoRootAtPoint`, and the caller samples
+another point).  The point (x, s) then lies on the variety s² = R.  If R is not a square of a
+rational function, that variety is irreducible and the real branch s = +√R is Zariski dense in
+it, so a rational function of (x, √R) that vanishes identically vanishes at (x, s) as well; the
+same holds for several radicands R₁, …, R_k if no product of a subset of them is a square
+(Kummer theory: the extension has full degree 2^k).  That hypothesis is *proven* before a root is
+used: every radicand is evaluated at :data:`RADICAND_CERTIFICATE_POINTS` fixed points; a square
+has a quadratic-residue value at every point, so the Legendre symbols of the radicands, as
+vectors over GF(2), must be linearly independent — a non-zero combination cannot come from a
+square.  Radicands with the same values at those points are one function (one root rule, the
+same root).  A radicand that is (or may be) a square times the others, or that contains a root
+itself, raises :class:`~jetgeo.errors.NotRationalError`: the sign of its root is not decidable
+in F_p.
+
+Other atoms the field arithmetic cannot evaluate (exp, tan, sin of a non-linear argument) raise
 :class:`~jetgeo.errors.NotRationalError`; callers that can treat them as independent
 generators give them random residues with :func:`free_values` instead (the shadow then proves
 non-vanishing only as a function of independent generators).
@@ -24,9 +40,30 @@ import sympy as sp
 
 from ...errors import NotRationalError
 
-__all__ = ["PRIME", "mod_value", "rank_mod", "free_values", "shadow_evaluable"]
+__all__ = [
+    "PRIME",
+    "MAX_SHADOW_POINTS",
+    "RADICAND_CERTIFICATE_POINTS",
+    "NoRootAtPoint",
+    "mod_value",
+    "rank_mod",
+    "free_values",
+    "shadow_evaluable",
+]
 
-PRIME = 2**61 - 1  # shadow values live in the field F_p
+PRIME = 2**61 - 1  # shadow values live in the field F_p; p ≡ 3 (mod 4)
+RADICAND_CERTIFICATE_POINTS = 24  # fixed points at which radicands' Legendre symbols are taken
+MAX_SHADOW_POINTS = 40  # points a caller samples before it gives up (each radicand: ½ chance of a root)
+_CERTIFICATE_TRIAL = 1_000_003  # the certificate points' trial numbers start here
+_RADICALS = object()  # memo key of the evaluation's radicand registry
+_NO_RADICALS = object()  # memo key: a radicand is being certified (nested roots are not evaluated)
+_SIGNATURES: dict = {}  # radicand → (values at the certificate points, Legendre bit mask)
+_SIGNATURES_MAX = 4096
+
+
+class NoRootAtPoint(ZeroDivisionError):
+    """A radicand has no square root in F_p at this sample point (its value is a non-residue):
+    the point is outside the shadow's domain, like a pole, and the caller samples another."""
 
 
 def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
@@ -62,6 +99,11 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
         if b == 0 and e.exp < 0:
             raise ZeroDivisionError
         v = pow(b, int(e.exp), PRIME)
+    elif e.is_Pow and e.exp.is_Rational and e.exp.q == 2:
+        s_ = _root_value(e.base, rep, angles, memo, trial)
+        if s_ == 0 and e.exp < 0:
+            raise ZeroDivisionError
+        v = pow(s_, int(e.exp.p), PRIME)
     elif isinstance(e, (sp.sin, sp.cos)):
         terms = e.args[0].as_coefficients_dict()
         c, s_ = 1, 0
@@ -82,6 +124,66 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
         raise NotRationalError(e)
     memo[e] = v
     return v
+
+
+def _root_value(b, rep: dict, angles: dict, memo: dict, trial: int) -> int:
+    """The shadow of √b at the point: a square root of b's value in F_p, once b is certified
+    (see the module docstring); :class:`NoRootAtPoint` if b's value is a non-residue."""
+    if memo.get(_NO_RADICALS):
+        raise NotRationalError(f"√({b}) inside a radicand: nested roots are not certified")
+    registry = memo.get(_RADICALS)
+    if registry is None:
+        registry = memo[_RADICALS] = {"certified": set(), "classes": set(), "basis": []}
+    if b not in registry["certified"]:
+        _certify(b, registry)
+    bv = mod_value(b, rep, angles, memo, trial)
+    if bv == 0:
+        return 0
+    if pow(bv, (PRIME - 1) // 2, PRIME) != 1:
+        raise NoRootAtPoint(b)
+    r = pow(bv, (PRIME + 1) // 4, PRIME)
+    return min(r, PRIME - r)  # a rule of the value alone: equal radicands, equal roots
+
+
+def _signature(b) -> tuple:
+    """(values of b at the certificate points, Legendre bit mask): bit j set where the value at
+    point j is a quadratic non-residue.  Cached by radicand."""
+    got = _SIGNATURES.get(b)
+    if got is not None:
+        return got
+    values, bits = [], 0
+    for j in range(RADICAND_CERTIFICATE_POINTS):
+        try:
+            v = mod_value(b, {}, {}, {_NO_RADICALS: True}, _CERTIFICATE_TRIAL + j)
+        except ZeroDivisionError:  # a pole of the radicand: no information at this point
+            values.append(None)
+            continue
+        values.append(v)
+        if v and pow(v, (PRIME - 1) // 2, PRIME) != 1:
+            bits |= 1 << j
+    if len(_SIGNATURES) >= _SIGNATURES_MAX:
+        _SIGNATURES.clear()
+    got = _SIGNATURES[b] = (tuple(values), bits)
+    return got
+
+
+def _certify(b, registry: dict) -> None:
+    """Admit the radicand b to this evaluation's registry, or raise NotRationalError: b must be
+    the same function as an admitted radicand (equal values at the certificate points), or its
+    Legendre vector must be independent over GF(2) of the admitted ones — then no product of a
+    subset of the radicands is a square, and the roots' shadows are sound."""
+    values, bits = _signature(b)
+    if values not in registry["classes"]:
+        v = bits
+        for top, vec in sorted(registry["basis"], reverse=True):  # echelon basis, leading bits descending
+            if v >> top & 1:
+                v ^= vec
+        if v == 0:
+            raise NotRationalError(f"√({b}): the radicand may be a square (times other radicands of the "
+                                   "expression); the sign of its root is not decidable in F_p")
+        registry["basis"].append((v.bit_length() - 1, v))
+        registry["classes"].add(values)
+    registry["certified"].add(b)
 
 
 def shadow_evaluable(a: sp.Basic) -> bool:

@@ -30,7 +30,7 @@ import sympy as sp
 from ...errors import InputError, NotRationalError, RankDeficientError
 from ..coerce import as_matrix
 from .freeze import fits_polynomial_domain, freeze
-from .shadow import PRIME, free_values, mod_value, shadow_evaluable
+from .shadow import MAX_SHADOW_POINTS, PRIME, free_values, mod_value, shadow_evaluable
 
 __all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "det_dag", "substitute_affine"]
 
@@ -148,7 +148,10 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
     dM = dM.to_field()
     K = dM.domain
     free = [a for a in back.values() if not shadow_evaluable(a)]
-    for trial in range(2):
+    singular = 0  # points at which no pivot was left
+    for trial in range(MAX_SHADOW_POINTS):
+        if singular == 2:
+            break
         memo = free_values(free, trial)
         rep: dict = {}
         angles: dict = {}
@@ -164,6 +167,7 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
         except _FillInTooLarge:
             return None
         if got is None:
+            singular += 1
             continue
         pivots, det = got
         X = sp.Matrix(n, nb, lambda i, j: 0)
@@ -179,6 +183,8 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
         sign = _permutation_sign([c for _, c in sorted(pivots)])
         d = sp.numer(K.to_sympy(det))
         return FieldSolution(X.xreplace(back) if back else X, sp.factor_terms(sign * d).xreplace(back))
+    if singular < 2:  # undefined at every point tried: no verdict from the shadows
+        return None
     raise RankDeficientError(f"the {n} × {n} matrix is singular at two random points (no pivot with a "
                              "non-zero value is left)")
 
@@ -275,17 +281,23 @@ def det_dag(A) -> sp.Expr:
         raise InputError(f"det_dag: the matrix is {A.rows} × {A.cols}, not square")
     if A.rows == 0:
         return sp.Integer(1)
-    for trial in range(2):
+    singular = 0
+    for trial in range(MAX_SHADOW_POINTS):
         try:
             d = _eliminate_at(A, sp.zeros(A.rows, 0), trial, want_det=True)
         except NotRationalError:
-            from .det import berkowitz
-
-            return berkowitz(A)
-        except ZeroDivisionError:
+            break
+        except ZeroDivisionError:  # a pole or a radicand without a root in F_p: another point
             continue
         if d is not None:
             return d
+        singular += 1
+        if singular == 2:
+            break
+    if singular < 2:  # entries the shadows cannot evaluate (or undefined at every point tried)
+        from .det import berkowitz
+
+        return berkowitz(A)
     raise RankDeficientError(f"det_dag: the {A.rows} × {A.cols} matrix is singular at two random points")
 
 
@@ -295,7 +307,7 @@ def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
 
     Pivots are chosen by exact values in F_p at a random point (never by a symbolic zero
     test), rows are sparse (zero entries never multiplied).  Entries :func:`mod_value`
-    cannot evaluate (exp, sqrt, …) fall back to sympy's ``LUsolve``.  Raises
+    cannot evaluate (exp, nested or possibly-square roots, …) fall back to sympy's ``LUsolve``.  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points.
 
     >>> a, b, th = sp.symbols("a b theta")
@@ -307,15 +319,21 @@ def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     [0]])
     """
     A, B = _shapes(A, B, "lu_solve_dag")
-    for trial in range(2):
+    singular = 0
+    for trial in range(MAX_SHADOW_POINTS):
         try:
             X = _eliminate_at(A, B, trial)
         except NotRationalError:
             return A.LUsolve(B)
-        except ZeroDivisionError:  # an entry undefined at this point: try the next one
+        except ZeroDivisionError:  # a pole or a radicand without a root in F_p: another point
             continue
         if X is not None:
             return X
+        singular += 1
+        if singular == 2:
+            break
+    if singular < 2:  # undefined at every point tried: sympy's elimination decides
+        return A.LUsolve(B)
     raise RankDeficientError(f"lu_solve_dag: the {A.rows} × {A.cols} matrix is singular at two random points")
 
 
