@@ -62,3 +62,17 @@ def test_float_coefficients_fall_back_to_sympy_ring():
     assert abs(sp.expand(P.diff(th).expr + sp.Float("0.5") * w**2 * sp.sin(th)).subs({w: 1.3, th: 0.4})) < 1e-14
     Ppi = poly_of(sp.pi * w**2 * sp.sin(th))   # π goes into sympy's coefficient domain
     assert Ppi is None or sp.expand(Ppi.diff(th).expr - sp.pi * w**2 * sp.cos(th)) == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(trig_polynomials(), st.integers(0, 2))
+def test_expr_is_sympys_canonical_object(e, k):
+    """PolyExpr.expr assembles products in sympy's argument order itself: the result must be the
+    very object sympy's ``expand`` builds (same srepr, so equal and equally hashed), also for
+    derivatives (other monomials, the same ring)."""
+    P = poly_of(e, extra=(th, ph, w, u))
+    for _ in range(k):
+        P = P.diff(th) * P.lift(w) + P.diff(w)
+    want = sp.expand(P.p.as_expr().xreplace(P._ring.back))
+    got = P.expr
+    assert got == want and sp.srepr(got) == sp.srepr(want) and hash(got) == hash(want)
