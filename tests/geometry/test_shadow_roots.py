@@ -127,7 +127,7 @@ def test_points_without_a_root_are_not_a_singularity():
     B = sp.Matrix([1, x])
     X = lu_solve_dag(A, B)
     for k in range(2):
-        res = (A * X - B).xreplace({})
+        res = A * X - B
         assert all(abs(_real(e, k)) < 1e-30 for e in res)
     assert generic_rank_dag(A) == 2
 
@@ -147,8 +147,8 @@ def test_zero_test_f_p_tier_with_roots():
     """The F_p tier of the zero test decides large expressions with a root on their DAG."""
     R = 1 + (x + sp.cos(th)) ** 2
     e = sp.sqrt(R)
-    for k in range(12):  # a nested, shared expression of a large tree
+    for _ in range(12):  # a nested, shared expression of a large tree
         e = (e + x) * (e - x) - R + x**2 + e - sp.sqrt(R) + sp.sqrt(sp.expand(R))
     got = zero_test(e - sp.sqrt(R))
-    assert got.zero and got.method in {"random points (F_p)", "structural", "normal form"}
+    assert got.zero and got.method == "random points (F_p)"
     assert not zero_test(e - sp.sqrt(R) + sp.Rational(1, 10**6)).zero
