@@ -43,7 +43,7 @@ import sympy as sp
 
 from ..errors import NotRationalError, UndecidedError
 from .coerce import as_expr
-from .exact.size import BOUND_EXACT_MAX_NODES, EXPAND_MAX_NODES, NORMALISE_MAX_NODES, tree_size
+from .exact.size import BOUND_EXACT_MAX_NODES, EXPAND_MAX_NODES, NORMALISE_MAX_NODES, describe, tree_size
 from .exact.trig import expand_multiple_angles, trig_normal_form
 
 __all__ = [
@@ -159,11 +159,6 @@ def substitution(point: dict, trig_atoms) -> dict:
     return rep
 
 
-def _short(e, limit: int = 60) -> str:
-    text = str(e)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def has_symbolic_power(expr: sp.Basic) -> bool:
     """Whether ``expr`` holds a power with a non-constant exponent (``x**y``, or ``exp(y*log(x))``,
     which sympy turns into one).  At a random rational point such a power is an exact rational to
@@ -185,7 +180,7 @@ def substitute(expr: sp.Expr, rep: dict) -> sp.Expr:
     for p in sp.preorder_traversal(val):  # a power far outside the float range decides nothing
         if p.is_Float and p != 0 and not (sp.Float("1e-300") < abs(p) < sp.Float("1e300")):
             raise UndecidedError(
-                f"{_short(expr)} has a variable exponent and its value at a random point is about {p:.3e}: the "
+                f"{describe(expr)} has a variable exponent and its value at a random point is about {p:.3e}: the "
                 "exact tests of jetgeo (evaluation at random points) cannot decide with it"
             )
     return val

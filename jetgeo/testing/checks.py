@@ -38,6 +38,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
+from ..geometry.exact.size import describe
 from ..geometry.exact.trig import expand_multiple_angles
 from ..geometry.zero import PointSampler, angles_of, evaluate, substitution
 from ..mechanics import ConstraintSubmanifold
@@ -133,11 +134,6 @@ def _bound(trials: int) -> float:
     return float((2 * 100 / 10**6) ** trials)
 
 
-def _short(e, n: int = 300) -> str:
-    s = str(e)
-    return s if len(s) <= n else s[:n] + " …"
-
-
 def _point_str(point) -> str:
     if not point:
         return ""
@@ -154,8 +150,8 @@ def _decide(check: str, items: list, trials: int) -> CheckReport:
         v = vanishes_on_points(expr, trials)
         if not v.zero:
             raise AssertionError(
-                f"{check} failed: {label} does not vanish on Q; residual {_short(expr)} "
-                f"= {_short(v.value, 80)} at {_point_str(v.point)}"
+                f"{check} failed: {label} does not vanish on Q; residual {describe(expr, 300)} "
+                f"= {describe(v.value, 80)} at {_point_str(v.point)}"
             )
         exact_all &= v.exact
         details.append(f"{label}: 0")
@@ -277,7 +273,7 @@ def check_tangent(motion, Q: ConstraintSubmanifold | None = None, trials: int = 
     Q = _Q_of(motion, Q)
     chart = _chart_for(motion, Q)
     acc = chart.accelerations(motion)
-    items = [(f"d/dt f{i + 1} (f{i + 1} = {_short(f, 80)})", chart.along(acc, f)) for i, f in enumerate(Q.f)]
+    items = [(f"d/dt f{i + 1} (f{i + 1} = {describe(f, 80)})", chart.along(acc, f)) for i, f in enumerate(Q.f)]
     return _decide("check_tangent", items, trials)
 
 
@@ -365,7 +361,7 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
         v = vanishes_on_points(chart.restrict(euler), trials)
         if not v.zero:
             raise InputError(
-                f"check_energy_conserved: constraint f{i + 1} = {_short(f, 80)} is not homogeneous "
+                f"check_energy_conserved: constraint f{i + 1} = {describe(f, 80)} is not homogeneous "
                 "(q̇·∂f/∂q̇ ≠ 0 on Q): the reactions do work and E is not conserved"
             )
     acc = chart.accelerations(motion)

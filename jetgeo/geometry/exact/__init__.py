@@ -47,7 +47,9 @@ from .size import (
     FRACTION_FREE_MAX_TERMS,
     FRACTION_FREE_MAX_WORK,
     NORMALISE_MAX_NODES,
+    PRINT_MAX_NODES,
     TIDY_MAX_NODES,
+    describe,
     is_small,
     tree_size,
 )
@@ -97,6 +99,8 @@ __all__ = [
     "TIDY_MAX_NODES",
     "is_small",
     "tree_size",
+    "describe",
+    "PRINT_MAX_NODES",
     "FieldSolution",
     "lu_solve_dag",
     "solve_field",

@@ -11,11 +11,15 @@ constants below.
 
 from __future__ import annotations
 
+from sympy import Basic
+
 from ..coerce import as_expr
 
 __all__ = [
     "tree_size",
     "is_small",
+    "describe",
+    "PRINT_MAX_NODES",
     "NORMALISE_MAX_NODES",
     "TIDY_MAX_NODES",
     "EXPAND_MAX_NODES",
@@ -93,6 +97,12 @@ FRACTION_FREE_MAX_WORK = 3_000_000
 CSE_PREPROCESS_MAX_NODES = 20000
 
 
+#: Above this many tree nodes an expression is not printed into a message (:func:`describe`):
+#: ``str`` walks the tree, and the unsimplified determinant of the Whipple bicycle's reduced
+#: equations took 74 s to print into a validity condition nobody reads whole.
+PRINT_MAX_NODES = 2000
+
+
 def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
     """Number of nodes of ``e`` as a tree, computed on the DAG in time linear in the number of
     *distinct* subexpressions.  With ``cap`` the count stops as soon as it exceeds ``cap`` and
@@ -126,3 +136,28 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
 def is_small(e, cap: int = NORMALISE_MAX_NODES) -> bool:
     """``tree_size(e) <= cap``, computed with the early stop."""
     return tree_size(e, cap=cap) <= cap
+
+
+def describe(e, limit: int = 60) -> str:
+    """``str(e)`` cut to ``limit`` characters for messages — or, for an expression of more than
+    :data:`PRINT_MAX_NODES` tree nodes, a phrase with its size (printing would walk the tree).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> describe(x + 1)
+    'x + 1'
+    >>> e = x
+    >>> for _ in range(40):
+    ...     e = e * (e + 1)
+    >>> describe(e)
+    'an expression of more than 2000 tree nodes (82 distinct subexpressions)'
+    """
+    if not isinstance(e, Basic):
+        text = str(e)
+    elif tree_size(e, cap=PRINT_MAX_NODES) > PRINT_MAX_NODES:
+        distinct: dict = {}
+        tree_size(e, distinct)
+        return f"an expression of more than {PRINT_MAX_NODES} tree nodes ({len(distinct)} distinct subexpressions)"
+    else:
+        text = str(e)
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."

@@ -16,6 +16,7 @@ import sympy as sp
 
 from ...errors import BranchError, InputError, RankDeficientError, UndecidedError
 from ...geometry.coerce import as_expr
+from ...geometry.exact import describe, free_symbols_dag, xreplace_dag
 from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
 from ...mechanics.eom import EquationsOfMotion, dependent_velocities
 
@@ -132,11 +133,12 @@ def model_of(obj, formulation: str = "full") -> Model:
         for c in cs.validity_conditions():
             if c == nfc:
                 conds.append(Condition(nfc, "chart", f"the normal form q̇^D = g for {list(cs.dependent)} is "
-                                        f"singular: det ∂f/∂q̇^D = {nfc} vanishes (choose other dependent "
+                                        f"singular: det ∂f/∂q̇^D = {describe(nfc, 200)} vanishes (choose other "
+                                        "dependent "
                                         "velocities, or formulation='multipliers', which needs no normal form)"))
             else:
                 conds.append(Condition(c, "threshold", "the constrained system stops being regular: the "
-                                        f"determinant [Stolařová 2009, eq. (12)], {reg}, vanishes"))
+                                        f"determinant [Stolařová 2009, eq. (12)], {describe(reg, 200)}, vanishes"))
         conds += branch_conditions(cs.nf.branch)
         return Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
                       "constrained system", cs=cs, Q=cs.Q)
@@ -188,10 +190,10 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
             g = dict(nf.g)
             conds += branch_conditions(nf.branch)
     for c in eom.validity_conditions():
-        c = as_expr(c).xreplace(to_jet)
+        c = xreplace_dag(as_expr(c), to_jet)
         if not is_const(c):
             conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
-                                    f"{c}, vanishes"))
+                                    f"{describe(c, 200)}, vanishes"))
     lam = eom.multipliers()
     lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
     R = eom.reactions()
@@ -206,14 +208,15 @@ def _label(eom: EquationsOfMotion) -> str:
 
 
 def is_const(e) -> bool:
-    return not as_expr(e).free_symbols
+    return not free_symbols_dag([as_expr(e)])
 
 
 
 def branch_conditions(br) -> list:
     out = []
     for c in br.nonnegative:
-        out.append(Condition(c, "sign", f"the solution leaves the domain of branch {br.index}: {c} becomes negative"))
+        out.append(Condition(c, "sign", f"the solution leaves the domain of branch {br.index}: "
+                             f"{describe(c, 200)} becomes negative"))
     for c in br.nonzero:
-        out.append(Condition(c, "threshold", f"a denominator of branch {br.index}, {c}, vanishes"))
+        out.append(Condition(c, "threshold", f"a denominator of branch {br.index}, {describe(c, 200)}, vanishes"))
     return out
