@@ -146,7 +146,9 @@ def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: st
     ``exprs`` contain only ``_t``, ``_y<i>`` (i < n_state) and ``_p<i>`` (i < n_params).
     """
     if cse:
-        repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_c"), optimizations=optimizations)
+        from .compile import common_subexpressions  # compile imports this module only when asked
+
+        repl, reduced = common_subexpressions(exprs, optimizations)
     else:
         repl, reduced = [], list(exprs)
     pr = _Printer({"strict": True})

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import keyword
 import math
 import re
@@ -195,10 +196,8 @@ def compile_rhs(
     ren.update(zip(params, ps))
     memo: dict = {}
     flat_r = [xreplace_dag(e, ren, memo) for e in flat]
-    cse_order = "canonical"
     if _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
-        # the pre-processing and the canonical ordering of arguments walk the tree of an unexpanded DAG
-        optimizations, cse_order = None, "none"
+        optimizations = None  # see common_subexpressions
     if factor:
         flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
     if backend in ("c", "auto") and not vectorized:
@@ -215,16 +214,15 @@ def compile_rhs(
                 def parts(flat_r=flat_r):
                     if not cse:
                         return [], flat_r
-                    return sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations,
-                                          order=cse_order)
+                    return common_subexpressions(flat_r, optimizations)
             jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend)
             return CompiledFunction(cfunc, csource, state, params, tuple(shape), flat_r, parts, vectorized, jac,
                                     backend="c")
     if cse:
-        repl, reduced = sp.cse(flat_r, symbols=sp.numbered_symbols("_c"), optimizations=optimizations,
-                                          order=cse_order)
+        repl, reduced = common_subexpressions(flat_r, optimizations)
     else:
         repl, reduced = [], flat_r
+    repl, reduced = _split_long_sums(repl, reduced)
     pr = _printer(vectorized)
     lines = [f"def {name}(_t, _y, _p):"]
     if ys:
@@ -259,6 +257,70 @@ def compile_rhs(
     jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, "python")
     return CompiledFunction(namespace[name], source, state, params, tuple(shape), flat_r, (repl, reduced), vectorized,
                             jac)
+
+
+def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> tuple:
+    """(replacements, reduced expressions): ``sympy.cse`` with locals ``_c0, _c1, …`` — for
+    expressions of more than :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES` tree nodes
+    (together) only its core, ``tree_cse`` on the DAG, in the order met: sympy's pre-processing,
+    its search for negated sums (``opt_cse`` asks every sum ``could_extract_minus_sign``, which
+    sorts its terms) and the canonical ordering all walk trees (170 s of the Whipple bicycle's
+    bordered system went into that search; the DAG already shares what it would find)."""
+    symbols = sp.numbered_symbols("_c")
+    if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
+        from sympy.simplify.cse_main import tree_cse
+
+        return tree_cse(list(exprs), symbols, {}, "none")
+    return sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
+
+
+#: Sums and products with more arguments are printed in chunks of this many, each assigned to a
+#: local: Python's parser nests ``a + b + c + …`` one level per operand and overflows its stack
+#: near a thousand (the Whipple bicycle's expanded Euler–Lagrange expressions have 11 000 terms).
+MAX_PRINTED_ARGS = 200
+
+
+def _split_long_sums(repl: list, reduced: list) -> tuple:
+    """(repl, reduced) of a cse with every Add/Mul of more than :data:`MAX_PRINTED_ARGS`
+    arguments replaced by the sum/product of new locals ``_cK`` (K past cse's numbers), each a
+    chunk of at most that many arguments, assigned before use.  The same function, exactly."""
+    start = len(repl) + 1_000_000  # cse numbers its symbols from 0: no collision
+    names = (sp.Symbol(f"_c{k}") for k in itertools.count(start))
+    out: list = []
+    memo: dict = {}
+
+    def visit(e):
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if not e.args or not isinstance(e, sp.Expr):
+            memo[e] = e
+            return e
+        args = [visit(a) for a in e.args]
+        if (e.is_Add or e.is_Mul) and len(args) > MAX_PRINTED_ARGS:
+            while len(args) > MAX_PRINTED_ARGS:
+                chunks = []
+                for i in range(0, len(args), MAX_PRINTED_ARGS):
+                    name = next(names)
+                    out.append((name, e.func(*args[i:i + MAX_PRINTED_ARGS], evaluate=False)))
+                    chunks.append(name)
+                args = chunks
+            new = e.func(*args, evaluate=False)
+        else:
+            new = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+        memo[e] = new
+        return new
+
+    new_repl = []
+    for sym, r in repl:
+        r2 = visit(r)
+        new_repl += out
+        out.clear()
+        new_repl.append((sym, r2))
+    new_reduced = []
+    for r in reduced:
+        new_reduced.append(visit(r))
+    return new_repl + out, new_reduced
 
 
 #: names the generated code may use: renamed symbols, its own locals, and the numeric modules

@@ -55,3 +55,27 @@ def test_matrix_shape_and_unknown_symbols():
     with pytest.raises(InputError, match="b"):
         compile_rhs([x + sp.Symbol("b")], [x])
     assert f.param_vector({}).size == 0
+
+
+def test_long_sums_and_large_dags_compile_and_evaluate_exactly():
+    """A sum of 3150 terms (Python's parser overflows near a thousand chained operands) and a
+    DAG of 2⁴⁰ tree nodes (cse on the DAG, without sympy's tree-walking pre-processing) compile;
+    the values agree with a direct evaluation (Horner loop in floats)."""
+    from jetgeo.geometry.exact import CSE_PREPROCESS_MAX_NODES, tree_size
+    from jetgeo.numerics.compile import MAX_PRINTED_ARGS
+
+    mons = [(i, j, k) for i in range(15) for j in range(15) for k in range(14)]  # 3150 monomials
+    long_sum = sp.Add(*[sp.Rational(i + 1, j + k + 1) * x**i * y**j * sp.cos(th) ** k for i, j, k in mons])
+    assert len(long_sum.args) > 5 * MAX_PRINTED_ARGS
+    e = x
+    for _ in range(40):
+        e = e * (e + y) / (1 + e**2)  # shared subexpressions: a small DAG of a huge tree
+    assert tree_size(e, cap=CSE_PREPROCESS_MAX_NODES) > CSE_PREPROCESS_MAX_NODES
+    f = compile_rhs([long_sum, e], [x, y, th])
+    for xv, yv, thv in [(0.3, -0.7, 1.1), (1.2, 0.4, -0.5)]:
+        want0 = sum((i + 1) / (j + k + 1) * xv**i * yv**j * np.cos(thv) ** k for i, j, k in mons)
+        v = xv
+        for _ in range(40):
+            v = v * (v + yv) / (1 + v * v)
+        got = f(0.0, np.array([xv, yv, thv]), np.array([]))
+        assert np.allclose(got, [want0, v], rtol=1e-12, atol=1e-12)
