@@ -175,7 +175,16 @@ class LagrangianSystem:
 
     @cached_property
     def _el(self) -> tuple:
+        """E_σ = e_σ − W_σν q̈^ν (:meth:`euler_lagrange_without_accelerations`, :meth:`hessian`)
+        when L is a polynomial of :mod:`~jetgeo.geometry.polydiff` — both are taken in its ring
+        (the Whipple bicycle: 85 s of ``total_derivative`` on the expanded momenta → 2 s) —
+        else ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ by ``sympy.diff``."""
         Y = self.Y
+        if self._momenta_poly is not None:
+            e = self.euler_lagrange_without_accelerations()
+            W = self._hessian
+            return tuple(sp.Add(e[s], *[-W[s, v] * a for v, a in enumerate(Y.qddot) if W[s, v] != 0])
+                         for s in range(len(Y.q)))
         return tuple(
             sp.diff(self.L, q) - Y.total_derivative(p) + A
             for q, p, A in zip(Y.q, self.momenta, self.forces)
