@@ -42,6 +42,7 @@ from ..geometry.exact import (
     field_product,
     generic_rank_dag,
     is_small,
+    matmul_dag,
     solve_exact,
     trig_reduce,
     trig_reduce_if_small,
@@ -354,7 +355,7 @@ class NonholonomicProblem:
         # in lowest terms when λ is small; else the exact unexpanded product (the heavy disc in Ghori's
         # non-linear form: λ of ~8000 nodes, whose field product costs minutes and shrinks nothing)
         small = all(is_small(x, NORMALISE_MAX_NODES) for x in lam)
-        reactions = list(field_product(Fm.T, lam) if small else Fm.T * lam)
+        reactions = list(field_product(Fm.T, lam) if small else matmul_dag(Fm.T, lam))
         coords = (Y.t, *Y.q, *self.nf.independent)
         gamma = VectorField(Y.J1, [1, *qd_on_C, *acc])
         conds = [e for e in (rep.determinant, self.system.regularity_condition(), self.nf.condition)

@@ -31,7 +31,7 @@ import sympy as sp
 
 from ..errors import JetgeoError, NotRegularError
 from ..geometry import VectorField, generic_rank
-from ..geometry.exact import solve_exact, solve_square, trig_reduce_if_small
+from ..geometry.exact import matmul_dag, solve_exact, solve_square, trig_reduce_if_small
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, check_system
@@ -114,8 +114,8 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
     b = sp.Matrix([sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0) for f in Q.f])
     X = solve_exact(W, C.T)  # W⁻¹ Cᵀ (cancelled when small, an unexpanded DAG when large)
     Y0 = solve_exact(W, L)  # W⁻¹ L
-    G = (C * X).applyfunc(trig_reduce_if_small)
-    sol = solve_square(G, -b - C * Y0, "Benenti's second kind: G = C W⁻¹ Cᵀ (the constraints must be "
+    G = matmul_dag(C, X).applyfunc(trig_reduce_if_small)
+    sol = solve_square(G, -b - matmul_dag(C, Y0), "Benenti's second kind: G = C W⁻¹ Cᵀ (the constraints must be "
                        "independent in the velocities)")
     # large results stay unexpanded (cancel of the heavy disc's accelerations cost 38 of 59 s and
     # does not shrink them); small ones are normalised

@@ -149,3 +149,23 @@ def test_large_zero_test_runs_on_the_dag_in_the_prime_field():
     assert zt.zero and zt.method == "random points (F_p)" and zt.bound < 1e-9
     nz = zero_test(e * pyth - e + a * sp.Rational(1, 10**30))
     assert not nz.zero and nz.method == "counterexample"
+
+
+@settings(max_examples=25, deadline=None)
+@given(systems(max_n=4), st.integers(0, 3), st.integers(0, 20))
+def test_generic_rank_on_shadows_matches_sympy_rank(system, drop, k):
+    """generic_rank decides on F_p shadows (no substitution): its rank is sympy's rank at rational
+    points (the maximum over two), and its pivot block has a non-zero determinant there."""
+    from jetgeo.geometry.exact import generic_rank
+
+    A, _ = system
+    n = A.rows
+    if drop and n > 1:  # make a row a combination of the others: a rank drop to find
+        A = A.copy()
+        A[n - 1, :] = a * A[0, :] + sp.cos(th) * A[min(1, n - 2), :]
+    info = generic_rank(A)
+    want = max(_at(A, k).rank(), _at(A, k + 1).rank())
+    assert info.rank == want
+    if info.rank:
+        block = A.extract(list(info.rows), list(info.cols))
+        assert _at(block, k).det() != 0 or _at(block, k + 1).det() != 0

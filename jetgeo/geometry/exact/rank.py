@@ -21,7 +21,7 @@ import sympy as sp
 from ...errors import NotRationalError
 from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
 from ..coerce import as_matrix
-from .shadow import MAX_SHADOW_POINTS, mod_value, rank_mod
+from .shadow import MAX_SHADOW_POINTS, PRIME, mod_value, rank_mod
 from .size import NORMALISE_MAX_NODES, tree_size
 from .trig import expand_multiple_angles
 
@@ -34,8 +34,8 @@ class RankInfo:
 
     ``rows``/``cols`` index an r × r block whose determinant ``condition`` does not
     vanish identically; results that use the block hold where ``condition ≠ 0``.
-    ``method`` is ``"exact"`` (rational arithmetic at the sample points) or
-    ``"numerical"`` (60-digit floating point).
+    ``method`` is ``"exact"`` (exact arithmetic at the sample points: shadow values in the
+    prime field, :mod:`.shadow`, or rationals) or ``"numerical"`` (60-digit floating point).
     """
 
     rank: int
@@ -172,8 +172,11 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
     M = as_matrix(M, "M")
     if M.rows == 0 or M.cols == 0:
         return RankInfo(0, (), (), "exact", M)
-    sampler = _zero.PointSampler()
     pref = _preference(M)
+    shadow = _generic_rank_mod(M, pref, trials)
+    if shadow is not None:
+        return shadow
+    sampler = _zero.PointSampler()
     best = None
     attempts = 0
     done = 0
@@ -194,6 +197,59 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
     r, rows, cols, exact = best
     # order pivot columns to match sorted rows is irrelevant for the minor's vanishing
     return RankInfo(r, rows, tuple(sorted(cols)), "exact" if exact else "numerical", M)
+
+
+def _eliminate_mod(vals: list, pref: list) -> tuple:
+    """Full-pivot elimination over F_p: (rank, pivot rows, pivot cols); among the non-zero
+    residues the pivot of the structurally simplest entry (``pref``)."""
+    a = [list(r) for r in vals]
+    rows_left = list(range(len(a)))
+    cols_left = list(range(len(a[0]) if a else 0))
+    prow, pcol = [], []
+    while rows_left and cols_left:
+        cand = [(pref[i][j], i, j) for i in rows_left for j in cols_left if a[i][j]]
+        if not cand:
+            break
+        _, bi, bj = min(cand)
+        prow.append(bi)
+        pcol.append(bj)
+        rows_left.remove(bi)
+        cols_left.remove(bj)
+        inv = pow(a[bi][bj], -1, PRIME)
+        for i in rows_left:
+            if a[i][bj]:
+                f = a[i][bj] * inv % PRIME
+                for j in cols_left:
+                    a[i][j] = (a[i][j] - f * a[bi][j]) % PRIME
+    return len(prow), tuple(prow), tuple(pcol)
+
+
+def _generic_rank_mod(M: sp.Matrix, pref: list, trials: int) -> RankInfo | None:
+    """:func:`generic_rank` on shadow values in F_p (each shared subexpression evaluated once,
+    no sympy substitution: 3 s → 0.1 s for the Whipple bicycle's 8 × 8 Hessian of expanded
+    polynomials); ``None`` when an entry has atoms the shadows cannot evaluate or no point
+    was defined — the caller samples rational points instead."""
+    best = None
+    done = 0
+    for trial in range(MAX_SHADOW_POINTS):
+        rep: dict = {}
+        angles: dict = {}
+        memo: dict = {}
+        try:
+            vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
+        except NotRationalError:
+            return None
+        except ZeroDivisionError:  # a pole, or a radicand without a root in F_p: another point
+            continue
+        r, rows, cols = _eliminate_mod(vals, pref)
+        done += 1
+        if best is None or r > best[0]:
+            best = (r, tuple(sorted(rows)), tuple(sorted(cols)))
+        if r == min(M.rows, M.cols) or done == trials:
+            break
+    if best is None:
+        return None
+    return RankInfo(best[0], best[1], best[2], "exact", M)
 
 
 def generic_rank_dag(M: sp.Matrix) -> int:
