@@ -18,7 +18,7 @@ import sympy as sp
 from ..errors import RankDeficientError
 from .coerce import as_matrix
 from .exact import det_exact, generic_rank, solve_exact
-from .zero import is_zero, normalise
+from .zero import is_zero, normalise, normalise_if_small
 
 __all__ = ["singular_locus", "nullspace", "solve_linear", "independent_rows"]
 
@@ -70,7 +70,7 @@ def _binom(n: int, k: int) -> int:
     return comb(n, k)
 
 
-def nullspace(M, normaliser=normalise):
+def nullspace(M, normaliser=normalise_if_small):
     """A basis of the generic (right) null space of ``M``, and its validity condition.
 
     With a pivot block B = M[R, C] of generic rank r, every free column j gives the
@@ -97,7 +97,7 @@ def nullspace(M, normaliser=normalise):
     return basis, info.condition
 
 
-def solve_linear(A, b, normaliser=normalise):
+def solve_linear(A, b, normaliser=normalise_if_small):
     """Solve the square system A x = b by LU (no inversion); entries normalised.
 
     Raises :class:`jetgeo.errors.RankDeficientError` if A is generically singular.

@@ -31,7 +31,7 @@ import sympy as sp
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import diff_dag, solve_affine
+from ..geometry.exact import depends_on, diff_dag, solve_affine
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
 from ._common import Motion, accelerations_on_Q, check_system, constrained
@@ -53,11 +53,20 @@ def _split(system: LagrangianSystem) -> tuple:
 def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
     """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q [Benenti 2007, eq. (5.1)]."""
     Y = system.Y
-    T, _ = _split(system)
-    lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
-    zero = {a: 0 for a in Y.qddot}
-    b = [sp.expand(e.xreplace(zero)) for e in lagr]
-    W = sp.Matrix(Y.m, Y.m, lambda i, j: sp.diff(T, Y.qdot[i], Y.qdot[j]))
+    T, Pi = _split(system)
+    V = getattr(system, "potential_energy", None)
+    if T is not system.L and system._momenta_poly is not None and not depends_on([as_expr(V or 0)], Y.qdot):
+        # L = T − V with V free of q̇: W is L's Hessian and b_σ = Π_σ − e_σ(L), e the Euler–Lagrange
+        # expressions without accelerations — both from L's polynomial ring (the Whipple bicycle:
+        # sympy's total derivative of ∂T/∂q̇ ran for minutes)
+        e = system.euler_lagrange_without_accelerations()
+        b = [Pi[s] - e[s] for s in range(Y.m)]
+        W = system._hessian
+    else:
+        lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
+        zero = {a: 0 for a in Y.qddot}
+        b = [sp.expand(e.xreplace(zero)) for e in lagr]
+        W = sp.Matrix(Y.m, Y.m, lambda i, j: sp.diff(T, Y.qdot[i], Y.qdot[j]))
     qdd = Y.qddot
     S = sp.Rational(1, 2) * sum((W[i, j] * qdd[i] * qdd[j] for i in range(Y.m) for j in range(Y.m)), 0)
     return S + sum((bi * a for bi, a in zip(b, qdd)), 0)

@@ -89,3 +89,22 @@ def test_motion_display():
     text = str(M)
     assert text.startswith("Motion by lagrange_multipliers") and "multipliers" in text
     assert M._repr_latex_().startswith("$\\begin{gathered}")
+
+
+@pytest.mark.parametrize("name", ["rolling_disc", "appell_machine", "n_trailer", "stolarova_example2"])
+def test_energy_of_accelerations_from_the_ring_is_the_total_derivative_formula(name):
+    """S from L's polynomial ring (W = Hessian, b = Π − e) equals ½Wq̈q̈ + bq̈ with
+    W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q taken by sympy's total derivative [Benenti 2007, eq. (5.1)]."""
+    from jetgeo import systems
+
+    system = systems.load(name).system
+    Y = system.Y
+    assert system._momenta_poly is not None  # the ring path is the one under test
+    T = system.kinetic_energy
+    lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
+    W = sp.Matrix(Y.m, Y.m, lambda i, j: sp.diff(T, Y.qdot[i], Y.qdot[j]))
+    b = [e.xreplace({a: 0 for a in Y.qddot}) for e in lagr]
+    qdd = Y.qddot
+    want = sp.Rational(1, 2) * sum(W[i, j] * qdd[i] * qdd[j] for i in range(Y.m) for j in range(Y.m))
+    want += sum(bi * a for bi, a in zip(b, qdd))
+    assert is_zero(recipes.energy_of_accelerations(system) - want)
