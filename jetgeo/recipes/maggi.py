@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..geometry.exact import solve_affine
+from ..geometry.exact import matmul_dag, solve_square, xreplace_dag
 from ..geometry.linalg import nullspace
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -44,14 +44,19 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
     W = system.hessian()
     L = system.free_motion_functions()
     qdd = list(Y.qddot)
-    eqs = []
-    for e in basis:
-        eqs.append(sum((e[s] * (sum((W[s, r] * qdd[r] for r in range(Y.m)), 0) - L[s]) for s in range(Y.m)), 0))
-    for i, f in enumerate(Q.f):
-        b = sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0)
-        eqs.append(sum((C[i, s] * qdd[s] for s in range(Y.m)), 0) + b)
-    eqs = [e.xreplace(cs.g) for e in eqs]  # q̇^D = g; the q̈ stay unknowns
-    sol, det = solve_affine(eqs, qdd, "Maggi's equations")
+    # the affine system M q̈ = B read off directly (no differentiation of the equations): rows
+    # e_α·W and e_α·L, then the constraint rows C q̈ = −(∂f/∂t + ∂f/∂q q̇); sums over the
+    # non-zero coefficients only (0·e asks e.is_finite, which walks e's tree)
+    E = sp.Matrix([list(e) for e in basis]) if basis else sp.zeros(0, Y.m)
+    M = sp.Matrix.vstack(matmul_dag(E, W), C)
+    rhs = [sp.diff(f, Y.t) + sp.Add(*[sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)]) for f in Q.f]
+    B = sp.Matrix.vstack(matmul_dag(E, sp.Matrix(L)), -sp.Matrix(rhs))
+    memo: dict = {}
+    M = M.applyfunc(lambda x: xreplace_dag(x, cs.g, memo))  # q̇^D = g; the q̈ stay unknowns
+    B = B.applyfunc(lambda x: xreplace_dag(x, cs.g, memo))
+    eqs = [sp.Add(*[M[i, j] * qdd[j] for j in range(Y.m) if M[i, j] != 0]) - B[i] for i in range(M.rows)]
+    res = solve_square(M, B, "Maggi's equations", qdd)
+    sol, det = dict(zip(qdd, res.X)), res.det
     acc = {a: normalise_if_small(sol[a]) for a in qdd}
     return Motion(
         method="maggi", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
