@@ -27,6 +27,7 @@ __all__ = [
     "ResourceLimitError",
     "UndecidedError",
     "NotRationalError",
+    "NoRootAtPoint",
 ]
 
 
@@ -123,6 +124,13 @@ class NotRationalError(JetgeoError):
     cannot evaluate: a function other than sin, cos of an integer combination of symbols, or a
     non-integer power.  Raised to the caller, which treats the atom as an independent generator
     or uses another method; never a statement about the mathematics."""
+
+
+class NoRootAtPoint(JetgeoError, ZeroDivisionError):
+    """A radicand has no square root in F_p at a sample point of the shadows
+    (:mod:`jetgeo.geometry.exact.shadow`: its value is a quadratic non-residue).  The point is
+    outside the shadow's domain, like a pole (hence a ``ZeroDivisionError``), and the caller
+    samples another; never a statement about the mathematics."""
 
 
 class NotApplicableError(JetgeoError, ValueError):

@@ -124,10 +124,14 @@ class PolyExpr:
         expressions (4.9 s → 1.4 s for 40 000 terms)."""
         if not self.p:
             return sp.Integer(0)
+        return self._sum(self.p.items())
+
+    def _sum(self, items) -> sp.Expr:
+        """Σ coeff·monomial over ``items`` ((exponent tuple, ring coefficient) pairs), each
+        monomial built in sympy's canonical argument order (see :attr:`expr`)."""
         rg = self._ring
         to_sympy = rg.R.domain.to_sympy
-        items = [(tuple((i, e) for i, e in enumerate(monom) if e), to_sympy(coeff))
-                 for monom, coeff in self.p.items()]
+        items = [(tuple((i, e) for i, e in enumerate(monom) if e), to_sympy(coeff)) for monom, coeff in items]
         objs, rank = rg.factors({k for ks, _ in items for k in ks})
         terms = []
         for ks, c in items:
@@ -138,6 +142,34 @@ class PolyExpr:
             if c is not sp.S.One:
                 args.insert(0, c)
             terms.append(args[0] if len(args) == 1 else sp.Mul._from_args(args))
+        return sp.Add(*terms)
+
+    def collected(self, variables) -> sp.Expr:
+        """The same polynomial as Σ_α c_α·v^α, collected in the monomials v^α of ``variables``
+        (symbols of the ring): each coefficient c_α an expanded sum free of them.  Substituting
+        for the variables then rebuilds the few terms v^α, not every term of the expansion
+        (the Euler–Lagrange expressions of the Whipple bicycle: 45 velocity monomials against
+        11 000 terms).
+
+        >>> import sympy as sp
+        >>> th, w, u = sp.symbols("theta w u")
+        >>> poly_of(w**2 * sp.sin(th) + w * u * th + 2 * w**2, extra=(th, w, u)).collected([w, u])
+        theta*u*w + w**2*(sin(theta) + 2)
+        """
+        rg = self._ring
+        idx = [rg.index[v] for v in variables if v in rg.index]
+        groups: dict = {}
+        for monom, coeff in self.p.items():
+            key = tuple(monom[i] for i in idx)
+            rest = list(monom)
+            for i in idx:
+                rest[i] = 0
+            groups.setdefault(key, []).append((tuple(rest), coeff))
+        terms = []
+        for key, items in groups.items():
+            c = self._sum(items)
+            mono = [rg.atom_gens[i] ** e for i, e in zip(idx, key) if e]
+            terms.append(sp.Mul(c, *mono) if mono else c)
         return sp.Add(*terms)
 
     def is_zero(self) -> bool:

@@ -153,7 +153,8 @@ class LagrangianSystem:
 
     def euler_lagrange_without_accelerations(self) -> list:
         """e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ: the Euler–Lagrange expressions without their
-        q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2])."""
+        q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2]).
+        For a polynomial L they are collected in the velocities (Σ_α c_α(t, q) q̇^α)."""
         Y = self.Y
         if self._momenta_poly is None:
             return [sp.diff(self.L, q) - Y.cut_total_derivative(p) + A
@@ -166,7 +167,7 @@ class LagrangianSystem:
                 dp = p.diff(s)
                 if not dp.is_zero():
                     e = e - dp * P.lift(v)
-            out.append(e.expr + A)
+            out.append(e.collected(Y.qdot) + A)  # collected in the velocities: cheap to restrict to Q
         return out
 
     def euler_lagrange(self) -> list:

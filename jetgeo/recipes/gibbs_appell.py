@@ -55,13 +55,13 @@ def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
     Y = system.Y
     T, Pi = _split(system)
     V = getattr(system, "potential_energy", None)
-    if T is not system.L and system._momenta_poly is not None and not depends_on([as_expr(V or 0)], Y.qdot):
+    if not depends_on([as_expr(V or 0)], Y.qdot):
         # L = T − V with V free of q̇: W is L's Hessian and b_σ = Π_σ − e_σ(L), e the Euler–Lagrange
-        # expressions without accelerations — both from L's polynomial ring (the Whipple bicycle:
-        # sympy's total derivative of ∂T/∂q̇ ran for minutes)
+        # expressions without accelerations — from L's polynomial ring when L is a polynomial (the
+        # Whipple bicycle: sympy's total derivative of ∂T/∂q̇ ran for minutes)
         e = system.euler_lagrange_without_accelerations()
         b = [Pi[s] - e[s] for s in range(Y.m)]
-        W = system._hessian
+        W = system.hessian()
     else:
         lagr = [Y.total_derivative(sp.diff(T, v)) - sp.diff(T, q) for q, v in zip(Y.q, Y.qdot)]
         zero = {a: 0 for a in Y.qddot}

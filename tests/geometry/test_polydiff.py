@@ -76,3 +76,16 @@ def test_expr_is_sympys_canonical_object(e, k):
     want = sp.expand(P.p.as_expr().xreplace(P._ring.back))
     got = P.expr
     assert got == want and sp.srepr(got) == sp.srepr(want) and hash(got) == hash(want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(trig_polynomials())
+def test_collected_form_is_the_same_polynomial_with_one_term_per_monomial(e):
+    """collected([w, u]) = expr, with one top-level term per non-constant monomial w^i u^j
+    (sympy's Poly in w, u counts them; the constant coefficient merges into the sum)."""
+    P = poly_of(e, extra=(th, ph, w, u))
+    got = P.collected([w, u])
+    assert sp.expand(got - P.expr) == 0
+    want = [m for m in sp.Poly(P.expr, w, u).monoms() if any(m)] if P.expr != 0 else []
+    terms = [t for t in sp.Add.make_args(got) if t.has(w, u)]
+    assert len(terms) == len(want)

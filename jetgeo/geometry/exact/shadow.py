@@ -38,7 +38,7 @@ import random
 
 import sympy as sp
 
-from ...errors import NotRationalError
+from ...errors import NoRootAtPoint, NotRationalError
 
 __all__ = [
     "PRIME",
@@ -59,11 +59,6 @@ _RADICALS = object()  # memo key of the evaluation's radicand registry
 _NO_RADICALS = object()  # memo key: a radicand is being certified (nested roots are not evaluated)
 _SIGNATURES: dict = {}  # radicand → (values at the certificate points, Legendre bit mask)
 _SIGNATURES_MAX = 4096
-
-
-class NoRootAtPoint(ZeroDivisionError):
-    """A radicand has no square root in F_p at this sample point (its value is a non-residue):
-    the point is outside the shadow's domain, like a pole, and the caller samples another."""
 
 
 def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
