@@ -171,7 +171,18 @@ class ConstrainedSystem:
     def on_Q(self, expr) -> sp.Expr:
         """Restriction to Q (and its prolongation): q̇^D → g, q̈^D → dg/dt."""
         expr = as_expr(expr)  # on the DAG: each shared subexpression substituted once
-        return xreplace_dag(xreplace_dag(expr, self.gdot), self.g)
+        return self.on_Q_velocities(xreplace_dag(expr, self.gdot, self._substitution_memos[1]))
+
+    def on_Q_velocities(self, expr) -> sp.Expr:
+        """q̇^D → g only (accelerations left as they are): the restriction of a function on J¹Y to
+        Q, on the DAG, with one memo per constrained system — the large coefficients that
+        several expressions share (the Euler–Lagrange expressions' c_α(q)) are visited once."""
+        return xreplace_dag(as_expr(expr), self.g, self._substitution_memos[0])
+
+    @cached_property
+    def _substitution_memos(self) -> tuple:
+        """({node: node with q̇^D → g}, {node: node with q̈^D → dg/dt}) for :func:`xreplace_dag`."""
+        return {}, {}
 
     # --- canonical forms and distribution ----------------------------------------------------
     @cached_property
@@ -339,10 +350,7 @@ class ConstrainedSystem:
         bodies the normal form nests, and cancelling these DAGs is what stalled (module
         ``_canonical``)."""
         parts = reduced_parts_on_TQ(self.system, self.Q, dependent=list(self.dependent))
-        memo: dict = {}
-
-        def sub(e):
-            return xreplace_dag(e, self.g, memo)
+        sub = self.on_Q_velocities
 
         return ReducedParts(parts.A.applyfunc(sub), parts.B.applyfunc(sub), parts.Psi_D.applyfunc(sub),
                             [sub(x) for x in parts.gbar], parts.dependent, parts.independent,

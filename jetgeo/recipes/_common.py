@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..geometry.exact import xreplace_dag
 from ..geometry.zero import normalise_if_small
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
 
@@ -30,6 +31,7 @@ def accelerations_on_Q(cs, independent: dict) -> dict:
     """All accelerations on Q from the independent ones: q̈^D = d g^D/dt (``cs.gdot``, affine in
     the independent q̈) with the solution substituted; small results normalised."""
     acc = dict(independent)
+    memo: dict = {}
     for dd, expr in cs.gdot.items():
-        acc[dd] = expr.xreplace(independent)
+        acc[dd] = xreplace_dag(expr, independent, memo)
     return {a: normalise_if_small(acc[a]) for a in cs.Y.qddot}

@@ -49,11 +49,11 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
     B = bordered_system(system, Q)
     C = B.J
     eqs = B.equations(qdd, lam)
-    eqs = [e.xreplace(cs.g) for e in eqs]
+    eqs = [cs.on_Q_velocities(e) for e in eqs]
     sol, det = solve_affine(eqs, qdd + lam, "Lagrange's equations with multipliers")
     acc = {a: normalise_if_small(sol[a]) for a in qdd}
     lam_v = [sol[x] for x in lam]
-    CQ = C.xreplace(cs.g)
+    CQ = C.applyfunc(cs.on_Q_velocities)
     R = [normalise_if_small(sum((lam_v[i] * CQ[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
     return Motion(
         method="lagrange_multipliers", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
