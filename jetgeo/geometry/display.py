@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .exact.size import within_ops
+
 __all__ = ["tidy", "tidy_str", "tidy_latex"]
 
 #: expressions with more operations than this are displayed untouched
@@ -27,8 +29,7 @@ def tidy(expr, max_ops: int = TIDY_MAX_OPS):
         return expr.applyfunc(lambda e: tidy(e, max_ops))
     if isinstance(expr, sp.Equality):
         return sp.Eq(tidy(expr.lhs, max_ops), tidy(expr.rhs, max_ops), evaluate=False)
-    size = sp.count_ops(expr)
-    if size > max_ops:
+    if not within_ops(expr, max_ops):
         return expr
     forms = [expr]
     try:

@@ -44,7 +44,7 @@ import sympy as sp
 from ..errors import InputError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import depends_on, diff_dag, trig_reduce, trig_reduce_if_small, xreplace_dag
+from ..geometry.exact import depends_on, diff_dag, trig_reduce, trig_reduce_if_small, within_ops, xreplace_dag
 from ..geometry.linalg import nullspace
 
 __all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
@@ -539,7 +539,7 @@ class ImplicitDifferentialEquation:
             left, cond = nullspace(A.T)
             if not as_expr(cond).is_number:
                 V.minors.append(cond)
-                if sp.count_ops(cond) <= 40:
+                if within_ops(cond, 40):
                     V.conditions.append(cond)
             out = []
             for nu in left:

@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import trig_reduce
+from ..geometry.exact import trig_reduce, within_ops
 from ..geometry.linalg import nullspace
 from ..geometry.zero import is_zero, normalise_if_small
 
@@ -147,7 +147,7 @@ def _clear_denominators(v: list) -> tuple:
 def _reduce(e, max_ops: int = 2000) -> sp.Expr:
     """Exact normal form of a small result: trigonometric functions of sums expanded (θ ± φ of a
     snakeboard's wheels), then reduced modulo sin² + cos² − 1 and cancelled (``trig_reduce``)."""
-    if sp.count_ops(e) > max_ops:
+    if not within_ops(e, max_ops):
         return normalise_if_small(e)
     return trig_reduce(sp.expand_trig(e))
 

@@ -53,6 +53,7 @@ from .size import (
     describe,
     is_small,
     tree_size,
+    within_ops,
 )
 from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rational, substitute_affine
 from .trig import reduce_pythagorean, trig_normal_form, trig_reduce, trig_reduce_if_small
@@ -102,6 +103,7 @@ __all__ = [
     "is_small",
     "tree_size",
     "describe",
+    "within_ops",
     "PRINT_MAX_NODES",
     "FieldSolution",
     "lu_solve_dag",

@@ -19,6 +19,7 @@ __all__ = [
     "tree_size",
     "is_small",
     "describe",
+    "within_ops",
     "PRINT_MAX_NODES",
     "NORMALISE_MAX_NODES",
     "TIDY_MAX_NODES",
@@ -136,6 +137,18 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
 def is_small(e, cap: int = NORMALISE_MAX_NODES) -> bool:
     """``tree_size(e) <= cap``, computed with the early stop."""
     return tree_size(e, cap=cap) <= cap
+
+
+def within_ops(e, max_ops: int) -> bool:
+    """``count_ops(e) <= max_ops`` for display and bookkeeping decisions, without walking a large
+    tree: expressions of more than 4·max_ops tree nodes count as larger (sympy's ``count_ops``
+    walks the tree — minutes on the unexpanded DAG of a solve — and the operations of a tree
+    are rarely fewer than a quarter of its nodes)."""
+    from sympy import count_ops
+
+    if tree_size(e, cap=4 * max_ops) > 4 * max_ops:
+        return False
+    return count_ops(e) <= max_ops
 
 
 def describe(e, limit: int = 60) -> str:
