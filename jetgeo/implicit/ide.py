@@ -44,7 +44,15 @@ import sympy as sp
 from ..errors import InputError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.exact import depends_on, diff_dag, trig_reduce, trig_reduce_if_small, within_ops, xreplace_dag
+from ..geometry.exact import (
+    depends_on,
+    diff_dag,
+    free_symbols_dag,
+    trig_reduce,
+    trig_reduce_if_small,
+    within_ops,
+    xreplace_dag,
+)
 from ..geometry.linalg import nullspace
 
 __all__ = ["ImplicitDifferentialEquation", "IntegrabilityReport"]
@@ -412,12 +420,11 @@ class ImplicitDifferentialEquation:
     # --- calculus -------------------------------------------------------------------------
     def total_derivative(self, f) -> sp.Expr:
         """D f = ∂_t f + ẋ^i ∂f/∂x^i (linear in the unknown velocities)."""
-        f = as_expr(f)
-        out = sp.diff(f, self.time) if self.time is not None else sp.Integer(0)
-        for s, v in zip(self.x, self.xdot):
-            if f.has(s):
-                out += v * sp.diff(f, s)
-        return out
+        f = as_expr(f)  # on the DAG (the constraints found may be unexpanded results of a solve)
+        present = free_symbols_dag([f])
+        terms = [diff_dag(f, self.time)] if self.time is not None and self.time in present else []
+        terms += [v * diff_dag(f, s) for s, v in zip(self.x, self.xdot) if s in present]
+        return sp.Add(*[t for t in terms if t != 0])
 
     def _permitted_equations(self) -> list:
         vel = [sp.Integer(1)] + list(self.xdot)
