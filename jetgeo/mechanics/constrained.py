@@ -373,6 +373,16 @@ class ConstrainedSystem:
         P = self._parts
         return P.Psi_D.applyfunc(_canonical), [_canonical(x) for x in P.gbar]
 
+    @property
+    def is_large(self) -> bool:
+        """Whether the reduced equations on Q exceed
+        :data:`~jetgeo.geometry.exact.AFFINE_CANONICAL_MAX_NODES` tree nodes: then the results
+        (accelerations, multipliers, the regularity determinant) are exact DAGs, never
+        cancelled — at special states (a bicycle upright: every sine zero) their unsimplified
+        quotients may meet a removable 0/0, so numerics solve the bordered system instead
+        (``simulate`` integrates such a system in the multipliers formulation)."""
+        return not self._small
+
     @cached_property
     def _small(self) -> bool:
         """Whether the reduced equations on Q are small (at most

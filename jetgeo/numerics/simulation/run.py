@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from ...errors import InputError
+from ...mechanics import ConstrainedSystem
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
 from .events import singular_state_events
@@ -132,6 +133,10 @@ def simulate(
     prepared = isinstance(system, PreparedSystem)
     if formulation == "full" and not prepared and pair_of(system) is not None:
         formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
+    if formulation == "full" and isinstance(system, ConstrainedSystem) and system.is_large:
+        # the accelerations are an unsimplified DAG: 0/0 at special states (the Whipple bicycle
+        # upright); the bordered system, solved numerically at each step, has the same motions on Q
+        formulation = "multipliers"
     if prepared and first_integrals:
         raise InputError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
     if prepared and backend is not None and backend != system.backend:
