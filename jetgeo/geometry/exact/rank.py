@@ -21,7 +21,7 @@ import sympy as sp
 from ...errors import NotRationalError
 from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
 from ..coerce import as_matrix
-from .shadow import MAX_SHADOW_POINTS, PRIME, mod_value, rank_mod
+from .shadow import MAX_SHADOW_POINTS, eliminate_mod, mod_value
 from .size import NORMALISE_MAX_NODES, tree_size
 from .trig import expand_multiple_angles
 
@@ -199,32 +199,7 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
     return RankInfo(r, rows, tuple(sorted(cols)), "exact" if exact else "numerical", M)
 
 
-def _eliminate_mod(vals: list, pref: list) -> tuple:
-    """Full-pivot elimination over F_p: (rank, pivot rows, pivot cols); among the non-zero
-    residues the pivot of the structurally simplest entry (``pref``)."""
-    a = [list(r) for r in vals]
-    rows_left = list(range(len(a)))
-    cols_left = list(range(len(a[0]) if a else 0))
-    prow, pcol = [], []
-    while rows_left and cols_left:
-        cand = [(pref[i][j], i, j) for i in rows_left for j in cols_left if a[i][j]]
-        if not cand:
-            break
-        _, bi, bj = min(cand)
-        prow.append(bi)
-        pcol.append(bj)
-        rows_left.remove(bi)
-        cols_left.remove(bj)
-        inv = pow(a[bi][bj], -1, PRIME)
-        for i in rows_left:
-            if a[i][bj]:
-                f = a[i][bj] * inv % PRIME
-                for j in cols_left:
-                    a[i][j] = (a[i][j] - f * a[bi][j]) % PRIME
-    return len(prow), tuple(prow), tuple(pcol)
-
-
-def _generic_rank_mod(M: sp.Matrix, pref: list, trials: int) -> RankInfo | None:
+def _generic_rank_mod(M: sp.Matrix, pref: list | None, trials: int) -> RankInfo | None:
     """:func:`generic_rank` on shadow values in F_p (each shared subexpression evaluated once,
     no sympy substitution: 3 s → 0.1 s for the Whipple bicycle's 8 × 8 Hessian of expanded
     polynomials); ``None`` when an entry has atoms the shadows cannot evaluate or no point
@@ -241,7 +216,7 @@ def _generic_rank_mod(M: sp.Matrix, pref: list, trials: int) -> RankInfo | None:
             return None
         except ZeroDivisionError:  # a pole, or a radicand without a root in F_p: another point
             continue
-        r, rows, cols = _eliminate_mod(vals, pref)
+        r, rows, cols = eliminate_mod(vals, pref)
         done += 1
         if best is None or r > best[0]:
             best = (r, tuple(sorted(rows)), tuple(sorted(cols)))
@@ -260,22 +235,5 @@ def generic_rank_dag(M: sp.Matrix) -> int:
     to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
     integer combinations of symbols; powers other than integers and halves, see
     :mod:`~jetgeo.geometry.exact.shadow`)."""
-    best = 0
-    done = 0
-    for trial in range(MAX_SHADOW_POINTS):
-        rep: dict = {}
-        angles: dict = {}
-        memo: dict = {}
-        try:
-            vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
-        except NotRationalError:
-            return generic_rank(M).rank
-        except ZeroDivisionError:  # a pole, or a radicand without a root in F_p: another point
-            continue
-        best = max(best, rank_mod(vals))  # the trials use different points
-        done += 1
-        if best == min(M.shape) or done == 2:
-            break
-    if done == 0:  # undefined at every point tried: the tree method decides
-        return generic_rank(M).rank
-    return best
+    info = _generic_rank_mod(M, None, 2)  # no pivot preference: the rank alone is wanted
+    return generic_rank(M).rank if info is None else info.rank

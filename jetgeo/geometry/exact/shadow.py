@@ -47,6 +47,7 @@ __all__ = [
     "NoRootAtPoint",
     "mod_value",
     "rank_mod",
+    "eliminate_mod",
     "free_values",
     "shadow_evaluable",
 ]
@@ -195,22 +196,34 @@ def free_values(atoms, trial: int = 0) -> dict:
     return {a: random.Random(f"{sp.srepr(a)}:{trial}:free").randrange(2, PRIME) for a in atoms}
 
 
-def rank_mod(vals: list) -> int:
-    """Rank over F_p of a matrix of residues (Gaussian elimination): a lower bound for the
-    rank over ℚ of the matrix it reduces, which it equals unless p divides a minor."""
+def eliminate_mod(vals: list, pref: list | None = None) -> tuple:
+    """Full-pivot Gaussian elimination over F_p of a matrix of residues: (rank, pivot rows,
+    pivot cols).  Among the non-zero residues the pivot is the entry with the lowest ``pref``
+    (structural simplicity of the symbolic entry, :func:`~jetgeo.geometry.exact.generic_rank`),
+    the first one without.  The rank is a lower bound for the rank over ℚ of the matrix the
+    residues reduce, equal to it unless p divides a minor."""
     a = [list(r) for r in vals]
-    rank = 0
-    cols = len(a[0]) if a else 0
     rows_left = list(range(len(a)))
-    for c in range(cols):
-        piv = next((i for i in rows_left if a[i][c]), None)
-        if piv is None:
-            continue
-        rows_left.remove(piv)
-        rank += 1
-        inv = pow(a[piv][c], -1, PRIME)
+    cols_left = list(range(len(a[0]) if a else 0))
+    prow, pcol = [], []
+    while rows_left and cols_left:
+        cand = [((pref[i][j] if pref else 0), i, j) for i in rows_left for j in cols_left if a[i][j]]
+        if not cand:
+            break
+        _, bi, bj = min(cand)
+        prow.append(bi)
+        pcol.append(bj)
+        rows_left.remove(bi)
+        cols_left.remove(bj)
+        inv = pow(a[bi][bj], -1, PRIME)
         for i in rows_left:
-            if a[i][c]:
-                f = a[i][c] * inv % PRIME
-                a[i] = [(x - f * y) % PRIME for x, y in zip(a[i], a[piv])]
-    return rank
+            if a[i][bj]:
+                f = a[i][bj] * inv % PRIME
+                for j in cols_left:
+                    a[i][j] = (a[i][j] - f * a[bi][j]) % PRIME
+    return len(prow), tuple(prow), tuple(pcol)
+
+
+def rank_mod(vals: list) -> int:
+    """Rank over F_p of a matrix of residues (:func:`eliminate_mod`)."""
+    return eliminate_mod(vals)[0]
