@@ -195,7 +195,7 @@ def compile_rhs(
     ren.update(zip(state, ys))
     ren.update(zip(params, ps))
     memo: dict = {}
-    flat_r = [xreplace_dag(e, ren, memo) for e in flat]
+    flat_r = [xreplace_dag(e, ren, memo, renaming=True) for e in flat]
     if _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
         optimizations = None  # see common_subexpressions
     if factor:

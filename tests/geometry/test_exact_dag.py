@@ -169,3 +169,24 @@ def test_generic_rank_on_shadows_matches_sympy_rank(system, drop, k):
     if info.rank:
         block = A.extract(list(info.rows), list(info.cols))
         assert _at(block, k).det() != 0 or _at(block, k + 1).det() != 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(systems(max_n=3))
+def test_renaming_without_flatten_is_the_same_function(system):
+    """xreplace_dag(..., renaming=True) rebuilds sums and products from their arguments as they
+    are: the same function as xreplace (sympy's expand of the difference is 0); rules that are
+    not a one-to-one renaming of symbols are refused."""
+    import pytest
+
+    from jetgeo.errors import InputError
+
+    A, B = system
+    ren = {a: sp.Symbol("_p0"), b: sp.Symbol("_p1"), th: sp.Symbol("_y0")}
+    for e in (*A, *B):
+        got = xreplace_dag(e, ren, renaming=True)
+        assert sp.expand(got - e.xreplace(ren)) == 0
+    with pytest.raises(InputError):
+        xreplace_dag(a + b, {a: sp.Symbol("_p0"), b: sp.Symbol("_p0")}, renaming=True)
+    with pytest.raises(InputError):
+        xreplace_dag(a + b, {a: b + 1}, renaming=True)
