@@ -109,7 +109,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
             v = Y.qdot[li]
             gen = sp.Add(Pi[li], *[Pi[Y.qdot.index(d)] * diff_dag(g, v, memos.setdefault(v, {}))
                                   for d, g in cs.g.items()])
-            dSbar = sp.Add(dS[a], *[dS[dd] * diff_dag(acc_d, a, memos.setdefault(("gdot", a), {}))
+            dSbar = sp.Add(dS[a], *[dS[dd] * diff_dag(acc_d, a, memos.setdefault(a, {}))
                                     for dd, acc_d in cs.gdot.items()])
             eqs.append(dSbar - cs.on_Q(gen))
         sol, det = solve_affine(eqs, ind, "Gibbs–Appell equations")

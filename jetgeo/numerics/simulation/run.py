@@ -58,8 +58,12 @@ def simulate(
     accelerations of Krupková's reduced equations [Stolařová 2009, eq. (8)];
     ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Stolařová 2009,
     eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
-    solved at every step, no normal form).  The run stops early only at a *singular state of
-    the problem*, with a :class:`SimulationStoppedWarning` and ``result.event`` saying why:
+    solved at every step, no normal form).  A ConstrainedSystem whose results are unsimplified
+    DAGs (``cs.is_large``) is integrated in the multipliers formulation when ``"full"`` is asked
+    (``result.formulation`` says so): the DAG's quotients can be 0/0 at special states (the
+    upright Whipple bicycle); ``prepare(cs, "full")`` keeps the DAG accelerations.  The run
+    stops early only at a *singular state of the problem*, with a
+    :class:`SimulationStoppedWarning` and ``result.event`` saying why:
     the rank of ∂f/∂q̇ drops [Stolařová 2009, eq. (3)], the constrained system stops
     being regular [Stolařová 2009, eq. (12)], the multiplier equations become singular
     [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
