@@ -79,3 +79,34 @@ def test_long_sums_and_large_dags_compile_and_evaluate_exactly():
             v = v * (v + yv) / (1 + v * v)
         got = f(0.0, np.array([xv, yv, thv]), np.array([]))
         assert np.allclose(got, [want0, v], rtol=1e-12, atol=1e-12)
+
+
+def _dags(draw_ops):
+    """Random expression DAGs over x, y, θ: each step combines two earlier nodes (sharing)."""
+    nodes = [x, y, sp.sin(th), sp.cos(th), sp.Integer(2)]
+    for op, i, j in draw_ops:
+        u, v = nodes[i % len(nodes)], nodes[j % len(nodes)]
+        nodes.append([u + v, u * v, u - v, u / (1 + v**2), sp.sin(u) * v, u**2 + v][op])
+    return nodes[-3:]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 60), st.integers(0, 60)), min_size=3, max_size=25))
+def test_dag_cse_rebuilds_the_expressions_and_shares_what_tree_cse_shares(ops):
+    """The DAG elimination (used above CSE_PREPROCESS_MAX_NODES) against sympy's ``tree_cse``
+    on the same inputs: substituting its locals back gives the expressions exactly, every local
+    is used, and it introduces as many locals as tree_cse."""
+    from sympy.simplify.cse_main import tree_cse
+
+    from jetgeo.numerics.compile import _dag_cse
+
+    exprs = _dags(ops)
+    repl, reduced = _dag_cse(exprs, sp.numbered_symbols("_c"))
+    back = {}
+    for s, r in repl:
+        back[s] = r.xreplace(back)
+    assert [sp.expand(r.xreplace(back) - e) for r, e in zip(reduced, exprs)] == [0] * len(exprs)
+    body = [r for _, r in repl] + list(reduced)
+    assert all(any(b.has(s) for b in body) for s, _ in repl)
+    t_repl, _ = tree_cse(exprs, sp.numbered_symbols("_c"), {}, "none")
+    assert len(repl) == len(t_repl)

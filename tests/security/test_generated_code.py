@@ -107,3 +107,56 @@ def test_compiled_rhs_name_and_source_are_checked():
         _check_generated("def rhs(_t, _y, _p):\n    return _np.__class__\n", "rhs")
     f = compile_rhs([sp.Max(x, 1) + sp.Abs(x)], [x], [], vectorized=True)  # functools.reduce in numpy code
     assert f(0, [np.array([-2.0, 3.0])], []).tolist() == [[3.0, 6.0]]
+
+
+@pytest.mark.parametrize("body", [
+    "import os\n    return 0",                             # an import
+    "from numpy import load\n    return 0",
+    "return (lambda: 0)()",                                 # nested code
+    "return [_c for _c in _y]",
+    "class _c0: pass\n    return 0",
+    "def _c0(): pass\n    return 0",
+    "return eval('1')",                                     # builtins outside the list
+    "return open('/etc/passwd')",
+    "return getattr(_np, 'load')",
+    "return _y.tofile",                                     # an attribute no module has
+    "return _np.__dict__",                                  # a private attribute
+    "global _c0\n    _c0 = 1\n    return 0",                # a global store
+    "_y.x = 1\n    return 0",                               # an attribute store
+    "return _np.save(_t, _y)",                              # harmless name, but...
+    "return numpy.array('data')",                           # a string constant
+    "x = 1\n    return x",                                  # a local not of the generated kinds
+])
+def test_generated_code_check_refuses(body):
+    """Every construct outside the generated code's whitelist is refused before ``exec``; the
+    check reads the compiled code object (names, constants, instructions)."""
+    src = f"def rhs(_t, _y, _p):\n    {body}\n"
+    if body == "return _np.save(_t, _y)":  # a public numpy name on the module: allowed, like numpy.sin
+        _check_generated(src, "rhs")
+        return
+    with pytest.raises(InputError):
+        _check_generated(src, "rhs")
+
+
+@pytest.mark.parametrize("src", [
+    "import os\ndef rhs(_t, _y, _p):\n    return 0\n",      # module-level code besides the function
+    "def rhs(_t, _y, _p=os.system('x')):\n    return 0\n",  # a default argument
+    "@print\ndef rhs(_t, _y, _p):\n    return 0\n",          # a decorator
+    "def rhs(_t, _y, _p, *a):\n    return 0\n",             # another signature
+    "def other(_t, _y, _p):\n    return 0\n",               # another name
+])
+def test_generated_code_check_refuses_module_structure(src):
+    with pytest.raises(InputError):
+        _check_generated(src, "rhs")
+
+
+def test_generated_code_check_accepts_the_printers_output():
+    """What the printers produce passes: nan/inf, keyword arguments, a folded shape, numpy.select."""
+    x, y = sp.symbols("x y")
+    e = [sp.Piecewise((x, x > 0), (y, True)), sp.Max(x, y), -sp.oo * 0 + x, sp.exp(x) ** -3, x * sp.pi]
+    f = compile_rhs(sp.Matrix(5, 1, e), [x, y], [], name="rhs")
+    assert compile_rhs([x - sp.oo], [x], [])(0.0, [1.0], [])[0] == -math.inf
+    v = f(0.0, [4.0, 1.0], [])
+    assert v.shape == (5, 1) and v[0, 0] == 4.0 and v[1, 0] == 4.0 and math.isnan(v[2, 0])
+    g = compile_rhs(e, [x, y], [], vectorized=True)
+    assert g(0.0, [np.array([4.0, -0.25]), np.array([1.0, 2.0])], [])[0].tolist() == [4.0, 2.0]
