@@ -327,14 +327,16 @@ def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
 def _affine(eqs, w):
     """(A, b) with eqs ≡ A w − b, or None if some equation is not affine in w."""
     rows, rhs = [], []
+    memos = [{} for _ in w]  # one derivative memo per unknown, shared by the equations (common subtrees once)
+    zero, zero_memo = {s: 0 for s in w}, {}
     for e in eqs:
         row = []
-        for s in w:
-            c = diff_dag(e, s)
+        for s, memo in zip(w, memos):
+            c = diff_dag(e, s, memo)
             if depends_on([c], w):
                 return None
             row.append(c)
-        rest = xreplace_dag(e, {s: 0 for s in w})
+        rest = xreplace_dag(e, zero, zero_memo)
         rows.append(row)
         rhs.append(-rest)
     return sp.Matrix(rows) if rows else sp.zeros(0, len(w)), sp.Matrix(rhs) if rhs else sp.zeros(0, 1)

@@ -154,11 +154,16 @@ class LagrangianSystem:
     def euler_lagrange_without_accelerations(self) -> list:
         """e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ: the Euler–Lagrange expressions without their
         q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2]).
-        For a polynomial L they are collected in the velocities (Σ_α c_α(t, q) q̇^α)."""
+        For a polynomial L they are collected in the velocities (Σ_α c_α(t, q) q̇^α).  Computed
+        once per system (every route starts from them)."""
+        return list(self._e)
+
+    @cached_property
+    def _e(self) -> tuple:
         Y = self.Y
         if self._momenta_poly is None:
-            return [sp.diff(self.L, q) - Y.cut_total_derivative(p) + A
-                    for q, p, A in zip(Y.q, self.momenta, self.forces)]
+            return tuple(sp.diff(self.L, q) - Y.cut_total_derivative(p) + A
+                         for q, p, A in zip(Y.q, self.momenta, self.forces))
         P = self._L_poly
         out = []
         for q, p, A in zip(Y.q, self._momenta_poly, self.forces):
@@ -168,7 +173,7 @@ class LagrangianSystem:
                 if not dp.is_zero():
                     e = e - dp * P.lift(v)
             out.append(e.collected(Y.qdot) + A)  # collected in the velocities: cheap to restrict to Q
-        return out
+        return tuple(out)
 
     def euler_lagrange(self) -> list:
         """[E_σ] = ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ (forces included); equations E_σ = 0."""
@@ -269,15 +274,11 @@ class LagrangianSystem:
         return singular_locus(self._hessian)
 
     # --- explicit dynamics ------------------------------------------------------------------
-    @cached_property
-    def _free_rhs(self) -> tuple:
-        # E_σ = L_σ − W_σν q̈^ν: L_σ = e_σ, the Euler–Lagrange expressions without their q̈
-        # terms (computed in the polynomial ring when L is a trigonometric polynomial)
-        return tuple(self.euler_lagrange_without_accelerations())
-
     def free_motion_functions(self) -> list:
-        """L_σ with W_σν q̈^ν = L_σ ([Benenti 2007, eq. (7.3)] for L = T − V, T quadratic)."""
-        return list(self._free_rhs)
+        """L_σ with W_σν q̈^ν = L_σ ([Benenti 2007, eq. (7.3)] for L = T − V, T quadratic): the
+        Euler–Lagrange expressions without their q̈ terms, e_σ
+        (:meth:`euler_lagrange_without_accelerations`)."""
+        return list(self._e)
 
     def require_regular(self, what: str = "this operation") -> None:
         """Raise :class:`NotRegularError` (saying why and along which velocity directions the
@@ -309,7 +310,7 @@ class LagrangianSystem:
     @staged("accelerations")
     def _accelerations(self) -> dict:
         W = self._hessian
-        rhs = sp.Matrix(self._free_rhs)
+        rhs = sp.Matrix(self._e)
         if W.rows <= 3:
             # Cramer's rule with division-free (Berkowitz) determinants: one cancel per
             # component of a single fraction is much cheaper than normalising LU's nested
