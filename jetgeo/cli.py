@@ -271,12 +271,37 @@ def _derive(args: argparse.Namespace) -> int:
     with stage(f"derivation by {args.method}"):
         acc, info = derive_motion(spec, args.method)
     if args.simplify:
-        with stage("simplification for display (--simplify)"):
-            acc = {a: tidy(e, SIMPLIFY_MAX_OPS) for a, e in acc.items()}
+        acc = _simplified(acc)
     with stage("formatting the equations"):
         text = format_motion(spec, acc, info, args.format)
     sys.stdout.write(text)
     return 0
+
+
+def _simplified(acc: dict) -> dict:
+    """``--simplify``: every expression tidied for display; when they are large (unexpanded
+    DAGs: long chains of bodies) the size estimate goes to stderr before the work starts, and a
+    progress bar (in a terminal) counts the expressions done."""
+    from .geometry.exact import size_estimate
+    from .limits import stage
+    from .progress import progress_bar
+
+    est = size_estimate(list(acc.values()))
+    bar = None
+    if est.large:
+        print(f"jetgeo: --simplify: {est}; simplifying them may take long", file=sys.stderr)
+        bar = progress_bar(len(acc), "simplifying", None, unit="expression")
+    out = {}
+    with stage("simplification for display (--simplify)"):
+        try:
+            for a, e in acc.items():
+                out[a] = tidy(e, SIMPLIFY_MAX_OPS)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+    return out
 
 
 def _check(args: argparse.Namespace) -> int:

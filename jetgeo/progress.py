@@ -1,4 +1,5 @@
-"""Progress bars for long derivations and integrations (tqdm, optional).
+"""Progress bars for long derivations and integrations (tqdm, optional), and the warning that
+announces a large computation before it starts.
 
 ``progress=None`` (the default everywhere) shows a bar only when stderr is a terminal and
 tqdm is installed — never in notebooks' captured output, CI logs or pipes; ``True`` asks for
@@ -11,7 +12,14 @@ from __future__ import annotations
 import sys
 import warnings
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "LargeComputationWarning"]
+
+
+class LargeComputationWarning(UserWarning):
+    """A computation the caller asked for is about to work on a very large expression (the
+    canonical form of an unexpanded DAG result): the message gives the size estimate
+    (:func:`jetgeo.geometry.exact.size_estimate`) before it starts, and a progress bar follows,
+    so that a long silence is never a surprise.  A warning, not an error: the work proceeds."""
 
 
 def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str = "step"):

@@ -3,7 +3,7 @@ and the symbolic linear algebra (generic ranks with stated singular loci) behind
 exact-algebra core (determinants, solves, ranks, trigonometric reduction, sizes) is
 :mod:`jetgeo.geometry.exact`.
 
-This layer imports nothing else of jetgeo except :mod:`jetgeo.errors`.
+This layer imports nothing else of jetgeo except :mod:`jetgeo.errors` and :mod:`jetgeo.progress`.
 """
 
 from .chart import Chart
@@ -11,10 +11,12 @@ from .distributions import Codistribution, Distribution, InvolutivityReport
 from .exact import (
     NORMALISE_MAX_NODES,
     RankInfo,
+    SizeEstimate,
     det_exact,
     generic_rank,
     generic_rank_dag,
     lu_solve_dag,
+    size_estimate,
     solve_exact,
     solve_rational,
     tree_size,
@@ -24,7 +26,7 @@ from .exact import (
 from .forms import Form
 from .linalg import nullspace, singular_locus, solve_linear
 from .vectorfields import VectorField
-from .zero import ZeroTest, is_zero, normalise, zero_test
+from .zero import ZeroTest, canonical_forms, is_zero, normalise, zero_test, zero_tests
 
 __all__ = [
     "Chart",
@@ -39,6 +41,8 @@ __all__ = [
     "lu_solve_dag",
     "solve_exact",
     "tree_size",
+    "size_estimate",
+    "SizeEstimate",
     "NORMALISE_MAX_NODES",
     "trig_reduce",
     "det_exact",
@@ -48,7 +52,9 @@ __all__ = [
     "solve_rational",
     "ZeroTest",
     "zero_test",
+    "zero_tests",
     "is_zero",
     "normalise",
+    "canonical_forms",
     "trig_normal_form",
 ]

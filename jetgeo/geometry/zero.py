@@ -49,8 +49,10 @@ from .exact.trig import expand_multiple_angles, trig_normal_form
 __all__ = [
     "ZeroTest",
     "zero_test",
+    "zero_tests",
     "is_zero",
     "normalise",
+    "canonical_forms",
     "PointSampler",
 ]
 
@@ -88,6 +90,47 @@ def normalise(expr: sp.Expr) -> sp.Expr:
         return sp.cancel(sp.together(expr))
     except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover - defensive
         return sp.expand(expr)
+
+
+def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical form"):
+    """:func:`normalise` of every expression (a list, or the values of a dict), said aloud when
+    it is large: for expressions above :data:`~jetgeo.geometry.exact.CANONICAL_MAX_NODES` tree
+    nodes — the size at which jetgeo's routes keep their results as unexpanded DAGs — a
+    :class:`~jetgeo.progress.LargeComputationWarning` gives the size estimate
+    (:func:`~jetgeo.geometry.exact.size_estimate`: distinct subexpressions, tree nodes, a bound
+    on the expanded terms) *before* the first ``cancel`` starts, and a progress bar counts the
+    expressions done (``progress``: None shows it in a terminal only, see :mod:`jetgeo.progress`).
+    Exact; never ``simplify``.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> canonical_forms({"a": (x**2 - 1) / (x - 1), "b": 1 / x + 1})
+    {'a': x + 1, 'b': (x + 1)/x}
+    """
+    import warnings
+
+    from ..progress import LargeComputationWarning, progress_bar
+    from .exact.size import size_estimate
+
+    keys = list(exprs) if isinstance(exprs, dict) else None
+    values = [as_expr(e) for e in (exprs.values() if keys is not None else exprs)]
+    est = size_estimate(values)
+    bar = None
+    if est.large:
+        warnings.warn(LargeComputationWarning(f"{what} of {est}: this may take long"), stacklevel=2)
+        bar = progress_bar(len(values), what, progress, unit="expression")
+    elif progress:
+        bar = progress_bar(len(values), what, progress, unit="expression")
+    out = []
+    try:
+        for e in values:
+            out.append(normalise(e))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return dict(zip(keys, out)) if keys is not None else out
 
 
 def normalise_if_small(expr, max_nodes: int = NORMALISE_MAX_NODES) -> sp.Expr:
@@ -316,7 +359,7 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     return ZeroTest(True, "random points (numerical)", 1e-40)
 
 
-def _shadow_zero_test(expr: sp.Expr, trials: int) -> ZeroTest | None:
+def _shadow_zero_test(expr: sp.Expr, trials: int, points: dict | None = None) -> ZeroTest | None:
     """Tier 2 on the DAG for large expressions: exact values in F_p, p = 2⁶¹ − 1
     (:func:`~jetgeo.geometry.exact.mod_value`, each shared subexpression visited once; sin and cos
     on the unit circle over F_p), at ``trials`` random points.  A non-zero value proves the
@@ -325,14 +368,18 @@ def _shadow_zero_test(expr: sp.Expr, trials: int) -> ZeroTest | None:
     when the field arithmetic does not apply (exp, tan, roots it cannot certify, …) or every
     point is a pole: the caller evaluates the tree instead.  With square roots the points lie
     on the variety s² = R (see :mod:`~jetgeo.geometry.exact.shadow`) and no degree bound is
-    given (``bound`` NaN)."""
+    given (``bound`` NaN).  ``points`` (attempt → (symbol values, angle values, memo)) shares
+    the evaluation between expressions tested at the same points (:func:`zero_tests`)."""
     from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
 
+    points = {} if points is None else points
+    degree_memo = points.setdefault("degree", {})
     zeros = attempts = 0
     while zeros < trials and attempts < max(10 * trials, MAX_SHADOW_POINTS):
         attempts += 1
+        rep, angles, memo = points.setdefault(attempts, ({}, {}, {}))
         try:
-            v = mod_value(expr, {}, {}, {}, attempts)
+            v = mod_value(expr, rep, angles, memo, attempts)
         except ZeroDivisionError:  # a pole (or a radicand without a root in F_p) here: sample again
             continue
         except NotRationalError:
@@ -342,7 +389,7 @@ def _shadow_zero_test(expr: sp.Expr, trials: int) -> ZeroTest | None:
         zeros += 1
     if zeros < trials:
         return None
-    deg = _degree_bound(expr, {})
+    deg = _degree_bound(expr, degree_memo)
     bound = min(1.0, max(deg[0], 1) / PRIME) ** trials if deg is not None else float("nan")
     return ZeroTest(True, "random points (F_p)", bound)
 
@@ -439,6 +486,29 @@ def zero_test(expr, trials: int = 3, prove: bool = False) -> ZeroTest:
     'trig normal form'
     """
     return _zero_test_cached(as_expr(expr), int(trials), bool(prove))
+
+
+def zero_tests(exprs, trials: int = 3) -> list:
+    """``[zero_test(e, trials) for e in exprs]``, the large ones evaluated in F_p at shared
+    points: expressions of one system (the accelerations, the reactions of a chain of bodies)
+    share most of their DAG, and one memo per point evaluates each shared node once for all of
+    them (the Whipple bicycle's 14 differences in ``equivalent``: 12 s → 3 s).  The
+    verdicts are those of :func:`zero_test` (the same points, the same tiers).
+
+    >>> import sympy as sp
+    >>> th = sp.Symbol('theta')
+    >>> [t.zero for t in zero_tests([sp.sin(th)**2 + sp.cos(th)**2 - 1, sp.sin(th)])]
+    [True, False]
+    """
+    points: dict = {}
+    out = []
+    for e in exprs:
+        e = as_expr(e)
+        got = None
+        if e != 0 and tree_size(e, cap=EXPAND_MAX_NODES) > EXPAND_MAX_NODES:
+            got = _shadow_zero_test(e, int(trials), points)
+        out.append(got if got is not None else zero_test(e, trials))
+    return out
 
 
 def is_zero(expr, trials: int = 3, prove: bool = False) -> bool:

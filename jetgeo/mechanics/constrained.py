@@ -57,7 +57,7 @@ from ..geometry.exact import (
     tree_size,
     xreplace_dag,
 )
-from ..geometry.zero import normalise_if_small
+from ..geometry.zero import canonical_forms, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
 from .lagrangian import LagrangianSystem
@@ -568,12 +568,17 @@ class ConstrainedSystem:
         acc = self._acc_all
         return {self.Y.qddot[i]: acc[self.Y.qddot[i]] for i in self.independent_indices}
 
-    def accelerations(self) -> dict:
+    def accelerations(self, canonical: bool = False, progress: bool | None = None) -> dict:
         """{q̈^σ: expression in (t, q, q̇^I)} for every coordinate, valid on Q.
 
         Small results are in canonical (cancelled) form; large ones are returned as solved —
         exact expression DAGs sharing subexpressions (see :attr:`_acc_dag`), never cancelled,
-        so that long chains of bodies do not stall; :meth:`result_sizes` reports their sizes."""
+        so that long chains of bodies do not stall; :meth:`result_sizes` reports their sizes.
+        ``canonical=True`` cancels them anyway (:func:`~jetgeo.geometry.canonical_forms`: for
+        large ones a :class:`~jetgeo.progress.LargeComputationWarning` with the size estimate
+        first, then a progress bar — ``progress`` as in :mod:`jetgeo.progress`)."""
+        if canonical and self.is_large:
+            return canonical_forms(self._acc_all, progress, what="canonical form of the accelerations")
         return dict(self._acc_all)
 
     @cached_property

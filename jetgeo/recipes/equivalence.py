@@ -21,7 +21,7 @@ import sympy as sp
 from ..errors import InputError, UndecidedError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import NORMALISE_MAX_NODES, is_small, xreplace_dag
-from ..geometry.zero import normalise, zero_test
+from ..geometry.zero import normalise, zero_tests
 from ..mechanics.eom import EquationsOfMotion
 from ..mechanics.motion import Motion
 
@@ -151,9 +151,8 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
         eb = _on_Q(b, g, [acc_b[k] for k in keys])
     per, diffs = {}, {}
     worst, bound = "structural", 0.0
-    for k, x, y in zip(keys, ea, eb):
-        d = _difference(x, y)
-        zt = zero_test(d, trials=trials)
+    differences = [_difference(x, y) for x, y in zip(ea, eb)]
+    for k, d, zt in zip(keys, differences, zero_tests(differences, trials=trials)):  # shared F_p points
         per[k] = zt.method
         if not zt.zero:
             diffs[k] = d
@@ -170,10 +169,10 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
             xb = [as_expr(e) if b is par else _on_Q(b, {}, [e])[0].xreplace(psi) for e in rb]
         else:
             xa, xb = _on_Q(a, g, ra), _on_Q(b, g, rb)
-        for s, x, y in zip(Y.q, xa, xb):
-            zt = zero_test(_difference(x, y), trials=trials)
+        differences = [_difference(x, y) for x, y in zip(xa, xb)]
+        for s, d, zt in zip(Y.q, differences, zero_tests(differences, trials=trials)):
             if not zt.zero:
-                diffs[f"R_{s}"] = _difference(x, y)
+                diffs[f"R_{s}"] = d
                 reactions = False
     ok = not diffs
     return EquivalenceReport(ok, worst if ok else "counterexample", bound if ok else 0.0,

@@ -44,3 +44,21 @@ def test_tidy_is_display_only():
     assert r"\cos{\left(\theta \right)}" in motion._repr_latex_()
     big = sp.Add(*[sp.Symbol(f"x{i}") * sp.sin(sp.Symbol("t")) ** 2 for i in range(200)])
     assert tidy(big) is big                                  # above the size limit: shown as it is
+
+
+def test_simplify_announces_a_large_job_with_its_size_estimate(capsys):
+    """``--simplify`` on large results: the size estimate on stderr before the work starts (the
+    bar itself only in a terminal); the tidied values equal the inputs."""
+    import sympy as sp
+
+    from jetgeo.cli import _simplified
+    from jetgeo.geometry.exact import size_estimate
+
+    x, y = sp.symbols("x y")
+    big = sp.Add(*[(x + k) ** 2 / (y + 1) for k in range(300)])
+    out = _simplified({"a": big, "b": x * y / y})
+    err = capsys.readouterr().err
+    assert "--simplify" in err and str(size_estimate([big, x])) in err
+    assert sp.cancel(out["a"] - big) == 0 and out["b"] == x
+    _simplified({"b": x * y / y})  # small: silent
+    assert capsys.readouterr().err == ""

@@ -23,7 +23,7 @@ from jetgeo.geometry.exact import (
     tree_size,
     xreplace_dag,
 )
-from jetgeo.geometry.zero import zero_test
+from jetgeo.geometry.zero import zero_test, zero_tests
 
 a, b, th, x = sp.symbols("a b theta x")
 ATOMS = [a, b, sp.sin(th), sp.cos(th), sp.Integer(1), sp.Integer(2), sp.Integer(-3)]
@@ -151,6 +151,24 @@ def test_large_zero_test_runs_on_the_dag_in_the_prime_field():
     assert not nz.zero and nz.method == "counterexample"
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(8, 20), st.integers(0, 2), st.sampled_from([0, 1, a])), min_size=1, max_size=5))
+def test_zero_tests_share_points_and_agree_with_zero_test(items):
+    """zero_tests (one F_p memo per point for all the expressions) gives zero_test's verdicts,
+    method and bound: large chains times the Pythagorean identity, minus themselves, plus a
+    perturbation (zero or not), small ones among them."""
+    pyth = sp.sin(th) ** 2 + sp.cos(th) ** 2
+    exprs = []
+    for n, k, eps in items:
+        e = _chain(n) * th**k
+        exprs.append(e * pyth - e + sp.sympify(eps) / 10**30)
+    exprs.append(pyth - 1)  # small: zero_test's own tiers
+    got = zero_tests(exprs)
+    want = [zero_test(e) for e in exprs]
+    assert [(g.zero, g.method, g.bound) for g in got] == [(w.zero, w.method, w.bound) for w in want]
+    assert [g.zero for g in got] == [eps == 0 for _, _, eps in items] + [True]
+
+
 @settings(max_examples=25, deadline=None)
 @given(systems(max_n=4), st.integers(0, 3), st.integers(0, 20))
 def test_generic_rank_on_shadows_matches_sympy_rank(system, drop, k):
@@ -190,3 +208,23 @@ def test_renaming_without_flatten_is_the_same_function(system):
         xreplace_dag(a + b, {a: sp.Symbol("_p0"), b: sp.Symbol("_p0")}, renaming=True)
     with pytest.raises(InputError):
         xreplace_dag(a + b, {a: b + 1}, renaming=True)
+
+
+_y = sp.Symbol("y")
+_ATOMS = st.sampled_from([x, _y, sp.Integer(2), sp.Rational(-1, 3), sp.oo, sp.zoo, sp.S.Zero])
+
+
+@st.composite
+def _expressions_with_infinities(draw, depth=3):
+    if depth == 0:
+        return draw(_ATOMS)
+    a, b = draw(_expressions_with_infinities(depth=depth - 1)), draw(_expressions_with_infinities(depth=depth - 1))
+    return draw(st.sampled_from([a + b, a * b, a / (b + 1), a * sp.sin(b), a**2 * b, a - b]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_expressions_with_infinities(), st.sampled_from([{x: 0}, {x: 0, _y: 0}, {_y: 0}, {x: sp.oo}, {x: _y - 1}]))
+def test_xreplace_dag_is_xreplace_with_zeros_and_infinities(e, rule):
+    """A product whose factor became 0 is 0 without sympy's ``is_finite`` query — unless a factor
+    holds an infinity (then sympy's nan): the same expression as ``xreplace``."""
+    assert xreplace_dag(e, rule) == e.xreplace(rule)

@@ -75,27 +75,56 @@ def xreplace_dag(expr, rule: dict, memo: dict | None = None, renaming: bool = Fa
         raise InputError("xreplace_dag: renaming=True needs a rule from symbols to symbols")
     if renaming and len(set(rule.values())) != len(rule):
         raise InputError("xreplace_dag: renaming=True needs a one-to-one rule")
+    value_flags: dict = {}
 
     def visit(e):
+        # (result, whether the result contains an infinite atom: oo, zoo, nan or an infinite symbol)
         got = memo.get(id(e))
         if got is not None and got[0] is e:
-            return got[1]
-        if not e.args:
+            return got[1], got[2]
+        if not e.args or e in rule:
             out = rule.get(e, e)
-        elif e in rule:
-            out = rule[e]
+            if not isinstance(out, sp.Basic):
+                out = as_expr(out)
+            infinite = _infinite_atom(out) if not out.args else _contains_infinity(out, value_flags)
         else:
-            args = [visit(a) for a in e.args]
+            pairs = [visit(a) for a in e.args]
+            args = [p[0] for p in pairs]
+            infinite = any(p[1] for p in pairs)
             if not any(a is not b for a, b in zip(args, e.args)):
                 out = e
             elif renaming and (e.is_Add or e.is_Mul):
                 out = e.func._from_args(args)
+            elif e.is_Mul and not infinite and any(a is sp.S.Zero for a in args):
+                # 0·X = 0 for X free of infinities — sympy's Mul asks every other factor
+                # ``is_finite``, an assumption query that walks the tree of an unexpanded DAG
+                # (2.5 s of the Whipple bicycle's integrability algorithm)
+                out = sp.S.Zero
             else:
                 out = e.func(*args)
-        memo[id(e)] = (e, out)
-        return out
+                infinite = infinite or _infinite_atom(out)
+        memo[id(e)] = (e, out, infinite)
+        return out, infinite
 
-    return visit(as_expr(expr))
+    return visit(as_expr(expr))[0]
+
+
+_INFINITIES = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.ComplexInfinity, sp.S.NaN)
+
+
+def _infinite_atom(a) -> bool:
+    """Whether the atom ``a`` is ±oo, zoo, nan or a symbol assumed infinite."""
+    return any(a is inf for inf in _INFINITIES) or (a.is_Symbol and a.is_finite is False)
+
+
+def _contains_infinity(e, flags: dict) -> bool:
+    """Whether the DAG of ``e`` has an infinite atom (each distinct node once; ``flags`` by id)."""
+    got = flags.get(id(e))
+    if got is not None:
+        return got[1]
+    out = _infinite_atom(e) if not e.args else any(_contains_infinity(a, flags) for a in e.args)
+    flags[id(e)] = (e, out)
+    return out
 
 
 def matmul_dag(A, B) -> sp.Matrix:

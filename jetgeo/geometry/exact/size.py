@@ -11,6 +11,9 @@ constants below.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from sympy import Basic
 
 from ..coerce import as_expr
@@ -20,6 +23,9 @@ __all__ = [
     "is_small",
     "describe",
     "within_ops",
+    "SizeEstimate",
+    "size_estimate",
+    "ESTIMATE_CAP",
     "PRINT_MAX_NODES",
     "NORMALISE_MAX_NODES",
     "TIDY_MAX_NODES",
@@ -174,3 +180,129 @@ def describe(e, limit: int = 60) -> str:
     else:
         text = str(e)
     return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
+#: bounds of :func:`size_estimate` saturate here (a number of terms beyond any computation)
+ESTIMATE_CAP = 10**30
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """What bringing expressions to canonical form (one cancelled fraction of expanded
+    polynomials each: :func:`~jetgeo.geometry.zero.normalise`) would face, measured on their
+    DAG before it starts (:func:`size_estimate`).
+
+    ``expressions``; ``dag_nodes``: distinct subexpressions (what the derivation handled);
+    ``tree_nodes``: nodes of the trees (what printing and ``cancel`` walk); ``expanded_terms``:
+    an upper bound on the terms of the expanded numerators and denominators over a common
+    denominator before any cancellation (saturating at :data:`ESTIMATE_CAP`); ``large``: more
+    tree nodes than :data:`CANONICAL_MAX_NODES` in some expression — the size at which jetgeo's
+    own routes keep a result as a DAG rather than cancel it."""
+
+    expressions: int
+    dag_nodes: int
+    tree_nodes: int
+    expanded_terms: int
+    large: bool
+
+    def __str__(self) -> str:
+        def n(v: int) -> str:
+            return f"{v:,}".replace(",", " ") if v < 10**7 else f"{v:.1e}"
+
+        bound = (f"at most {n(self.expanded_terms)} terms when expanded" if self.expanded_terms < ESTIMATE_CAP
+                 else f"no bound below {ESTIMATE_CAP:.0e} on the terms when expanded")
+        return (f"{self.expressions} expression{'s' * (self.expressions != 1)}: {n(self.dag_nodes)} distinct "
+                f"subexpressions, {n(self.tree_nodes)} tree nodes, {bound}")
+
+
+def _power_terms(t: int, k: int) -> int:
+    """Terms of p^k for a polynomial p of at most t terms: at most C(t + k − 1, k), its
+    monomials of degree k (saturating at :data:`ESTIMATE_CAP`)."""
+    if k == 0 or t <= 1:
+        return min(t, 1) if k else 1
+    m, big = min(k, t - 1), max(k, t - 1)  # C(t + k − 1, k) = C(big + m, m) ≥ ((big + m)/m)^m
+    if m * math.log10((big + m) / m) > 31:
+        return ESTIMATE_CAP
+    return min(ESTIMATE_CAP, math.comb(big + m, m))  # here m ≤ 31/log10 2 < 104: cheap
+
+
+def _denominator_terms(den: dict) -> int:
+    """Terms of Π_b b^e (``den``: id → (b, e, terms of b)) expanded, bounded factor by factor."""
+    out = 1
+    for _, e, t in den.values():
+        out = min(ESTIMATE_CAP, out * _power_terms(t, e))
+    return out
+
+
+def _terms_bound(e, memo: dict) -> tuple:
+    """(numerator term bound, denominator) of ``e`` as one fraction of expanded polynomials in its
+    generators (symbols, function values, fractional powers); the denominator is kept factored,
+    {id(b): (b, exponent, term bound of b)}, so that a sum's common denominator is the least
+    common multiple of its terms' denominators (the shared pivots of an LU solve count once):
+    Σᵢ pᵢ/Dᵢ = (Σᵢ pᵢ·L/Dᵢ)/L, a product multiplies numerators and adds exponents, and an
+    integer power k of a polynomial of n terms has at most C(n + k − 1, k) terms."""
+    got = memo.get(id(e))
+    if got is not None and got[0] is e:
+        return got[1]
+    cap = ESTIMATE_CAP
+    if e.is_Add:
+        parts = [_terms_bound(a, memo) for a in e.args]
+        lcm: dict = {}
+        for _, den in parts:
+            for k, (b, x, t) in den.items():
+                if k not in lcm or lcm[k][1] < x:
+                    lcm[k] = (b, x, t)
+        num = 0
+        for n_i, den in parts:
+            rest = {k: (b, x - den.get(k, (b, 0, t))[1], t) for k, (b, x, t) in lcm.items()}
+            num = min(cap, num + n_i * _denominator_terms(rest))
+        out = (num, lcm)
+    elif e.is_Mul:
+        num, den = 1, {}
+        for a in e.args:
+            n_i, d_i = _terms_bound(a, memo)
+            num = min(cap, num * n_i)
+            for k, (b, x, t) in d_i.items():
+                den[k] = (b, den[k][1] + x if k in den else x, t)
+        out = (num, den)
+    elif e.is_Pow and e.exp.is_Integer:
+        n_b, d_b = _terms_bound(e.base, memo)
+        k = int(e.exp)
+        if k >= 0:
+            out = (_power_terms(n_b, k), {key: (b, x * k, t) for key, (b, x, t) in d_b.items()})
+        else:  # (p/D)^-k = D^k / p^k
+            num = _denominator_terms({key: (b, -x * k, t) for key, (b, x, t) in d_b.items()})
+            out = (num, {id(e.base): (e.base, -k, n_b)})
+    else:  # a number, a symbol, a function value, a fractional power: one generator
+        out = (1, {})
+    memo[id(e)] = (e, out)
+    return out
+
+
+def size_estimate(exprs) -> SizeEstimate:
+    """The :class:`SizeEstimate` of an expression or a list of them, in time linear in their
+    distinct subexpressions (nothing is expanded or printed).
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> e = x
+    >>> for _ in range(30):
+    ...     e = e * (e + y) / (1 + e**2)
+    >>> est = size_estimate([e])
+    >>> est.dag_nodes < 300, est.tree_nodes > 10**9, est.large
+    (True, True, True)
+    """
+    if isinstance(exprs, Basic) or not isinstance(exprs, (list, tuple)):
+        exprs = [exprs]
+    exprs = [as_expr(e) for e in exprs]
+    size_memo: dict = {}
+    terms_memo: dict = {}
+    tree = terms = 0
+    large = False
+    for e in exprs:
+        t = tree_size(e, size_memo)
+        tree += t
+        large = large or t > CANONICAL_MAX_NODES
+        n, den = _terms_bound(e, terms_memo)
+        terms = min(ESTIMATE_CAP, terms + n + (_denominator_terms(den) if den else 0))
+    return SizeEstimate(len(exprs), len(size_memo), tree, terms, large)
