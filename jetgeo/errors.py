@@ -143,4 +143,3 @@ class CompilerUnavailableError(JetgeoError, RuntimeError):
 
     The message names the compiler command tried and what failed; callers fall back to the
     Python backend (``backend="auto"``)."""
-
