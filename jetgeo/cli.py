@@ -284,24 +284,14 @@ def _simplified(acc: dict) -> dict:
     progress bar (in a terminal) counts the expressions done."""
     from .geometry.exact import size_estimate
     from .limits import stage
-    from .progress import progress_bar
+    from .progress import tracked
 
     est = size_estimate(list(acc.values()))
-    bar = None
     if est.large:
         print(f"jetgeo: --simplify: {est}; simplifying them may take long", file=sys.stderr)
-        bar = progress_bar(len(acc), "simplifying", None, unit="expression")
-    out = {}
     with stage("simplification for display (--simplify)"):
-        try:
-            for a, e in acc.items():
-                out[a] = tidy(e, SIMPLIFY_MAX_OPS)
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
-    return out
+        return {a: tidy(e, SIMPLIFY_MAX_OPS)
+                for a, e in tracked(acc.items(), "simplifying", None if est.large else False, "expression")}
 
 
 def _check(args: argparse.Namespace) -> int:

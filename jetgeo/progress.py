@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import warnings
 
-__all__ = ["progress_bar", "LargeComputationWarning"]
+__all__ = ["progress_bar", "tracked", "LargeComputationWarning"]
 
 
 class LargeComputationWarning(UserWarning):
@@ -37,3 +37,21 @@ def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str 
                           stacklevel=3)
         return None
     return tqdm(total=total, desc=desc, unit=unit, leave=False)
+
+
+def tracked(items, desc: str, progress: bool | None = None, unit: str = "step", label=None):
+    """Yield the items of a sequence, counting them on a :func:`progress_bar` (same rules for
+    ``progress``); ``label(item)``, if given, is shown beside the bar while the item is worked on.
+    The bar is closed however the loop ends."""
+    items = list(items)
+    bar = progress_bar(len(items), desc, progress, unit)
+    try:
+        for item in items:
+            if bar is not None and label is not None:
+                bar.set_postfix_str(label(item))
+            yield item
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()

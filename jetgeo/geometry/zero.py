@@ -109,27 +109,15 @@ def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical 
     """
     import warnings
 
-    from ..progress import LargeComputationWarning, progress_bar
+    from ..progress import LargeComputationWarning, tracked
     from .exact.size import size_estimate
 
     keys = list(exprs) if isinstance(exprs, dict) else None
     values = [as_expr(e) for e in (exprs.values() if keys is not None else exprs)]
     est = size_estimate(values)
-    bar = None
     if est.large:
         warnings.warn(LargeComputationWarning(f"{what} of {est}: this may take long"), stacklevel=2)
-        bar = progress_bar(len(values), what, progress, unit="expression")
-    elif progress:
-        bar = progress_bar(len(values), what, progress, unit="expression")
-    out = []
-    try:
-        for e in values:
-            out.append(normalise(e))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    out = [normalise(e) for e in tracked(values, what, progress if est.large else bool(progress), "expression")]
     return dict(zip(keys, out)) if keys is not None else out
 
 

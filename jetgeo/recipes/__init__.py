@@ -78,25 +78,16 @@ def all_methods(system, Q, psi=None, z=None, progress: bool | None = None) -> di
     terminal; see :mod:`jetgeo.progress`).
     """
     from ..errors import JetgeoError
-    from ..progress import progress_bar
+    from ..progress import tracked
 
     jobs = [(name, (lambda fn=fn: fn(system, Q))) for name, fn in METHODS.items()]
     if psi is not None:
         jobs += [("benenti1", lambda: benenti_first_kind(system, psi, z)),
                  ("gibbs-appell(z)", lambda: gibbs_appell(system, psi=psi, z=z))]
-    bar = progress_bar(len(jobs), "deriving", progress, unit="recipe")
     out = {}
-    try:
-        for name, job in jobs:
-            if bar is not None:
-                bar.set_postfix_str(name)
-            try:
-                out[name] = job()
-            except JetgeoError as exc:
-                out[name] = exc
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    for name, job in tracked(jobs, "deriving", progress, unit="recipe", label=lambda j: j[0]):
+        try:
+            out[name] = job()
+        except JetgeoError as exc:
+            out[name] = exc
     return out
