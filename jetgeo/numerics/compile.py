@@ -11,8 +11,10 @@ r"""Compiled numeric right-hand sides: one Python function of (t, state, params)
 3. the straight-line code is printed with sympy's Python printer (``math`` functions on
    scalars: the fast path for ``scipy.integrate.solve_ivp``) or its NumPy printer
    (``vectorized=True``: each state component is an array of points, used to evaluate
-   residuals, energy and reactions along a whole solution at once), and compiled with
-   ``exec`` in a namespace holding only ``math``/``numpy``.
+   residuals, energy and reactions along a whole solution at once), compiled, checked
+   against a whitelist on its code object (:func:`_check_generated`: the names, constants and
+   instructions it can use) and run with ``exec`` in a namespace holding only
+   ``math``/``numpy``.
 
 The optional Jacobian :math:`\partial F/\partial y` is differentiated symbolically and
 compiled the same way (for implicit integrators: ``solve_ivp(..., jac=...)``).
