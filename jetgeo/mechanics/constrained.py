@@ -574,10 +574,11 @@ class ConstrainedSystem:
         Small results are in canonical (cancelled) form; large ones are returned as solved —
         exact expression DAGs sharing subexpressions (see :attr:`_acc_dag`), never cancelled,
         so that long chains of bodies do not stall; :meth:`result_sizes` reports their sizes.
-        ``canonical=True`` cancels them anyway (:func:`~jetgeo.geometry.canonical_forms`: for
+        ``canonical=True`` cancels every entry (:func:`~jetgeo.geometry.canonical_forms`: for
         large ones a :class:`~jetgeo.progress.LargeComputationWarning` with the size estimate
-        first, then a progress bar — ``progress`` as in :mod:`jetgeo.progress`)."""
-        if canonical and self.is_large:
+        first, then a progress bar — ``progress`` as in :mod:`jetgeo.progress`); small systems'
+        entries are mostly canonical already, but large trigonometric ones are kept as solved."""
+        if canonical:
             return canonical_forms(self._acc_all, progress, what="canonical form of the accelerations")
         return dict(self._acc_all)
 
