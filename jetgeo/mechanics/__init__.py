@@ -4,6 +4,10 @@
 Every route's result implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`; the bordered
 multiplier system has one builder, :func:`~jetgeo.mechanics.bordered.bordered_system`; exact
 linearisation lives in :mod:`jetgeo.mechanics.linearisation` (:func:`linearise`).
+
+:mod:`jetgeo.mechanics.rigid` (Euler-angle charts and body-frame angular velocities, built on
+``sympy.physics.mechanics``) is imported on demand, so that ``import jetgeo`` does not load
+sympy's mechanics package.
 """
 
 from .constrained import ConstrainedSystem
@@ -14,6 +18,7 @@ from .linearisation import Linearisation, linearise
 from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
+from .quasi import QuasiVelocities, QuasiVelocitySystem
 from .steady import SteadyMotion, steady_motions
 from .tq import accelerations_on_TQ
 
@@ -22,6 +27,8 @@ __all__ = [
     "ConstraintSubmanifold",
     "ConstrainedSystem",
     "ParametricConstrainedSystem",
+    "QuasiVelocities",
+    "QuasiVelocitySystem",
     "Motion",
     "EquationsOfMotion",
     "Linearisation",
