@@ -27,13 +27,14 @@ from ..geometry.exact import det_exact, trig_reduce_if_small
 from ..jets.fibred import FibredManifold
 from .quasi import QuasiVelocities
 
-__all__ = ["EULER_SEQUENCES", "body_angular_velocity", "chart_singularity"]
+__all__ = ["EULER_SEQUENCES", "body_angular_velocity", "chart_singularity", "rotation_matrix"]
 
 #: the twelve body-fixed rotation sequences: six proper Euler (first axis = last) and six Tait–Bryan
 EULER_SEQUENCES = ("XYX", "XZX", "YXY", "YZY", "ZXZ", "ZYZ", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
 
-def _angular_velocity_rows(Y: FibredManifold, sequence: str, angles: Sequence) -> list:
+def _oriented(Y: FibredManifold, sequence: str, angles: Sequence):
+    """(N, B, {dynamicsymbol: jet symbol}) for the body frame B oriented in N by ``sequence``."""
     seq = sequence.upper()
     if seq not in EULER_SEQUENCES:
         raise InputError(f"unknown rotation sequence {sequence!r}; one of {', '.join(EULER_SEQUENCES)}")
@@ -45,12 +46,17 @@ def _angular_velocity_rows(Y: FibredManifold, sequence: str, angles: Sequence) -
     N = ReferenceFrame("N")
     qs = dynamicsymbols(" ".join(f"_jg_a{i}" for i in range(3)))
     B = N.orientnew("B", "Body", qs, seq)
-    w = B.ang_vel_in(N)
     t = dynamicsymbols._t
     back = {}
     for qi, a, i in zip(qs, angles, idx):
         back[qi.diff(t)] = Y.qdot[i]
         back[qi] = a
+    return N, B, back
+
+
+def _angular_velocity_rows(Y: FibredManifold, sequence: str, angles: Sequence) -> list:
+    N, B, back = _oriented(Y, sequence, angles)
+    w = B.ang_vel_in(N)
     rows = []
     for e in (B.x, B.y, B.z):
         comp = w.dot(e).subs(back)  # derivatives first: xreplace would not see q(t) inside q'(t)
@@ -106,6 +112,35 @@ def body_angular_velocity(Y: FibredManifold, sequence: str, names: Sequence, ang
     if len(others) != len(rest):
         raise InputError(f"need {len(rest)} further quasi-velocities for {[str(q) for q in rest]}, got {len(others)}")
     return QuasiVelocities(Y, names, velocities=[*rows, *others])
+
+
+def rotation_matrix(Y: FibredManifold, sequence: str, angles: Sequence | None = None) -> sp.Matrix:
+    """The rotation R(q) taking a body's components to the space components (x_space = R x_body), in
+    the Euler-angle chart of ``sequence`` (``sympy.physics.mechanics``' direction cosine matrix).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+    sequence : str
+        One of :data:`EULER_SEQUENCES`.
+    angles : sequence of Symbols, optional
+        The three angle coordinates of Y (default: the first three).
+
+    Returns
+    -------
+    sympy.Matrix
+        3 × 3, orthogonal, in the angles.
+
+    Examples
+    --------
+    >>> from jetgeo import FibredManifold
+    >>> Y = FibredManifold(["phi", "theta", "psi"])
+    >>> rotation_matrix(Y, "ZXZ")[2, 2]          # the body's third axis against the vertical
+    cos(theta)
+    """
+    angles = tuple(Y.q[:3]) if angles is None else tuple(angles)
+    N, B, back = _oriented(Y, sequence, angles)
+    return N.dcm(B).subs(back)
 
 
 def chart_singularity(frame: QuasiVelocities) -> sp.Expr:

@@ -20,7 +20,7 @@ from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
 from jetgeo.errors import InputError, NotApplicableError, RankDeficientError
 from jetgeo.geometry import is_zero
 from jetgeo.mechanics.quasi import QuasiVelocities, QuasiVelocitySystem
-from jetgeo.mechanics.rigid import EULER_SEQUENCES, body_angular_velocity, chart_singularity
+from jetgeo.mechanics.rigid import EULER_SEQUENCES, body_angular_velocity, chart_singularity, rotation_matrix
 from jetgeo.numerics import simulate
 from jetgeo.recipes import equivalent
 from jetgeo.systems import load
@@ -223,3 +223,35 @@ def test_errors_are_named():
         S.normal_form  # noqa: B018
     with pytest.raises(InputError, match="unknown rotation sequence"):
         body_angular_velocity(FibredManifold(["a", "b", "c"]), "XXY", ["p", "q", "r"])
+
+
+def test_chaplygin_sphere_keeps_chaplygins_integrals():
+    """Chaplygin's ball (centre of mass at the centre, unequal moments) rolling without slipping,
+    stated in body-frame Ω and the centre's velocity: energy, |K|² and ⟨K, γ⟩ with
+    K = I Ω + m r² (Ω − γ ⟨γ, Ω⟩) the angular momentum about the contact point are integrals
+    [Chaplygin 1903]; a run of 5 s keeps them to 1e-9 (relative)."""
+    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
+    F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
+    R = rotation_matrix(Y, "ZXZ")
+    m, r, A1, A2, A3 = sp.symbols("m r A1 A2 A3", positive=True)
+    W = sp.Matrix(F.v[:3])
+    u, v = F.v[3:]
+    Om = R * W  # the angular velocity in space axes
+    ell = (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2
+    S = QuasiVelocitySystem(F, ell, constraints=[u - r * Om[1], v + r * Om[0]])  # the contact point at rest
+    assert S.dependent == (u, v)
+    par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
+    ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,
+                       W[0]: 1.0, W[1]: -0.5, W[2]: 2.0}, params=par)
+    res = simulate(S.motion(), (0, 5), ini, par, t_eval=np.linspace(0, 5, 51), rtol=1e-11, atol=1e-12)
+    assert res.status == "finished" and res.relative_energy_drift < 1e-9
+    gam = R.T * sp.Matrix([0, 0, 1])  # the vertical in body axes
+    K = sp.diag(A1, A2, A3) * W + m * r**2 * (W - gam * gam.dot(W))
+    wb = dict(zip(W, F.Phi[:3, :] * sp.Matrix(Y.qdot)))
+    Kq = K.xreplace(wb).xreplace(par)
+    K2 = sp.lambdify([*Y.q, *Y.qdot], Kq.dot(Kq))
+    Kg = sp.lambdify([*Y.q, *Y.qdot], Kq.dot(gam))
+    k2 = np.array([K2(*q, *qd) for q, qd in zip(res.q, res.qdot)])
+    kg = np.array([Kg(*q, *qd) for q, qd in zip(res.q, res.qdot)])
+    assert np.ptp(k2) < 1e-9 * abs(k2[0]) and np.ptp(kg) < 1e-9 * max(1.0, abs(kg[0]))
+    assert abs(k2[0]) > 0.1
