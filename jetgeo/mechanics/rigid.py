@@ -23,11 +23,13 @@ import sympy as sp
 from sympy.physics.mechanics import ReferenceFrame, dynamicsymbols
 
 from ..errors import InputError
+from ..geometry.coerce import as_expr
 from ..geometry.exact import det_exact, trig_reduce_if_small
 from ..jets.fibred import FibredManifold
-from .quasi import QuasiVelocities
+from .quasi import QuasiVelocities, QuasiVelocitySystem
 
-__all__ = ["EULER_SEQUENCES", "body_angular_velocity", "chart_singularity", "rotation_matrix"]
+__all__ = ["EULER_SEQUENCES", "body_angular_velocity", "chart_singularity", "ellipsoid_support", "rolling_on_plane",
+           "rotation_matrix"]
 
 #: the twelve body-fixed rotation sequences: six proper Euler (first axis = last) and six Tait–Bryan
 EULER_SEQUENCES = ("XYX", "XZX", "YXY", "YZY", "ZXZ", "ZYZ", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -157,3 +159,114 @@ def chart_singularity(frame: QuasiVelocities) -> sp.Expr:
         The determinant of v = Φ q̇.
     """
     return trig_reduce_if_small(det_exact(frame.Phi))
+
+
+def ellipsoid_support(a, b, c):
+    r"""The support function h(ξ) = √(a²ξ₁² + b²ξ₂² + c²ξ₃²) of the ellipsoid with semi-axes a, b, c.
+
+    Parameters
+    ----------
+    a, b, c : expressions
+        The semi-axes along the body's axes.
+
+    Returns
+    -------
+    callable
+        ξ (a 3-vector) ↦ h(ξ) = max over the body of ⟨x, ξ⟩.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> h = ellipsoid_support(1, 2, 3)
+    >>> h(sp.Matrix([0, 0, -1]))
+    3
+    """
+    A = sp.diag(as_expr(a) ** 2, as_expr(b) ** 2, as_expr(c) ** 2)
+
+    def h(xi):
+        xi = sp.Matrix(xi)
+        return sp.sqrt((xi.T * A * xi)[0])
+
+    return h
+
+
+def rolling_on_plane(Y: FibredManifold, sequence: str, names: Sequence, support, mass, inertia_matrix,
+                     offset=(0, 0, 0), gravity=0, rubber: bool = False):
+    r"""A convex rigid body rolling without slipping on the horizontal plane z = 0, in quasi-velocities.
+
+    The body is given by its support function h(ξ) = max_{x ∈ body} ⟨x, ξ⟩ about a body-fixed
+    reference point O (the geometric centre).  With γ = Rᵀ e_z the vertical in the body's axes, the
+    contact point is r(γ) = ∇h(−γ) (the point of the body farthest along −γ) and O is h(−γ) above the
+    plane.  The centre of mass G = O + a (``offset`` a in body axes) is at height
+    z_G = h(−γ) + ⟨a, γ⟩; the coordinates are the three angles of ``sequence`` and the horizontal
+    position (x, y) of G (the last two coordinates of Y).  The quasi-velocities are the body-frame
+    angular velocity Ω and (ẋ, ẏ); the Lagrangian is ℓ = ½ Ω·I Ω + ½ m (ẋ² + ẏ² + ż_G²) − m g z_G
+    with ż_G = X(z_G) along q̇ = Ψ v, and the no-slip constraints are the horizontal components of
+    v_G + ω × ρ = 0, ρ = R(r − a) the contact point seen from G ("rubber": also ⟨Ω, γ⟩ = 0, no
+    spin about the normal).  The rolling disc, ball and the rattleback are special cases
+    [Neimark–Fufaev 1972].
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        Five coordinates: the three angles (in the order of ``sequence``), then x, y of G.
+    sequence : str
+        The Euler-angle chart, one of :data:`EULER_SEQUENCES`.
+    names : sequence of str
+        Five names: Ω₁, Ω₂, Ω₃, then the velocities of x and y.
+    support : callable
+        ξ ↦ h(ξ), the support function about O (e.g. :func:`ellipsoid_support`).
+    mass : expression
+    inertia_matrix : 3 × 3 matrix
+        The inertia tensor about G in body axes.
+    offset : 3-vector, optional
+        a = G − O in body axes.
+    gravity : expression, optional
+        g (the potential m g z_G).
+    rubber : bool, optional
+        Add the no-spin constraint ⟨Ω, γ⟩ = 0.
+
+    Returns
+    -------
+    QuasiVelocitySystem
+
+    Examples
+    --------
+    A homogeneous ball of radius ρ rolls with constant Ω and a uniform straight motion:
+
+    >>> import sympy as sp
+    >>> from jetgeo import FibredManifold
+    >>> Y = FibredManifold(["phi", "theta", "psi", "x", "y"])
+    >>> m, rho, g = sp.symbols("m rho g", positive=True)
+    >>> S = rolling_on_plane(Y, "ZXZ", ["w1", "w2", "w3", "u", "w"], ellipsoid_support(rho, rho, rho), m,
+    ...                      sp.eye(3) * 2 * m * rho**2 / 5, gravity=g)
+    >>> from jetgeo.geometry import is_zero
+    >>> all(is_zero(e) for e in S.accelerations().values())
+    True
+    """
+    if Y.m != 5:
+        raise InputError(f"rolling_on_plane: Y needs five coordinates (three angles, x, y), has {Y.m}")
+    angles = tuple(Y.q[:3])
+    F = body_angular_velocity(Y, sequence, names, angles=angles)
+    R = rotation_matrix(Y, sequence, angles)
+    gam = R.T * sp.Matrix([0, 0, 1])
+    xi = sp.symbols("_jg_xi1:4")
+    h = as_expr(support(sp.Matrix(xi)))
+    at = dict(zip(xi, -gam))
+    r = sp.Matrix([sp.diff(h, s).xreplace(at) for s in xi])  # the contact point from O, in body axes
+    a = sp.Matrix([as_expr(c) for c in offset])
+    I = sp.Matrix(inertia_matrix).applyfunc(as_expr)
+    if I.shape != (3, 3):
+        raise InputError("rolling_on_plane: the inertia matrix must be 3 × 3")
+    m, g = as_expr(mass), as_expr(gravity)
+    zG = h.xreplace(at) + a.dot(gam)
+    W = sp.Matrix(F.v[:3])
+    u, w = F.v[3:]
+    kin = F.kinematics()
+    zdot = sp.Add(*[sp.diff(zG, q) * kin[qd] for q, qd in zip(Y.q, Y.qdot)])
+    ell = (W.T * I * W)[0] / 2 + m * (u**2 + w**2 + zdot**2) / 2 - m * g * zG
+    slip = R * W.cross(r - a)
+    constraints = [u + slip[0], w + slip[1]]
+    if rubber:
+        constraints.append(W.dot(gam))
+    return QuasiVelocitySystem(F, ell, constraints=constraints, dependent=(u, w) if not rubber else None)

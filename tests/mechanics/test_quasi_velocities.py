@@ -255,3 +255,28 @@ def test_chaplygin_sphere_keeps_chaplygins_integrals():
     kg = np.array([Kg(*q, *qd) for q, qd in zip(res.q, res.qdot)])
     assert np.ptp(k2) < 1e-9 * abs(k2[0]) and np.ptp(kg) < 1e-9 * max(1.0, abs(kg[0]))
     assert abs(k2[0]) > 0.1
+
+
+@pytest.mark.slow
+def test_rolling_on_plane_reproduces_the_hand_built_chaplygin_ball():
+    """The contact helper (support function, r = ∇h(−γ), slip R(Ω × (r − a))) against the ball stated
+    by hand (contact point r below the centre, slip v + ω × (−r e_z)): the same equations."""
+    from jetgeo.mechanics.rigid import ellipsoid_support, rolling_on_plane
+
+    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
+    m, r, A1, A2, A3, g = sp.symbols("m r A1 A2 A3 g", positive=True)
+    names = ["w1", "w2", "w3", "u", "v"]
+    helper = rolling_on_plane(Y, "ZXZ", names, ellipsoid_support(r, r, r), m, sp.diag(A1, A2, A3), gravity=g)
+    F = body_angular_velocity(Y, "ZXZ", names)
+    R = rotation_matrix(Y, "ZXZ")
+    W = sp.Matrix(F.v[:3])
+    u, v = F.v[3:]
+    Om = R * W
+    hand = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
+                               constraints=[u - r * Om[1], v + r * Om[0]])
+    assert helper.dependent == hand.dependent == (u, v)
+    a_helper, a_hand = helper.accelerations(), hand.accelerations()  # both in (t, q, Ω)
+    for vd in F.vdot:
+        assert is_zero(a_helper[vd] - a_hand[vd]), vd
+    for l1, l2 in zip(helper.multipliers(), hand.multipliers()):
+        assert is_zero(l1 - l2)
