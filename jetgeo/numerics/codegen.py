@@ -472,7 +472,8 @@ def _build(source: str, modname: str, key: str, directory: Path, suffix: str, cc
         build = Path(tmp)
         c_name, so_name = f"{modname}.c", f"{modname}{suffix}"
         _write_private(build / c_name, source.encode())
-        cmd = [*cc, *flags, c_name, "-o", so_name, "-lm"]
+        exe = os.path.abspath(cc[0]) if os.sep in cc[0] else cc[0]  # it runs in the build directory
+        cmd = [exe, *cc[1:], *flags, c_name, "-o", so_name, "-lm"]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=build)
         except FileNotFoundError as exc:

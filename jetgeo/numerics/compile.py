@@ -38,7 +38,7 @@ import keyword
 import math
 import re
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -199,13 +199,18 @@ def compile_rhs(
         raise InputError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
     if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
         raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
+    for flag, value in (("jacobian", jacobian), ("vectorized", vectorized), ("cse", cse), ("factor", factor)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"compile_rhs: {flag} must be True or False, got {value!r:.60}")
+    if optimizations not in ("basic", None):
+        raise InputError(f"compile_rhs: optimizations must be 'basic' or None, got {optimizations!r:.60}")
     if backend == "c" and vectorized:
         raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
                         "backend='python' (or 'auto')")
     if isinstance(exprs, sp.MatrixBase):
         shape = exprs.shape
         flat = [as_expr(e, f"compile_rhs: entry {i + 1} of the matrix") for i, e in enumerate(exprs)]
-    elif isinstance(exprs, (str, bytes)) or not isinstance(exprs, Iterable):
+    elif isinstance(exprs, _UNORDERED) or not isinstance(exprs, Iterable):
         raise InputError(f"compile_rhs: exprs must be a list or a matrix of expressions, got {type(exprs).__name__}")
     else:
         flat = [as_expr(e, f"compile_rhs: expression {i + 1}") for i, e in enumerate(exprs)]
@@ -290,11 +295,15 @@ def compile_rhs(
                             jac)
 
 
+#: what is not an ordered list of items: text, and collections without an order or of keys
+_UNORDERED = (str, bytes, set, frozenset, Mapping)
+
+
 def _symbols_of(values, what: str) -> tuple:
     """``values`` (the state or the parameters of :func:`compile_rhs`) as a tuple of Symbols."""
-    if isinstance(values, (str, bytes, sp.Basic)) or not isinstance(values, Iterable):
-        raise InputError(f"compile_rhs: {what} must be a sequence of sympy Symbols, got {type(values).__name__} "
-                         f"{values!r:.60}")
+    if isinstance(values, (*_UNORDERED, sp.Basic)) or not isinstance(values, Iterable):
+        raise InputError(f"compile_rhs: {what} must be a sequence of sympy Symbols (a list or a tuple: the order "
+                         f"is the order of the vector), got {type(values).__name__} {values!r:.60}")
     out = tuple(values)
     for i, s in enumerate(out):
         if not isinstance(s, sp.Symbol):
@@ -329,8 +338,8 @@ def _check_compilable(exprs: list) -> None:
     """Refuse what has no real numeric value (walked on the DAG, each shared node once): a relation
     or a truth value as a component, an undefined function such as ``Function('sin')(x)`` (it
     would otherwise be printed by its name, as ``math.sin``), a function class defined outside
-    sympy, an unevaluated derivative, integral, sum or matrix, and the imaginary unit (``oo`` and
-    ``nan`` are IEEE values and stay)."""
+    sympy, an unevaluated derivative, integral, sum or matrix, the imaginary unit and numbers too
+    large for a double (``oo`` and ``nan`` are IEEE values and stay)."""
     for i, e in enumerate(exprs):
         if not isinstance(e, sp.Expr) or isinstance(e, (sp.MatrixBase, sp.MatrixExpr)):
             raise InputError(f"compile_rhs: expression {i + 1} is {e!s:.60} ({type(e).__name__}), not a scalar "
@@ -354,6 +363,9 @@ def _check_compilable(exprs: list) -> None:
         if isinstance(e, _UNEVALUATED):
             raise InputError(f"compile_rhs: the expressions contain {e!s:.60} ({type(e).__name__}), which has no "
                              "numeric code: evaluate it (e.g. .doit()) or replace it by symbols before compiling")
+        if e.is_Number and e.is_finite and math.isinf(float(e)):
+            raise InputError(f"compile_rhs: the number {sp.Float(e, 3)} is too large for a double (at most "
+                             "about 1.8e308)")
         if e is sp.I:
             raise InputError("compile_rhs: the expressions contain the imaginary unit I; the compiled functions "
                              "work over the real numbers")

@@ -125,7 +125,7 @@ def test_each_symbol_has_one_role():
         compile_rhs([x * t], [x], [t], t)
     with pytest.raises(InputError, match="state entry 2 is x \\+ 1 .*not a sympy Symbol"):
         compile_rhs([x], [y, x + 1])
-    with pytest.raises(InputError, match="state must be a sequence of sympy Symbols, got str"):
+    with pytest.raises(InputError, match="state must be a sequence of sympy Symbols .*got str"):
         compile_rhs([x], "x")
     with pytest.raises(InputError, match="t must be a sympy Symbol"):
         compile_rhs([x], [x], [], "t")
@@ -161,6 +161,7 @@ def test_an_undefined_function_named_sin_is_not_compiled_as_math_sin(backend, tm
     (sp.IndexedBase("b")[0], "Indexed.*no numeric code"),
     (sp.I * x, "imaginary unit"),
     (sp.besselj(0, x), "cannot compile besselj"),
+    (sp.Rational(10**400, 3) * x, "3.33E\\+399 is too large for a double"),
 ])
 def test_expressions_without_a_real_numeric_value_are_input_errors(expr, match):
     """A relation, a truth value, a matrix entry, an unevaluated derivative or integral, an indexed
@@ -168,3 +169,17 @@ def test_expressions_without_a_real_numeric_value_are_input_errors(expr, match):
     PrintMethodNotImplementedError, a TypeError at call time, or a relation compiled as 0/1)."""
     with pytest.raises(InputError, match=match):
         compile_rhs([expr], [x, y])
+
+
+def test_options_and_collections_without_an_order_are_input_errors():
+    """A set of parameters has no order (the vector p would be matched to them arbitrarily), a dict
+    of expressions would compile its keys, a truthy string would switch vectorized on, an unknown
+    optimizations value reached sympy's cse as a raw ValueError."""
+    with pytest.raises(InputError, match="params must be a sequence .*got set"):
+        compile_rhs([a * x], [x], {a, y})
+    with pytest.raises(InputError, match="exprs must be a list or a matrix of expressions, got dict"):
+        compile_rhs({x: 1}, [x])
+    with pytest.raises(InputError, match="vectorized must be True or False, got 'no'"):
+        compile_rhs([x], [x], vectorized="no")
+    with pytest.raises(InputError, match="optimizations must be 'basic' or None, got 'bogus'"):
+        compile_rhs([sp.sin(x) + sp.sin(x) ** 2], [x], optimizations="bogus")
