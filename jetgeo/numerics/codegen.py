@@ -240,11 +240,11 @@ def _record(modname: str, key: str, source: str, library: bytes) -> dict:
     return {"module": modname, "key": key, "source_sha256": _sha256(source), "library_sha256": _sha256(library)}
 
 
-def _load_verified(directory: Path, modname: str, suffix: str, source: str, key: str):
-    """The cached module ``modname``, imported only if its library, its record and ``source``
-    agree: the record (written by the build) names this module and key, the source's hash and
-    the library's hash; each file is a private regular file.  None if anything differs — the
-    library is then never opened by the dynamic loader."""
+def _verified_library(directory: Path, modname: str, suffix: str, source: str, key: str) -> Path | None:
+    """The path of the cached library of ``modname`` if it may be imported: the library and its
+    record are private regular files, the record (written by the build) names this module and
+    ``key``, and holds the hashes of ``source`` and of the library.  None if anything differs —
+    the library is then never opened by the dynamic loader."""
     raw = _read_private(directory / f"{modname}.json")
     library = _read_private(directory / f"{modname}{suffix}")
     if raw is None or library is None or modname != f"jetgeo_rhs_{key[:24]}" or _PLACEHOLDER in source:
@@ -255,9 +255,18 @@ def _load_verified(directory: Path, modname: str, suffix: str, source: str, key:
         return None
     if not isinstance(rec, dict) or any(rec.get(k) != v for k, v in _record(modname, key, source, library).items()):
         return None
+    return directory / f"{modname}{suffix}"
+
+
+def _load_cached(directory: Path, modname: str, suffix: str, source: str, key: str):
+    """The cached module ``modname`` if its library is verified (:func:`_verified_library`) and
+    imports; None otherwise (it is then compiled again)."""
+    library = _verified_library(directory, modname, suffix, source, key)
+    if library is None:
+        return None
     try:
-        return _load(modname, directory / f"{modname}{suffix}")
-    except ImportError:  # e.g. built against another ABI: compiled again
+        return _load(modname, library)
+    except ImportError:  # e.g. a library the dynamic loader refuses: compiled again
         return None
 
 
@@ -546,7 +555,7 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
         if c_raw is not None:
             source = c_raw.decode("utf-8", "replace")
             key = _module_key(source.replace(modname, _PLACEHOLDER), cc, flags, abi)
-            mod = _load_verified(directory, modname, suffix, source, key)
+            mod = _load_cached(directory, modname, suffix, source, key)
             if mod is not None:
                 stats["loaded"] += 1
                 _MODULES[ekey] = (mod, source)
@@ -555,7 +564,7 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
     key = _module_key(src0, cc, flags, abi)
     modname = f"jetgeo_rhs_{key[:24]}"
     source = src0.replace(_PLACEHOLDER, modname)
-    mod = _load_verified(directory, modname, suffix, source, key)
+    mod = _load_cached(directory, modname, suffix, source, key)
     if mod is not None:
         stats["loaded"] += 1
     else:
@@ -565,10 +574,14 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
             raise CompilerUnavailableError(f"codegen: cannot write the compiled module to {directory}: {exc} "
                                            "(set $JETGEO_CACHE to a writable directory)") from exc
         stats["compiled"] += 1
-        mod = _load_verified(directory, modname, suffix, source, key)
-        if mod is None:
+        library = _verified_library(directory, modname, suffix, source, key)
+        if library is None:
             raise CompilerUnavailableError(f"codegen: the module {modname} just compiled in {directory} does not "
-                                           "match its record or cannot be imported (was it changed meanwhile?)")
+                                           "match its record (was it changed meanwhile?)")
+        try:
+            mod = _load(modname, library)
+        except ImportError as exc:
+            raise CompilerUnavailableError(f"codegen: the compiled module {library} cannot be imported: {exc}") from exc
     if index is not None:
         try:
             index.parent.mkdir(mode=0o700, exist_ok=True)
