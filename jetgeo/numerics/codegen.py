@@ -121,10 +121,11 @@ def cache_dir() -> Path:
     Examples
     --------
     >>> import os
+    >>> saved = os.environ.get("JETGEO_CACHE")
     >>> os.environ["JETGEO_CACHE"] = "/tmp/my-jetgeo-cache"
     >>> str(cache_dir())
     '/tmp/my-jetgeo-cache'
-    >>> del os.environ["JETGEO_CACHE"]
+    >>> _ = os.environ.pop("JETGEO_CACHE") if saved is None else os.environ.update(JETGEO_CACHE=saved)
     """
     env = os.environ.get("JETGEO_CACHE")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "jetgeo"
@@ -163,10 +164,12 @@ def private_cache_dir() -> Path:
     Examples
     --------
     >>> import os, stat, tempfile
-    >>> os.environ["JETGEO_CACHE"] = os.path.join(tempfile.mkdtemp(), "new", "cache")
-    >>> oct(stat.S_IMODE(private_cache_dir().stat().st_mode))
+    >>> saved = os.environ.get("JETGEO_CACHE")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     os.environ["JETGEO_CACHE"] = os.path.join(tmp, "new", "cache")
+    ...     oct(stat.S_IMODE(private_cache_dir().stat().st_mode))
     '0o700'
-    >>> del os.environ["JETGEO_CACHE"]
+    >>> _ = os.environ.pop("JETGEO_CACHE") if saved is None else os.environ.update(JETGEO_CACHE=saved)
     """
     directory = Path(os.path.abspath(cache_dir()))
     missing = []
