@@ -205,3 +205,26 @@ def test_the_expression_index_is_keyed_on_compile_py(tmp_path, monkeypatch):
     assert got["file"] == str(package / "__init__.py"), got
     assert got["stats"]["compiled"] == 1 and got["stats"]["loaded"] == 0 and not got["cse"], got
     assert got["value"] == pytest.approx(np.sin(0.3) ** 2 + 31 * np.sin(0.3) + 5, rel=1e-14)
+
+
+def test_the_index_key_covers_the_jetgeo_version_and_the_compiler_flags(tmp_path, monkeypatch):
+    """Another jetgeo version, or other compiler flags, never reuse a module found through the
+    expression index: the module is compiled (and named) anew."""
+    monkeypatch.setenv("JETGEO_CACHE", str(tmp_path / "cache"))
+    expr = [sp.tanh(x) * k**3 + 919]
+    codegen.clear_memory_cache()
+    before = dict(codegen.stats)
+    first = compile_rhs(expr, [x], [k], backend="c").source
+    monkeypatch.setattr(codegen, "__version__", "999.0")
+    monkeypatch.setattr(codegen, "_FORMAT", codegen._code_fingerprint())
+    codegen.clear_memory_cache()
+    assert compile_rhs(expr, [x], [k], backend="c").source == first   # same C source: found by its hash
+    assert codegen.stats["loaded"] == before["loaded"] + 1 and codegen.stats["compiled"] == before["compiled"] + 1
+    assert len(list((tmp_path / "cache" / "index").iterdir())) == 2   # under a new index key
+    flags = codegen._flags()
+    monkeypatch.setattr(codegen, "_flags", lambda: [*flags, "-DJETGEO_OTHER_FLAGS"])
+    codegen.clear_memory_cache()
+    f = compile_rhs(expr, [x], [k], backend="c")
+    assert codegen.stats["compiled"] == before["compiled"] + 2
+    assert f(0.0, [0.4], [1.5])[0] == pytest.approx(np.tanh(0.4) * 3.375 + 919, rel=1e-15)
+    assert len(list((tmp_path / "cache").glob("jetgeo_rhs_*.json"))) == 2
