@@ -301,10 +301,13 @@ _UNORDERED = (str, bytes, set, frozenset, Mapping)
 
 def _symbols_of(values, what: str) -> tuple:
     """``values`` (the state or the parameters of :func:`compile_rhs`) as a tuple of Symbols."""
-    if isinstance(values, (*_UNORDERED, sp.Basic)) or not isinstance(values, Iterable):
+    try:
+        out = None if isinstance(values, _UNORDERED) else tuple(values)
+    except TypeError:  # not iterable
+        out = None
+    if out is None:
         raise InputError(f"compile_rhs: {what} must be a sequence of sympy Symbols (a list or a tuple: the order "
                          f"is the order of the vector), got {type(values).__name__} {values!r:.60}")
-    out = tuple(values)
     for i, s in enumerate(out):
         if not isinstance(s, sp.Symbol):
             raise InputError(f"compile_rhs: {what} entry {i + 1} is {s!r:.60} ({type(s).__name__}), not a sympy Symbol")

@@ -131,6 +131,9 @@ def test_each_symbol_has_one_role():
         compile_rhs([x], [x], [], "t")
     with pytest.raises(InputError, match="exprs must be a list or a matrix"):
         compile_rhs(x + 1, [x])
+    with pytest.raises(InputError, match="params must be a sequence of sympy Symbols .*got NoneType"):
+        compile_rhs([x], [x], None)
+    assert compile_rhs([x * a], sp.Matrix([x]), sp.Tuple(a))(0.0, [2.0], [3.0])[0] == 6.0  # ordered sympy containers
 
 
 @pytest.mark.parametrize("backend", ["python", "c", "auto"])
