@@ -16,9 +16,19 @@ function ``f(t, y, p) -> ndarray`` implemented by a small CPython extension modu
 4. the module is compiled with the system C compiler (``$JETGEO_CC``, else ``$CC``, else the
    compiler Python was built with) into a cache directory (``$JETGEO_CACHE``, default
    ``~/.cache/jetgeo``) under a name derived from the SHA-256 of the source, the compiler
-   command and the Python/NumPy ABI: the same expressions are compiled once per machine;
-   concurrent processes each compile into a private temporary file and ``os.replace`` it
-   into place (atomic), so a reader never sees a half-written module.
+   command, its flags and the Python/NumPy ABI: the same expressions are compiled once per
+   machine; concurrent processes each compile in a private temporary directory and
+   ``os.replace`` the files into place (atomic), so a reader never sees a half-written module;
+5. loading compiled code is running it, so the cache is trusted only as far as it is private
+   (:func:`private_cache_dir`): it is created with mode 0700 whatever the umask, and an existing
+   directory that belongs to another user or that its group or others can write is refused
+   (:class:`CompilerUnavailableError`; no fallback directory is chosen silently).  Each build
+   records the SHA-256 of the module's key, its source and its library in ``<module>.json``;
+   a library is imported only if it is a private regular file whose hash matches that record,
+   otherwise it is compiled again.  An expression index (``index/``) finds the module of
+   already-seen expressions without recomputing the common subexpressions; its key covers the
+   source of this file and of ``compile.py``, the jetgeo and sympy versions, the compiler
+   command and flags and the ABI.
 
 If there is no compiler or no Python/NumPy headers, :class:`CompilerUnavailableError` is
 raised; ``compile_rhs(..., backend="auto")`` catches it and keeps the Python path.
@@ -41,9 +51,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -57,9 +69,11 @@ from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..errors import CompilerUnavailableError, InputError
 from ..geometry.coerce import as_expr
+from ..geometry.exact import CSE_PREPROCESS_MAX_NODES
+from ..version import __version__
 
 __all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "compiler_command", "stats",
-           "clear_memory_cache"]
+           "clear_memory_cache", "private_cache_dir"]
 
 
 #: counters of what :func:`c_function` did in this process: ``compiled`` (compiler runs),
@@ -68,9 +82,26 @@ __all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "c
 stats = {"compiled": 0, "loaded": 0, "reused": 0}
 
 _MODULES: dict[str, tuple] = {}
-# the expression index depends on how expressions are printed: on this file and on sympy's printer
-_FORMAT = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16] + "|sympy" + sp.__version__
+
+
+def _code_fingerprint() -> str:
+    """A digest of everything besides the expressions, the compiler and the ABI that shapes the
+    generated code: this file (printing, template), ``compile.py`` (the common subexpressions),
+    the threshold of the DAG elimination, and the versions of jetgeo and sympy (its printer)."""
+    here = Path(__file__)
+    parts = [hashlib.sha256(here.read_bytes()).hexdigest(),
+             hashlib.sha256(here.with_name("compile.py").read_bytes()).hexdigest(),
+             f"cse-dag>{CSE_PREPROCESS_MAX_NODES}", f"jetgeo{__version__}", f"sympy{sp.__version__}"]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+#: the part of the expression index's key that does not depend on the call (see _code_fingerprint)
+_FORMAT = _code_fingerprint()
 _EXPAND_POW = create_expand_pow_optimization(8)
+#: the name of a cached module: ``jetgeo_rhs_`` and 24 hex digits of :func:`_module_key`
+_MODNAME = re.compile(r"jetgeo_rhs_[0-9a-f]{24}")
+#: ownership and modes are POSIX notions; elsewhere only the recorded hashes are checked
+_POSIX = os.name == "posix"
 
 
 def clear_memory_cache() -> None:
@@ -79,9 +110,167 @@ def clear_memory_cache() -> None:
 
 
 def cache_dir() -> Path:
-    """The directory of compiled modules: ``$JETGEO_CACHE`` or ``~/.cache/jetgeo``."""
+    """The directory of compiled modules: ``$JETGEO_CACHE`` or ``~/.cache/jetgeo``.
+
+    Returns
+    -------
+    Path
+        The directory named by the environment (not created or checked: :func:`private_cache_dir`
+        does both).
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.get("JETGEO_CACHE")
+    >>> os.environ["JETGEO_CACHE"] = "/tmp/my-jetgeo-cache"
+    >>> str(cache_dir())
+    '/tmp/my-jetgeo-cache'
+    >>> _ = os.environ.pop("JETGEO_CACHE") if saved is None else os.environ.update(JETGEO_CACHE=saved)
+    """
     env = os.environ.get("JETGEO_CACHE")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "jetgeo"
+
+
+def _refuse(directory: Path, what: str) -> CompilerUnavailableError:
+    return CompilerUnavailableError(
+        f"codegen: the cache directory {directory} {what}; compiled modules are loaded only from a directory of "
+        "this user that no one else can write (chmod go-w it, or set $JETGEO_CACHE to a private directory)")
+
+
+def _is_private(st: os.stat_result) -> bool:
+    """Owned by this user and not writable by group or others (always true off POSIX)."""
+    return not _POSIX or (st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def private_cache_dir() -> Path:
+    """The cache directory of :func:`cache_dir`, created if missing and checked.
+
+    Missing directories (the cache and its missing parents) are created with mode 0700 whatever
+    the umask.  An existing cache directory that belongs to another user, or that its group or
+    others can write, is refused: nothing is loaded from it (a module planted there would run its
+    initialisation code in this process).
+
+    Returns
+    -------
+    Path
+        The absolute path of the directory.
+
+    Raises
+    ------
+    CompilerUnavailableError
+        The directory cannot be created, is not a directory, belongs to another user or is
+        writable by group or others (``backend="auto"`` then keeps the Python function).
+
+    Examples
+    --------
+    >>> import os, stat, tempfile
+    >>> saved = os.environ.get("JETGEO_CACHE")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     os.environ["JETGEO_CACHE"] = os.path.join(tmp, "new", "cache")
+    ...     oct(stat.S_IMODE(private_cache_dir().stat().st_mode))
+    '0o700'
+    >>> _ = os.environ.pop("JETGEO_CACHE") if saved is None else os.environ.update(JETGEO_CACHE=saved)
+    """
+    directory = Path(os.path.abspath(cache_dir()))
+    missing = []
+    p = directory
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:  # created meanwhile by someone else: the check below decides
+            continue
+        except OSError as exc:
+            raise _refuse(directory, f"cannot be created ({exc})") from exc
+        os.chmod(d, 0o700)  # mkdir's mode is masked by the umask (0o277 would leave it unwritable)
+    try:
+        st = os.stat(directory)
+    except OSError as exc:
+        raise _refuse(directory, f"cannot be read ({exc})") from exc
+    if not stat.S_ISDIR(st.st_mode):
+        raise _refuse(directory, "is not a directory")
+    if _POSIX and st.st_uid != os.geteuid():
+        raise _refuse(directory, f"belongs to the user id {st.st_uid}, not to this user (id {os.geteuid()})")
+    if not _is_private(st):
+        raise _refuse(directory, f"is writable by its group or by others (mode {stat.S_IMODE(st.st_mode):#o})")
+    return directory
+
+
+def _read_private(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not a symbolic link) of this user that no
+    one else can write; None otherwise (missing, foreign, a link, a pipe)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _is_private(st):
+            return None
+        return fh.read()
+
+
+def _write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write ``path`` atomically (a private temporary file renamed into place) with ``mode``."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), mode)
+    with open(fd, "wb") as fh:
+        if _POSIX:
+            os.fchmod(fd, mode)  # the mode given to open is masked by the umask
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def _sha256(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+#: the module's name in the source whose hash names the module
+_PLACEHOLDER = "jgmod"
+
+
+def _module_key(source: str, cc: list[str], flags: list[str], abi: str) -> str:
+    """SHA-256 of everything that shapes a module's library: its C source (with the module's name
+    written as :data:`_PLACEHOLDER`), the compiler command, the flags and the Python/NumPy ABI.
+    The module is named after its first 24 digits."""
+    return _sha256("\0".join([source, shlex.join(cc), shlex.join(flags), abi]))
+
+
+def _record(modname: str, key: str, source: str, library: bytes) -> dict:
+    """What a build records next to its library (``<module>.json``) and a load checks."""
+    return {"module": modname, "key": key, "source_sha256": _sha256(source), "library_sha256": _sha256(library)}
+
+
+def _verified_library(directory: Path, modname: str, suffix: str, source: str, key: str) -> Path | None:
+    """The path of the cached library of ``modname`` if it may be imported: the library and its
+    record are private regular files, the record (written by the build) names this module and
+    ``key``, and holds the hashes of ``source`` and of the library.  None if anything differs —
+    the library is then never opened by the dynamic loader."""
+    raw = _read_private(directory / f"{modname}.json")
+    library = _read_private(directory / f"{modname}{suffix}")
+    if raw is None or library is None or modname != f"jetgeo_rhs_{key[:24]}" or _PLACEHOLDER in source:
+        return None
+    try:
+        rec = json.loads(raw)
+    except ValueError:  # not JSON, not UTF-8
+        return None
+    if not isinstance(rec, dict) or any(rec.get(k) != v for k, v in _record(modname, key, source, library).items()):
+        return None
+    return directory / f"{modname}{suffix}"
+
+
+def _load_cached(directory: Path, modname: str, suffix: str, source: str, key: str):
+    """The cached module ``modname`` if its library is verified (:func:`_verified_library`) and
+    imports; None otherwise (it is then compiled again)."""
+    library = _verified_library(directory, modname, suffix, source, key)
+    if library is None:
+        return None
+    try:
+        return _load(modname, library)
+    except ImportError:  # e.g. a library the dynamic loader refuses: compiled again
+        return None
 
 
 def compiler_command() -> list[str]:
@@ -285,15 +474,20 @@ def _load(modname: str, path: Path):
     return mod
 
 
-def _build(source: str, modname: str, target: Path, cc: list[str], flags: list[str]) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="build-", dir=target.parent) as tmp:
-        c_file = Path(tmp) / f"{modname}.c"
-        c_file.write_text(source)
-        so_file = Path(tmp) / target.name
-        cmd = [*cc, *flags, str(c_file), "-o", str(so_file), "-lm"]
+def _build(source: str, modname: str, key: str, directory: Path, suffix: str, cc: list[str],
+           flags: list[str]) -> None:
+    """Compile ``source`` in a private temporary directory, then rename the source, the library
+    and the record of their hashes into ``directory`` (the record last: a library without a
+    matching record is never loaded).  Relative file names keep the library byte-identical
+    across builds, so concurrent builders of one key write the same files."""
+    with tempfile.TemporaryDirectory(prefix="build-", dir=directory) as tmp:
+        build = Path(tmp)
+        c_name, so_name = f"{modname}.c", f"{modname}{suffix}"
+        _write_private(build / c_name, source.encode())
+        exe = os.path.abspath(cc[0]) if os.sep in cc[0] else cc[0]  # it runs in the build directory
+        cmd = [exe, *cc[1:], *flags, c_name, "-o", so_name, "-lm"]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=build)
         except FileNotFoundError as exc:
             raise CompilerUnavailableError(f"codegen: the C compiler {cc[0]!r} was not found (set $JETGEO_CC or "
                                            f"$CC to a C compiler, or use backend='python')") from exc
@@ -302,9 +496,13 @@ def _build(source: str, modname: str, target: Path, cc: list[str], flags: list[s
         if proc.returncode != 0:
             raise CompilerUnavailableError(f"codegen: the C compiler {shlex.join(cc)!r} failed "
                                            f"(exit {proc.returncode}):\n{proc.stderr[-2000:]}")
-        # atomic renames: concurrent builders of the same key write identical files
-        os.replace(c_file, target.parent / f"{modname}.c")
-        os.replace(so_file, target)
+        if _POSIX:
+            os.chmod(build / so_name, 0o700)  # the compiler's output mode follows the umask
+        library = (build / so_name).read_bytes()
+        _write_private(build / f"{modname}.json", json.dumps(_record(modname, key, source, library)
+                                                              | {"jetgeo": __version__}).encode())
+        for name in (c_name, so_name, f"{modname}.json"):
+            os.replace(build / name, directory / name)
 
 
 def _expression_key(exprs: list, context: str) -> str | None:
@@ -325,12 +523,6 @@ def _expression_key(exprs: list, context: str) -> str | None:
         return hashlib.sha256((context + "|" + "|".join(node(as_expr(e)) for e in exprs)).encode()).hexdigest()[:32]
     except RecursionError:  # pragma: no cover - absurdly deep expressions: skip the index
         return None
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool = True,
@@ -357,49 +549,46 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
     if hit is not None:
         stats["reused"] += 1
         return hit[0].f, hit[1], None
-    directory = cache_dir()
+    directory = private_cache_dir()
     index = directory / "index" / ekey if ekey else None
-    if index is not None and index.is_file():            # compiled before, maybe by another process
-        modname = index.read_text().strip()
-        target, c_file = directory / f"{modname}{suffix}", directory / f"{modname}.c"
-        if modname.startswith("jetgeo_rhs_") and target.is_file() and c_file.is_file():
-            try:
-                mod = _load(modname, target)
-            except ImportError:  # a stale or foreign file: compile again below
-                pass
-            else:
+    raw = _read_private(index) if index is not None else None
+    modname = raw.decode("ascii", "replace").strip() if raw is not None else ""
+    if _MODNAME.fullmatch(modname):  # compiled before, maybe by another process: its source is on disk
+        c_raw = _read_private(directory / f"{modname}.c")
+        if c_raw is not None:
+            source = c_raw.decode("utf-8", "replace")
+            key = _module_key(source.replace(modname, _PLACEHOLDER), cc, flags, abi)
+            mod = _load_cached(directory, modname, suffix, source, key)
+            if mod is not None:
                 stats["loaded"] += 1
-                source = c_file.read_text()
                 _MODULES[ekey] = (mod, source)
                 return mod.f, source, None
-    placeholder = "jgmod"
-    src0, parts = c_source(exprs, n_state, n_params, shape, placeholder, cse=cse, optimizations=optimizations)
-    key = hashlib.sha256("\0".join([src0, shlex.join(cc), shlex.join(flags), abi]).encode()).hexdigest()[:24]
-    modname = f"jetgeo_rhs_{key}"
-    source = src0.replace(placeholder, modname)
-    target = directory / f"{modname}{suffix}"
-    mod = None
-    if target.is_file() and (directory / f"{modname}.c").is_file():
+    src0, parts = c_source(exprs, n_state, n_params, shape, _PLACEHOLDER, cse=cse, optimizations=optimizations)
+    key = _module_key(src0, cc, flags, abi)
+    modname = f"jetgeo_rhs_{key[:24]}"
+    source = src0.replace(_PLACEHOLDER, modname)
+    mod = _load_cached(directory, modname, suffix, source, key)
+    if mod is not None:
+        stats["loaded"] += 1
+    else:
         try:
-            mod = _load(modname, target)
-            stats["loaded"] += 1
-        except ImportError:  # a stale or foreign file: rebuild it
-            mod = None
-    if mod is None:
-        try:
-            _build(source, modname, target, cc, flags)
+            _build(source, modname, key, directory, suffix, cc, flags)
         except OSError as exc:  # an unwritable cache directory, a full disk
             raise CompilerUnavailableError(f"codegen: cannot write the compiled module to {directory}: {exc} "
                                            "(set $JETGEO_CACHE to a writable directory)") from exc
         stats["compiled"] += 1
+        library = _verified_library(directory, modname, suffix, source, key)
+        if library is None:
+            raise CompilerUnavailableError(f"codegen: the module {modname} just compiled in {directory} does not "
+                                           "match its record (was it changed meanwhile?)")
         try:
-            mod = _load(modname, target)
+            mod = _load(modname, library)
         except ImportError as exc:
-            raise CompilerUnavailableError(f"codegen: the compiled module {target} cannot be imported: {exc}") from exc
+            raise CompilerUnavailableError(f"codegen: the compiled module {library} cannot be imported: {exc}") from exc
     if index is not None:
         try:
-            index.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(index, modname)
+            index.parent.mkdir(mode=0o700, exist_ok=True)
+            _write_private(index, modname.encode())
         except OSError:  # the index only saves time
             pass
     if ekey:

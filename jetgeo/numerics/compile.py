@@ -29,6 +29,7 @@ available (or the expressions contain something the C printer cannot print).
 from __future__ import annotations
 
 import builtins
+import collections
 import dis
 import functools
 import inspect
@@ -37,10 +38,12 @@ import keyword
 import math
 import re
 import types
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.printing.codeprinter import PrintMethodNotImplementedError
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
@@ -169,22 +172,52 @@ def compile_rhs(
         :class:`~jetgeo.numerics.codegen.CompilerUnavailableError` when there is no compiler.
         "auto": "c" when it works, otherwise (no compiler, ``vectorized``, an expression the C
         printer does not support) "python", silently.  ``.backend`` tells which one was used.
+
+    Returns
+    -------
+    CompiledFunction
+        ``f(t, y, p) -> ndarray`` with the symbols, the generated source and the operation counts.
+
+    Raises
+    ------
+    InputError
+        A symbol listed twice or in two roles (state, parameter, time), a state or parameter
+        that is not a Symbol, a free symbol in none of the roles, or an expression without a real
+        numeric value: a relation, an undefined function (``Function('sin')(x)`` is not sympy's
+        ``sin``), an unevaluated derivative or integral, the imaginary unit, a function the
+        printer cannot print.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, k = sp.symbols("x k")
+    >>> f = compile_rhs([k * sp.sin(x)], [x], [k])
+    >>> f(0.0, [0.0], [2.0]).tolist()
+    [0.0]
     """
     if backend not in BACKENDS:
         raise InputError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
     if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
         raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
+    for flag, value in (("jacobian", jacobian), ("vectorized", vectorized), ("cse", cse), ("factor", factor)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"compile_rhs: {flag} must be True or False, got {value!r:.60}")
+    if optimizations not in ("basic", None):
+        raise InputError(f"compile_rhs: optimizations must be 'basic' or None, got {optimizations!r:.60}")
     if backend == "c" and vectorized:
         raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
                         "backend='python' (or 'auto')")
     if isinstance(exprs, sp.MatrixBase):
         shape = exprs.shape
-        flat = list(exprs)
+        flat = [as_expr(e, f"compile_rhs: entry {i + 1} of the matrix") for i, e in enumerate(exprs)]
+    elif isinstance(exprs, _UNORDERED) or not isinstance(exprs, Iterable):
+        raise InputError(f"compile_rhs: exprs must be a list or a matrix of expressions, got {type(exprs).__name__}")
     else:
-        flat = [as_expr(e) for e in exprs]
+        flat = [as_expr(e, f"compile_rhs: expression {i + 1}") for i, e in enumerate(exprs)]
         shape = (len(flat),)
-    state = tuple(state)
-    params = tuple(params)
+    state, params = _symbols_of(state, "state"), _symbols_of(params, "params")
+    _check_roles(state, params, t)
+    _check_compilable(flat)
     known = set(state) | set(params) | ({t} if t is not None else set())
     extra = free_symbols_dag(flat) - known  # on the DAG (large results are not walked as trees)
     if extra:
@@ -236,19 +269,19 @@ def compile_rhs(
     if ps:
         lines.append(f"    ({', '.join(map(str, ps))},) = _p")
     for s, r in repl:
-        lines.append(f"    {s} = {pr.doprint(r)}")
+        lines.append(f"    {s} = {_doprint(pr, r)}")
     n = len(reduced)
     if vectorized:
         lines.append("    _n = _np.shape(_np.asarray(_y[0]))[0] if len(_y) else _np.size(_t)")
         lines.append(f"    _out = _np.empty(({n}, _n))")
         for i, r in enumerate(reduced):
-            lines.append(f"    _out[{i}] = {pr.doprint(r)}")
+            lines.append(f"    _out[{i}] = {_doprint(pr, r)}")
         if len(shape) == 2:
             lines.append(f"    return _out.reshape(({shape[0]}, {shape[1]}, _n))")
         else:
             lines.append("    return _out")
     else:
-        body = ", ".join(pr.doprint(r) for r in reduced)
+        body = ", ".join(_doprint(pr, r) for r in reduced)
         if len(shape) == 2:
             lines.append(f"    return _np.array([{body}], dtype=float).reshape({shape})")
         else:
@@ -260,6 +293,94 @@ def compile_rhs(
     jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, "python")
     return CompiledFunction(namespace[name], source, state, params, tuple(shape), flat_r, (repl, reduced), vectorized,
                             jac)
+
+
+#: what is not an ordered list of items: text, and collections without an order or of keys
+_UNORDERED = (str, bytes, set, frozenset, Mapping)
+
+
+def _symbols_of(values, what: str) -> tuple:
+    """``values`` (the state or the parameters of :func:`compile_rhs`) as a tuple of Symbols."""
+    try:
+        out = None if isinstance(values, _UNORDERED) else tuple(values)
+    except TypeError:  # not iterable
+        out = None
+    if out is None:
+        raise InputError(f"compile_rhs: {what} must be a sequence of sympy Symbols (a list or a tuple: the order "
+                         f"is the order of the vector), got {type(values).__name__} {values!r:.60}")
+    for i, s in enumerate(out):
+        if not isinstance(s, sp.Symbol):
+            raise InputError(f"compile_rhs: {what} entry {i + 1} is {s!r:.60} ({type(s).__name__}), not a sympy Symbol")
+    return out
+
+
+def _check_roles(state: tuple, params: tuple, t) -> None:
+    """Each symbol has one role: listed once, as a state variable, a parameter or the time."""
+    if t is not None and not isinstance(t, sp.Symbol):
+        raise InputError(f"compile_rhs: t must be a sympy Symbol or None, got {t!r:.60} ({type(t).__name__})")
+    for what, symbols in (("state", state), ("params", params)):
+        twice = sorted(str(s) for s, n in collections.Counter(symbols).items() if n > 1)
+        if twice:
+            raise InputError(f"compile_rhs: {what} lists {', '.join(twice)} more than once; each symbol may "
+                             "appear once")
+    both = sorted(map(str, set(state) & set(params)))
+    if both:
+        raise InputError(f"compile_rhs: {', '.join(both)} is both a state variable and a parameter; give each "
+                         "symbol one role")
+    if t is not None and (t in state or t in params):
+        role = "state variable" if t in state else "parameter"
+        raise InputError(f"compile_rhs: the time {t} is also listed as a {role}")
+
+
+#: objects that stand for an operation sympy has not carried out: no numeric code exists for them
+_UNEVALUATED = (sp.Derivative, sp.Integral, sp.Subs, sp.Sum, sp.Product, sp.Limit, sp.Lambda, sp.Indexed,
+                sp.IndexedBase, sp.Order, sp.MatrixBase, sp.MatrixExpr)
+
+
+def _check_compilable(exprs: list) -> None:
+    """Refuse what has no real numeric value (walked on the DAG, each shared node once): a relation
+    or a truth value as a component, an undefined function such as ``Function('sin')(x)`` (it
+    would otherwise be printed by its name, as ``math.sin``), a function class defined outside
+    sympy, an unevaluated derivative, integral, sum or matrix, the imaginary unit and numbers too
+    large for a double (``oo`` and ``nan`` are IEEE values and stay)."""
+    for i, e in enumerate(exprs):
+        if not isinstance(e, sp.Expr) or isinstance(e, (sp.MatrixBase, sp.MatrixExpr)):
+            raise InputError(f"compile_rhs: expression {i + 1} is {e!s:.60} ({type(e).__name__}), not a scalar "
+                             "expression")
+    seen: set = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if isinstance(e, AppliedUndef):
+            name = e.func.__name__
+            hint = f" (sympy.{name} is sympy's own)" if isinstance(getattr(sp, name, None), sp.FunctionClass) else ""
+            raise InputError(f"compile_rhs: {e!s:.60} is the undefined function {name!r} (sympy.Function({name!r})): "
+                             f"it has no numeric value{hint}; replace it by an expression, or make it a state "
+                             "variable or a parameter")
+        if isinstance(e, sp.Function) and not type(e).__module__.startswith("sympy."):
+            raise InputError(f"compile_rhs: {e!s:.60} uses the function class {type(e).__name__!r} defined in "
+                             f"{type(e).__module__}, not one of sympy's functions: it cannot be compiled")
+        if isinstance(e, _UNEVALUATED):
+            raise InputError(f"compile_rhs: the expressions contain {e!s:.60} ({type(e).__name__}), which has no "
+                             "numeric code: evaluate it (e.g. .doit()) or replace it by symbols before compiling")
+        if e.is_Number and e.is_finite and math.isinf(float(e)):
+            raise InputError(f"compile_rhs: the number {sp.Float(e, 3)} is too large for a double (at most "
+                             "about 1.8e308)")
+        if e is sp.I:
+            raise InputError("compile_rhs: the expressions contain the imaginary unit I; the compiled functions "
+                             "work over the real numbers")
+        stack.extend(e.args)
+
+
+def _doprint(pr, expr) -> str:
+    """Python code of one expression; what the printer cannot print is an InputError naming it."""
+    try:
+        return pr.doprint(expr)
+    except PrintMethodNotImplementedError as exc:
+        raise InputError(f"compile_rhs: cannot compile {expr!s:.60}: {str(exc).splitlines()[0]}") from exc
 
 
 def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> tuple:

@@ -110,3 +110,79 @@ def test_dag_cse_rebuilds_the_expressions_and_shares_what_tree_cse_shares(ops):
     assert all(any(b.has(s) for b in body) for s, _ in repl)
     t_repl, _ = tree_cse(exprs, sp.numbered_symbols("_c"), {}, "none")
     assert len(repl) == len(t_repl)
+
+
+def test_each_symbol_has_one_role():
+    """Duplicate states or parameters, a symbol both state and parameter, the time among them: a
+    clear InputError naming the symbol (today: silently compiled with one of the two values)."""
+    with pytest.raises(InputError, match="state lists x more than once"):
+        compile_rhs([x], [x, x])
+    with pytest.raises(InputError, match="params lists a more than once"):
+        compile_rhs([a * x], [x], [a, a])
+    with pytest.raises(InputError, match="x is both a state variable and a parameter"):
+        compile_rhs([x], [x], [x])
+    with pytest.raises(InputError, match="the time t is also listed as a parameter"):
+        compile_rhs([x * t], [x], [t], t)
+    with pytest.raises(InputError, match="state entry 2 is x \\+ 1 .*not a sympy Symbol"):
+        compile_rhs([x], [y, x + 1])
+    with pytest.raises(InputError, match="state must be a sequence of sympy Symbols .*got str"):
+        compile_rhs([x], "x")
+    with pytest.raises(InputError, match="t must be a sympy Symbol"):
+        compile_rhs([x], [x], [], "t")
+    with pytest.raises(InputError, match="exprs must be a list or a matrix"):
+        compile_rhs(x + 1, [x])
+    with pytest.raises(InputError, match="params must be a sequence of sympy Symbols .*got NoneType"):
+        compile_rhs([x], [x], None)
+    assert compile_rhs([x * a], sp.Matrix([x]), sp.Tuple(a))(0.0, [2.0], [3.0])[0] == 6.0  # ordered sympy containers
+
+
+@pytest.mark.parametrize("backend", ["python", "c", "auto"])
+def test_an_undefined_function_named_sin_is_not_compiled_as_math_sin(backend, tmp_path, monkeypatch):
+    """``Function('sin')`` is an undefined function that happens to be called sin: the printers
+    would print it by its name (``math.sin``, C's ``sin``) and the compiled function would return
+    sin(x).  It is refused, named; so is a function class defined outside sympy."""
+    monkeypatch.setenv("JETGEO_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(InputError, match="undefined function 'sin'.*no numeric value.*sympy.sin"):
+        compile_rhs([sp.Function("sin")(x) + 1], [x], backend=backend)
+    with pytest.raises(InputError, match="undefined function 'f'"):
+        compile_rhs([x * sp.Function("f")(x, y)], [x, y], backend=backend)
+
+    class cos(sp.Function):  # noqa: N801 - named like sympy's on purpose
+        pass
+
+    with pytest.raises(InputError, match="function class 'cos' defined in .*not one of sympy's functions"):
+        compile_rhs([cos(x)], [x], backend=backend)
+    assert compile_rhs([sp.sin(x)], [x], backend=backend)(0.0, [0.5])[0] == pytest.approx(np.sin(0.5), rel=1e-15)
+
+
+@pytest.mark.parametrize(("expr", "match"), [
+    (x > 1, "expression 1 is x > 1 .*not a scalar expression"),
+    (sp.true, "expression 1 is True .*not a scalar expression"),
+    (sp.Matrix([x]), "not a scalar expression"),
+    (sp.Derivative(sp.Function("f")(x), x), "Derivative.*no numeric code"),
+    (sp.Integral(x, (x, 0, y)), "Integral.*no numeric code"),
+    (sp.IndexedBase("b")[0], "Indexed.*no numeric code"),
+    (sp.I * x, "imaginary unit"),
+    (sp.besselj(0, x), "cannot compile besselj"),
+    (sp.Rational(10**400, 3) * x, "3.33E\\+399 is too large for a double"),
+])
+def test_expressions_without_a_real_numeric_value_are_input_errors(expr, match):
+    """A relation, a truth value, a matrix entry, an unevaluated derivative or integral, an indexed
+    object, a complex expression, a function the printer cannot print: InputError (today raw
+    PrintMethodNotImplementedError, a TypeError at call time, or a relation compiled as 0/1)."""
+    with pytest.raises(InputError, match=match):
+        compile_rhs([expr], [x, y])
+
+
+def test_options_and_collections_without_an_order_are_input_errors():
+    """A set of parameters has no order (the vector p would be matched to them arbitrarily), a dict
+    of expressions would compile its keys, a truthy string would switch vectorized on, an unknown
+    optimizations value reached sympy's cse as a raw ValueError."""
+    with pytest.raises(InputError, match="params must be a sequence .*got set"):
+        compile_rhs([a * x], [x], {a, y})
+    with pytest.raises(InputError, match="exprs must be a list or a matrix of expressions, got dict"):
+        compile_rhs({x: 1}, [x])
+    with pytest.raises(InputError, match="vectorized must be True or False, got 'no'"):
+        compile_rhs([x], [x], vectorized="no")
+    with pytest.raises(InputError, match="optimizations must be 'basic' or None, got 'bogus'"):
+        compile_rhs([sp.sin(x) + sp.sin(x) ** 2], [x], optimizations="bogus")
