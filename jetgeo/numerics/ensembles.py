@@ -34,8 +34,13 @@ study resumes where it stopped (:mod:`jetgeo.numerics.ensemble_store`).
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -256,11 +261,40 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
 # ----------------------------------------------------------------------------------------------
 # schedulers
 # ----------------------------------------------------------------------------------------------
+def _exit_with_parent(main: int) -> None:
+    """Run in every pool worker: end it when the process that started it dies, so that a killed
+    study leaves no orphaned workers.  On Linux the kernel sends SIGKILL when the parent exits
+    (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon thread checks the parent once a second.
+    ``main`` is the study's process: the parent (fork, spawn) or the fork server's parent (the
+    server exits with it)."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):                  # no prctl: the thread below does it
+            pass
+    if parent != main:                                     # a fork server's child, or already orphaned
+        try:
+            os.kill(main, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="jetgeo-parent-watch", daemon=True).start()
+
+
 def _pool(workers: int):
     """A process pool: forked from this process when it runs no other thread (the workers start at
-    once, with jetgeo imported), else from a fork server (safe with threads), else spawned."""
+    once, with jetgeo imported), else from a fork server (safe with threads), else spawned.  The
+    workers end when their parent does (:func:`_exit_with_parent`)."""
     import multiprocessing as mp
-    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     methods = mp.get_all_start_methods()
@@ -271,7 +305,8 @@ def _pool(workers: int):
         ctx.set_forkserver_preload(["jetgeo.numerics.ensembles"])
     else:
         ctx = mp.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_exit_with_parent,
+                               initargs=(os.getpid(),))
 
 
 def _execute(model, settings, tasks: list, scheduler: str, client, workers: int, on_done: Callable) -> None:
@@ -486,6 +521,10 @@ def ensemble(
              if i not in done_chunks]
     try:
         _execute(model, settings, tasks, scheduler, client, workers, on_done)
+    except BaseException:
+        if st is not None:
+            st.close()  # release the store's lock (result() releases it otherwise)
+        raise
     finally:
         if bar is not None:
             bar.close()
