@@ -688,6 +688,9 @@ class NetCDFStore(_Store):
                 parts.append(part.load())
         ds = xr.concat(parts, dim="member", data_vars="all", coords="different", compat="equals", join="exact",
                        combine_attrs="override")
+        # the encoding read from the first chunk file (e.g. strings of width 2 for "ok") would cut
+        # longer values of later chunks ("invalid" → "in") when written: let xarray choose afresh
+        ds = ds.drop_encoding()
         ds.attrs[_LAYOUT_ATTR] = json.dumps(self._layout)
         _atomic_netcdf(ds, self.path)
         shutil.rmtree(self.parts)

@@ -439,6 +439,19 @@ def test_netcdf_finished_file_with_other_members_is_named(tmp_path):
         run(path)
 
 
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_statuses_and_messages_of_later_chunks_are_kept_whole(tmp_path, suffix):
+    """A member with bad data (status "invalid", a long message) in the last chunk, the first chunk
+    all "ok": the joined NetCDF file once cut every string to the first chunk's width ("in")."""
+    cs, members, kw = study()
+    bad = grid(R=[0.5, 0.75, 1.0, 1.25, 1.5, float("nan")])
+    memory = ensemble(cs, bad, (0.0, 1.0), **kw)
+    assert list(memory.status.values) == ["ok"] * 5 + ["invalid"]
+    stored = ensemble(cs, bad, (0.0, 1.0), store=tmp_path / f"s{suffix}", **kw)
+    assert list(stored.status.values) == ["ok"] * 5 + ["invalid"]
+    assert list(stored.message.values) == list(memory.message.values)
+
+
 def test_cli_resume_with_a_stray_chunk_file_exits_2_with_one_line(tmp_path):
     out = tmp_path / "study.nc"
     first = cli(*SWEEP, "--out", str(out))
