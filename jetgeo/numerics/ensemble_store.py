@@ -53,6 +53,9 @@ _EMPTY_LOCK_GRACE = 10.0
 _LAYOUT_ATTR = "jetgeo_store"
 _INTERNAL = ("chunk_done", "chunk_digest")
 _HELD: set = set()   # the lock files held by this process
+#: what reading a damaged chunk file raises: a codec's error (zstd: RuntimeError), a wrong size
+#: (ValueError), an unreadable file (OSError)
+_UNDECODABLE = (RuntimeError, ValueError, OSError)
 
 
 class StoreRepairWarning(UserWarning):
@@ -179,6 +182,9 @@ class StoreLock:
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
+                if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
+                    raise InputError(f"ensemble: cannot lock the store {self.target}: {self.path} exists and is "
+                                     "not a lock file; remove it") from None
                 raw = self._read(self.path)
                 if raw is None:          # removed in between: try again
                     continue
@@ -253,6 +259,9 @@ class StoreLock:
             os.rename(self.path, aside)
         except FileNotFoundError:
             return                      # another run took it over first
+        except OSError as exc:
+            raise InputError(f"ensemble: cannot take over the stale lock {self.path} of the store {self.target}: "
+                             f"{exc}") from None
         if self._read(aside) == stale:
             aside.unlink()
             return
@@ -343,6 +352,13 @@ def _variables_layout(ds) -> dict:
             for name, var in ds.data_vars.items() if name not in _INTERNAL}
 
 
+def _is_layout(layout) -> bool:
+    """Whether ``layout`` has the form of :func:`_variables_layout` (as read back from JSON)."""
+    return isinstance(layout, dict) and all(
+        isinstance(v, list) and len(v) == 2 and all(isinstance(d, str) for d in v[0])
+        and all(isinstance(n, int) for n in v[1]) for v in layout.values())
+
+
 def _same_values(a, b) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
@@ -401,7 +417,7 @@ class ZarrStore(_Store):
 
         try:
             return xr.open_zarr(self.path, consolidated=False)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (*_UNDECODABLE, KeyError, TypeError) as exc:
             raise InputError(f"ensemble: {self.path} exists but is not a readable Zarr store: {exc}") from exc
 
     def _validate(self) -> None:
@@ -412,8 +428,9 @@ class ZarrStore(_Store):
         try:
             layout = json.loads(ds.attrs[_LAYOUT_ATTR])
             variables = layout["variables"]
-            assert isinstance(variables, dict)
-        except (KeyError, ValueError, TypeError, AssertionError):
+            if not _is_layout(variables):
+                raise TypeError
+        except (KeyError, ValueError, TypeError):
             raise _damaged(p, f"its layout record (attribute {_LAYOUT_ATTR!r}) is missing or unreadable "
                               "(written by an older jetgeo?)") from None
         if [layout.get("n_chunks"), layout.get("n_members"), layout.get("chunk_size")] != \
@@ -437,22 +454,30 @@ class ZarrStore(_Store):
         extra = sorted(set(ds.data_vars) - set(variables) - set(_INTERNAL))
         if extra:
             raise _damaged(p, f"it holds variables that are no part of the study: {extra}")
-        if "member" not in ds.coords or not _same_values(ds["member"].values, np.arange(self.n_members)):
-            raise _damaged(p, f"its member ids are not 0 … {self.n_members - 1}")
-        for name, values in self.member_coords.items():
+        for name, values in {"member": np.arange(self.n_members), **self.member_coords}.items():
             if name not in ds.coords:
                 raise _damaged(p, f"the member coordinate {name!r} is missing")
-            if not _same_values(ds[name].values, values):
-                raise _damaged(p, f"the values of the member coordinate {name!r} are not the study's")
+            try:
+                stored = ds[name].values
+            except _UNDECODABLE as exc:
+                raise _damaged(p, f"the member coordinate {name!r} cannot be read: {exc}") from None
+            if not _same_values(stored, values):
+                raise _damaged(p, f"its member ids are not 0 … {self.n_members - 1}" if name == "member" else
+                                  f"the values of the member coordinate {name!r} are not the study's")
         self._stray_chunk_files(ds)
         self._layout = variables
-        flags = np.asarray(ds["chunk_done"].values)
-        digests = ds["chunk_digest"].values
-        for i in (int(k) for k in np.flatnonzero(flags == True)):  # noqa: E712 - NaN-filled flags are not done
-            if str(digests[i]) == self._digest(ds, i):
+        for i in range(self.n_chunks):
+            try:   # chunk by chunk: one chunk file that cannot be decoded damages that chunk only
+                if not bool(ds["chunk_done"][i].values):
+                    continue
+                intact = str(ds["chunk_digest"][i].values) == self._digest(ds, i)
+                why = "its data do not match the digest recorded when it was written"
+            except _UNDECODABLE as exc:
+                intact, why = False, f"a chunk file cannot be decoded: {exc}"
+            if intact:
                 self._done.add(i)
             else:
-                self._repair(i, "its data do not match the digest recorded when it was written")
+                self._repair(i, why)
 
     def _stray_chunk_files(self, ds) -> None:
         """Refuse files in the store's arrays outside their chunk grid (Zarr v3 default key encoding)."""
@@ -529,7 +554,8 @@ class ZarrStore(_Store):
                                                        "chunk_size": chunk_size, "variables": self._layout})}
         tmp = self.path.with_name(f".{self.path.name}.creating")
         _remove(tmp)   # left by a run killed while creating (this run holds the lock)
-        xr.Dataset(tmpl, coords=coords, attrs=attrs).to_zarr(tmp, mode="w-", encoding=enc, consolidated=False)
+        xr.Dataset(tmpl, coords=coords, attrs=attrs).to_zarr(tmp, mode="w-", encoding=enc, consolidated=False,
+                                                            zarr_format=3)
         os.rename(tmp, self.path)
         self._created = True
 
@@ -579,10 +605,13 @@ class NetCDFStore(_Store):
 
     def _read_layout(self) -> dict:
         try:
-            return json.loads((self.parts / "layout.json").read_text(encoding="utf-8"))
+            layout = json.loads((self.parts / "layout.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            layout = None
+        if not _is_layout(layout):
             raise _damaged(self.parts, "its layout record layout.json is missing or unreadable "
-                                       "(written by an older jetgeo?)") from None
+                                       "(written by an older jetgeo?)")
+        return layout
 
     def _validate_final(self) -> None:
         import xarray as xr
@@ -602,8 +631,10 @@ class NetCDFStore(_Store):
         try:
             layout = json.loads(recorded)
         except (TypeError, ValueError):
+            layout = None
+        if not _is_layout(layout):
             raise _damaged(self.path, f"its layout record (attribute {_LAYOUT_ATTR!r}) is missing or unreadable "
-                                      "(written by an older jetgeo?)") from None
+                                      "(written by an older jetgeo?)")
         missing = sorted(set(layout) - set(got))
         if missing:
             raise _damaged(self.path, f"the variables {missing} are missing")
@@ -615,8 +646,11 @@ class NetCDFStore(_Store):
         self._done = set(range(self.n_chunks))
 
     def _validate_parts(self) -> None:
-        mark = self.parts / "fingerprint"
-        if not mark.is_file() or mark.read_text(encoding="utf-8").strip() != self.fp:
+        try:
+            fp = (self.parts / "fingerprint").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            fp = None
+        if fp != self.fp:
             raise _mismatch(self.parts)
         self._layout = self._read_layout()
         for f in sorted(self.parts.iterdir()):
@@ -636,7 +670,7 @@ class NetCDFStore(_Store):
                 self._done.add(i)
             else:
                 self._repair(i, why)
-                f.unlink()
+                _remove(f)
 
     def _check_part(self, f: Path, i: int) -> str | None:
         """Why the file of chunk ``i`` is not that chunk's data (None when it is)."""

@@ -320,6 +320,21 @@ def test_zarr_chunk_copied_over_another_is_recomputed(tmp_path):
     _same_data(ds)
 
 
+@pytest.mark.parametrize("damage, chunks", [
+    (lambda p: (p / "trajectory" / "c" / "1" / "0" / "0").write_bytes(b"not zstd"), [1]),
+    (lambda p: (p / "status" / "c" / "2").write_bytes(b"not zstd"), [2]),
+    (lambda p: (p / "chunk_digest" / "c" / "0").write_bytes(b"not zstd"), [0]),
+    (lambda p: (p / "chunk_done" / "c" / "1").unlink(), [1]),      # read as not done
+], ids=["trajectory", "status", "digest", "flag-lost"])
+def test_zarr_chunk_files_that_cannot_be_decoded_are_recomputed(tmp_path, damage, chunks):
+    path = tmp_path / "s.zarr"
+    run(path)
+    damage(path)
+    ds, seen, repairs = _recomputed(path)
+    assert seen == chunks and len(repairs) <= 1
+    _same_data(ds)
+
+
 def test_zarr_interrupted_then_damaged_resumes_to_the_same_data(tmp_path):
     path = tmp_path / "s.zarr"
 
@@ -344,6 +359,10 @@ def test_zarr_interrupted_then_damaged_resumes_to_the_same_data(tmp_path):
     (lambda p: shutil.copytree(p / "trajectory" / "c" / "0", p / "trajectory" / "c" / "7"), "outside the chunk grid"),
     (lambda p: shutil.copyfile(p / "chunk_done" / "c" / "0", p / "chunk_done" / "c" / "3"), "outside the chunk grid"),
     (lambda p: (p / "notes").mkdir(), "'notes' is no array of the store"),
+    (lambda p: (p / "member" / "c" / "0").write_bytes(b"not zstd"), "not a readable Zarr store"),
+    (lambda p: (p / "R" / "c" / "0").write_bytes(b"not zstd"), "the member coordinate 'R' cannot be read"),
+    (lambda p: (p / "zarr.json").write_text("{"), "not a readable Zarr store"),
+    (lambda p: p.with_name("s.zarr.lock").mkdir(), "s.zarr.lock exists and is not a lock file"),
 ])
 def test_zarr_structural_damage_is_named(tmp_path, damage, message):
     path = tmp_path / "s.zarr"
@@ -351,7 +370,7 @@ def test_zarr_structural_damage_is_named(tmp_path, damage, message):
     damage(path)
     with pytest.raises(InputError, match=message):
         run(path)
-    assert not (tmp_path / "s.zarr.lock").exists()    # a refusal releases the lock
+    assert not (tmp_path / "s.zarr.lock").is_file()   # a refusal releases the lock
 
 
 def test_zarr_changed_member_ids_or_parameters_are_named(tmp_path):
@@ -407,6 +426,19 @@ def test_netcdf_chunk_missing_a_variable_is_recomputed(tmp_path):
     damaged.to_netcdf(f)
     ds, seen, repairs = _recomputed(path)
     assert seen == [0, 2] and "['energy'] are missing" in repairs[0]
+    _same_data(ds)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda f: f.write_bytes(b"garbage"),
+    lambda f: f.write_bytes(f.with_name("chunk_000000.nc").read_bytes()[:400]),
+    lambda f: (f.unlink(), f.mkdir()),
+], ids=["garbage", "truncated", "directory"])
+def test_netcdf_unreadable_chunk_file_is_recomputed(tmp_path, damage):
+    path = _interrupted_nc(tmp_path)
+    damage(tmp_path / "s.nc.parts" / "chunk_000001.nc")
+    ds, seen, repairs = _recomputed(path)
+    assert seen == [1, 2] and len(repairs) == 1 and "unreadable" in repairs[0]
     _same_data(ds)
 
 
