@@ -397,7 +397,7 @@ class _Store:
 
     def _repair(self, i: int, why: str) -> None:
         warnings.warn(StoreRepairWarning(f"ensemble: chunk {i} of {self.path} is damaged ({why}); "
-                                         "computing it again"), stacklevel=4)
+                                         "computing it again"), stacklevel=6)   # ensemble()'s caller
 
 
 class ZarrStore(_Store):

@@ -432,7 +432,9 @@ def ensemble(
     scheduler : "local" (default: a process pool on all cores, or ``workers``) or "serial"
         (in this process); ``client`` (a ``distributed.Client``) takes precedence.
     store : a path ending in ``.zarr`` or ``.nc``: every chunk is written as it finishes; run the
-        same call again after an interruption and only the missing chunks are computed.
+        same call again after an interruption and only the missing chunks are computed.  The
+        store is locked while the study runs (a second run on it raises ``InputError``), created
+        atomically and validated on resume (:mod:`jetgeo.numerics.ensemble_store`).
     progress : a progress bar (None: only in a terminal; see :mod:`jetgeo.progress`).
     callback : called in this process after each chunk with {"chunk", "members", "done", "total"}.
 
