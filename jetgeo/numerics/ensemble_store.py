@@ -155,11 +155,12 @@ class StoreLock:
     Examples
     --------
     >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> with StoreLock(d / "s.zarr"):
-    ...     (d / "s.zarr.lock").exists()
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     d = Path(tmp)
+    ...     with StoreLock(d / "s.zarr"):
+    ...         print((d / "s.zarr.lock").exists())
+    ...     print((d / "s.zarr.lock").exists())
     True
-    >>> (d / "s.zarr.lock").exists()
     False
     """
 
@@ -299,11 +300,11 @@ def open_store(path, fingerprint: str, n_chunks: int, n_members: int, chunk_size
     Examples
     --------
     >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> st = open_store(d / "s.nc", "fp", 2, 4, 2, {"a": np.arange(4.0)})
-    >>> st.done()
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     st = open_store(Path(tmp) / "s.nc", "fp", 2, 4, 2, {"a": np.arange(4.0)})
+    ...     print(st.done())
+    ...     st.close()
     set()
-    >>> st.close()
     """
     p = Path(os.fspath(path))
     layout = (n_chunks, n_members, chunk_size, dict(member_coords))
