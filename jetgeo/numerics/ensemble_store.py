@@ -442,8 +442,8 @@ class ZarrStore(_Store):
                 raise _damaged(p, f"the variable {name!r} is missing")
             var = ds[name]
             it = iter(sizes)
-            shape = [self.n_members if d == "member" else next(it) for d in dims]
-            if list(var.dims) != list(dims) or list(var.shape) != shape:
+            shape = [self.n_members if d == "member" else next(it, -1) for d in dims]
+            if list(var.dims) != list(dims) or list(var.shape) != shape or next(it, None) is not None:
                 raise _damaged(p, f"the variable {name!r} has dims {var.dims} and shape {var.shape}, "
                                   f"expected {tuple(dims)} and {tuple(shape)}")
         for name in _INTERNAL:
