@@ -314,6 +314,10 @@ def open_store(path, fingerprint: str, n_chunks: int, n_members: int, chunk_size
         kind = NetCDFStore
     else:
         raise InputError(f"ensemble: store must be a path ending in .zarr or .nc, got {os.fspath(path)!r}")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)   # as a new store's directory always was
+    except OSError as exc:
+        raise InputError(f"ensemble: cannot create the directory of the store {p}: {exc}") from None
     lock = StoreLock(p).acquire()
     try:
         return kind(p, fingerprint, layout, lock)

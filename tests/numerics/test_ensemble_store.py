@@ -305,6 +305,14 @@ def _copy_chunk_files(store: Path, src: int, dst: int) -> int:
     return n
 
 
+@pytest.mark.parametrize("suffix", [".zarr", ".nc"])
+def test_a_store_in_a_new_directory_is_created_and_a_file_in_the_way_is_named(tmp_path, suffix):
+    _same_data(run(tmp_path / "new" / "dir" / f"s{suffix}"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="cannot create the directory of the store"):
+        run(tmp_path / "file" / f"s{suffix}")
+
+
 def test_zarr_chunk_copied_over_another_is_recomputed(tmp_path):
     path = tmp_path / "s.zarr"
     _same_data(run(path))
