@@ -274,7 +274,7 @@ def _exit_with_parent(main: int) -> None:
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
         except (OSError, AttributeError):                  # no prctl: the thread below does it
             pass
-    if parent != main:                                     # a fork server's child, or already orphaned
+    if parent != main and os.name == "posix":              # a fork server's child, or already orphaned
         try:
             os.kill(main, 0)
         except ProcessLookupError:
