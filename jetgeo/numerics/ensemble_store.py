@@ -46,7 +46,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["open_store", "study_fingerprint", "StoreLock", "StoreRepairWarning"]
+__all__ = ["open_store", "study_fingerprint", "StoreLock", "StoreRepairWarning", "process_alive",
+           "process_start_time"]
 
 #: seconds after which an empty lock file (its creator died between creating and writing it) is stale
 _EMPTY_LOCK_GRACE = 10.0
@@ -100,22 +101,74 @@ def study_fingerprint(model_fp: str, settings: dict, full, P, chunk_size: int) -
 # ----------------------------------------------------------------------------------------------
 # the lock
 # ----------------------------------------------------------------------------------------------
-def _start_time(pid: int) -> str | None:
-    """The start time of process ``pid`` (clock ticks since boot, Linux ``/proc``), or None."""
+def process_start_time(pid: int) -> str | None:
+    """The start time of process ``pid`` (clock ticks since boot, from Linux ``/proc``), or None
+    where it cannot be read.  With the pid it names one process, even after the pid is reused.
+
+    Parameters
+    ----------
+    pid : int
+        A process id.
+
+    Returns
+    -------
+    str or None
+        Field 22 of ``/proc/PID/stat``.
+
+    Examples
+    --------
+    >>> process_start_time(os.getpid()) == process_start_time(os.getpid())
+    True
+    """
+    stat = _proc_stat(pid)
+    fields = stat.split() if stat is not None else []
+    return fields[19] if len(fields) > 19 else None
+
+
+def _proc_stat(pid: int) -> str | None:
+    """The fields of ``/proc/PID/stat`` after "pid (comm) " (the state first), or None."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
     except OSError:
         return None
-    fields = stat[stat.rfind(")") + 2:].split()   # after "pid (comm) ": state is field 3, start time 22
-    return fields[19] if len(fields) > 19 else None
+    return stat[stat.rfind(")") + 2:]
 
 
-def _zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
+def process_alive(pid: int, started: str | None = None) -> bool:
+    """Whether process ``pid`` of this host still runs: it exists, is not a zombie, and (when
+    ``started`` is given and ``/proc`` can tell) it is the process started then, not a later one
+    that reuses the pid.  Where this cannot be told (not POSIX) the answer is True.
+
+    Parameters
+    ----------
+    pid : int
+        A process id.
+    started : str, optional
+        Its :func:`process_start_time` when it was known to run.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> process_alive(os.getpid(), process_start_time(os.getpid()))
+    True
+    """
+    if os.name != "posix":
+        return True
+    if pid <= 0:
         return False
-    return stat[stat.rfind(")") + 2:][:1] == "Z"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        pass
+    stat = _proc_stat(pid)
+    if stat is not None and stat[:1] == "Z":
+        return False
+    return started is None or process_start_time(pid) in (None, started)
 
 
 def _alive(owner: dict, lock_path: Path) -> bool:
@@ -127,16 +180,8 @@ def _alive(owner: dict, lock_path: Path) -> bool:
         return False
     if pid == os.getpid():   # this process: alive only if one of its StoreLocks holds it
         return lock_path in _HELD
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: it exists
-        pass
-    if _zombie(pid):
-        return False
     started = owner.get("started")
-    return started is None or _start_time(pid) in (None, started)   # a different start time: pid reused
+    return process_alive(pid, started if isinstance(started, str) else None)
 
 
 class StoreLock:
@@ -178,7 +223,8 @@ class StoreLock:
         StoreLock
             ``self``, locked.
         """
-        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": _start_time(os.getpid())})
+        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                         "started": process_start_time(os.getpid())})
         for _ in range(5):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)

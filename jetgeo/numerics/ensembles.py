@@ -49,6 +49,7 @@ from ..errors import InputError
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
+from .ensemble_store import process_alive, process_start_time
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
@@ -261,12 +262,16 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
 # ----------------------------------------------------------------------------------------------
 # schedulers
 # ----------------------------------------------------------------------------------------------
-def _exit_with_parent(main: int) -> None:
-    """Run in every pool worker: end it when the process that started it dies, so that a killed
-    study leaves no orphaned workers.  On Linux the kernel sends SIGKILL when the parent exits
-    (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon thread checks the parent once a second.
-    ``main`` is the study's process: the parent (fork, spawn) or the fork server's parent (the
-    server exits with it)."""
+def _exit_with_parent(main: int, main_started: str | None) -> None:
+    """Run in every pool worker: end it when the study's process ``main`` dies, so that a killed
+    study leaves no orphaned workers.
+
+    A worker forked or spawned by ``main`` asks the Linux kernel for SIGKILL when its parent exits
+    (``prctl(PR_SET_PDEATHSIG)``), and on every platform a daemon thread exits it once its parent
+    has changed (it was re-parented).  A fork server's worker cannot rely on its parent: the server
+    lives as long as any worker holds its pipe, so the thread watches ``main`` itself
+    (:func:`~jetgeo.numerics.ensemble_store.process_alive`, with its start time against pid reuse).
+    """
     parent = os.getppid()
     if sys.platform.startswith("linux"):
         try:
@@ -274,16 +279,15 @@ def _exit_with_parent(main: int) -> None:
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
         except (OSError, AttributeError):                  # no prctl: the thread below does it
             pass
-    if parent != main and os.name == "posix":              # a fork server's child, or already orphaned
-        try:
-            os.kill(main, 0)
-        except ProcessLookupError:
-            os._exit(1)
-        except PermissionError:
-            pass
+
+    def gone() -> bool:
+        return os.getppid() != parent or (parent != main and not process_alive(main, main_started))
+
+    if gone():                                             # the study died before this ran
+        os._exit(1)
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while not gone():
             time.sleep(1.0)
         os._exit(1)
 
@@ -306,7 +310,7 @@ def _pool(workers: int):
     else:
         ctx = mp.get_context("spawn")
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_exit_with_parent,
-                               initargs=(os.getpid(),))
+                               initargs=(os.getpid(), process_start_time(os.getpid())))
 
 
 def _execute(model, settings, tasks: list, scheduler: str, client, workers: int, on_done: Callable) -> None:

@@ -194,8 +194,10 @@ def test_sigkill_while_creating_leaves_no_store_and_the_next_run_completes(tmp_p
 # pool workers end with their parent
 # ----------------------------------------------------------------------------------------------
 POOL = """
-    import time
+    import threading, time
     from jetgeo.numerics import ensembles
+    if {threads}:             # another thread runs: the pool forks its workers from a fork server
+        threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
     if {no_prctl}:            # the portable fallback: no prctl, the workers watch their parent
         def no_libc(*a, **k):
             raise OSError("no libc here")
@@ -230,12 +232,14 @@ def _running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process tree from /proc")
-@pytest.mark.parametrize("no_prctl", [False, True], ids=["prctl", "watcher-thread"])
-def test_pool_workers_die_when_their_parent_is_killed(no_prctl):
-    proc = start_script(POOL.format(no_prctl=no_prctl))
+@pytest.mark.parametrize("no_prctl, threads", [(False, False), (True, False), (False, True)],
+                         ids=["prctl", "watcher-thread", "forkserver"])
+def test_pool_workers_die_when_their_parent_is_killed(no_prctl, threads):
+    proc = start_script(POOL.format(no_prctl=no_prctl, threads=threads))
     try:
         wait_ready(proc)
         workers = _children(proc.pid)
+        workers += [w for c in workers for w in _children(c)]   # a fork server's children
         assert len(workers) >= 2          # the two pool workers (and any helper process of the pool)
     finally:
         kill(proc)
