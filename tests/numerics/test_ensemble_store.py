@@ -365,6 +365,12 @@ def test_zarr_interrupted_then_damaged_resumes_to_the_same_data(tmp_path):
     _same_data(ds)
 
 
+def _drop_attribute(meta: Path, name: str) -> None:
+    m = json.loads(meta.read_text())
+    del m["attributes"][name]
+    meta.write_text(json.dumps(m))
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda p: shutil.rmtree(p / "energy"), "the variable 'energy' is missing"),
     (lambda p: shutil.rmtree(p / "chunk_done"), "'chunk_done' is missing"),
@@ -375,6 +381,7 @@ def test_zarr_interrupted_then_damaged_resumes_to_the_same_data(tmp_path):
     (lambda p: (p / "R" / "c" / "0").write_bytes(b"not zstd"), "the member coordinate 'R' cannot be read"),
     (lambda p: (p / "zarr.json").write_text("{"), "not a readable Zarr store"),
     (lambda p: p.with_name("s.zarr.lock").mkdir(), "s.zarr.lock exists and is not a lock file"),
+    (lambda p: _drop_attribute(p / "zarr.json", "jetgeo_store"), "layout record .*written by an older jetgeo"),
 ])
 def test_zarr_structural_damage_is_named(tmp_path, damage, message):
     path = tmp_path / "s.zarr"
@@ -458,6 +465,7 @@ def test_netcdf_unreadable_chunk_file_is_recomputed(tmp_path, damage):
     ("chunk_000009.nc", "outside the study's chunks 0 … 2"),
     ("chunk_9.nc", "'chunk_9.nc' is no chunk file"),
     ("notes.txt", "'notes.txt' is no chunk file"),
+    ("layout.json", "layout.json is missing or unreadable"),   # replaced by a chunk's bytes
 ])
 def test_netcdf_stray_files_are_named(tmp_path, name, message):
     path = _interrupted_nc(tmp_path, after=1)
