@@ -27,6 +27,7 @@ import xarray as xr
 import zarr
 from numerics_systems import rolling_disc
 
+from jetgeo.cli import main as cli_main
 from jetgeo.errors import InputError
 from jetgeo.numerics import ensemble_store
 from jetgeo.numerics.ensemble_store import StoreLock, StoreRepairWarning
@@ -45,6 +46,14 @@ def _env() -> dict:
 def cli(*args, timeout=120):
     return subprocess.run([sys.executable, "-m", "jetgeo.cli", *args], capture_output=True, text=True,
                           env=_env(), timeout=timeout)
+
+
+def sweep_here(argv, capsys) -> tuple:
+    """``jetgeo sweep`` run in this process (a process other than the scripts it is tested against):
+    (exit code, stdout, stderr)."""
+    code = cli_main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def start_script(code: str) -> subprocess.Popen:
@@ -82,7 +91,7 @@ HOLD_AND_SLEEP = """
 """
 
 
-def test_a_second_run_on_a_locked_store_exits_2_and_a_dead_owner_is_taken_over(tmp_path):
+def test_a_second_run_on_a_locked_store_exits_2_and_a_dead_owner_is_taken_over(tmp_path, capsys):
     suffix, kind = ".zarr", "ZarrStore"     # the lock is the same for both kinds of store
     out = tmp_path / f"study{suffix}"
     argv = [*SWEEP, "--out", str(out)]
@@ -91,17 +100,17 @@ def test_a_second_run_on_a_locked_store_exits_2_and_a_dead_owner_is_taken_over(t
         wait_ready(first)
         lock = out.with_name(out.name + ".lock")
         assert lock.is_file() and f'"pid": {first.pid}' in lock.read_text()
-        second = cli(*argv)
-        assert second.returncode == 2, (second.stdout, second.stderr)
-        assert f"in use by pid {first.pid}" in second.stderr and second.stderr.count("\n") == 1
-        assert "Traceback" not in second.stderr and not out.exists()
+        code, _, err = sweep_here(argv, capsys)     # the second run: this process
+        assert code == 2, err
+        assert f"in use by pid {first.pid}" in err and err.count("\n") == 1
+        assert "Traceback" not in err and not out.exists()
     finally:
         kill(first)
     # the owner is gone (SIGKILL: its lock file stays): the next run takes the lock over and finishes
     assert lock.is_file()
-    third = cli(*argv)
-    assert third.returncode == 0, third.stderr
-    assert "ok 6" in third.stdout and not lock.exists()
+    code, stdout, err = sweep_here(argv, capsys)
+    assert code == 0, err
+    assert "ok 6" in stdout and not lock.exists()
     ds = xr.open_zarr(out, consolidated=False) if suffix == ".zarr" else xr.open_dataset(out)
     assert list(ds.member.values) == list(range(6)) and set(ds.status.values) == {"ok"}
 
@@ -171,7 +180,7 @@ KILLED_WHILE_CREATING = {
 
 
 @pytest.mark.parametrize("suffix", [".zarr", ".nc"])
-def test_sigkill_while_creating_leaves_no_store_and_the_next_run_completes(tmp_path, suffix):
+def test_sigkill_while_creating_leaves_no_store_and_the_next_run_completes(tmp_path, suffix, capsys):
     out = tmp_path / f"study{suffix}"
     argv = [*SWEEP, "--out", str(out)]
     proc = start_script(KILLED_WHILE_CREATING[suffix].format(argv=argv))
@@ -181,9 +190,9 @@ def test_sigkill_while_creating_leaves_no_store_and_the_next_run_completes(tmp_p
         kill(proc)
     built = out if suffix == ".zarr" else out.with_name(out.name + ".parts")
     assert not built.exists()                       # no half-built store under the target's name
-    again = cli(*argv)
-    assert again.returncode == 0, again.stderr
-    assert "ok 6" in again.stdout
+    code, stdout, err = sweep_here(argv, capsys)
+    assert code == 0, err
+    assert "ok 6" in stdout
     leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name != out.name)
     assert leftovers == []                          # no temporary store, no lock, no chunk directory
     ds = xr.open_zarr(out, consolidated=False) if suffix == ".zarr" else xr.open_dataset(out)
@@ -504,10 +513,10 @@ def test_statuses_and_messages_of_later_chunks_are_kept_whole(tmp_path, suffix):
     assert list(stored.message.values) == list(memory.message.values)
 
 
-def test_cli_resume_with_a_stray_chunk_file_exits_2_with_one_line(tmp_path):
+def test_cli_resume_with_a_stray_chunk_file_exits_2_with_one_line(tmp_path, capsys):
     out = tmp_path / "study.nc"
-    first = cli(*SWEEP, "--out", str(out))
-    assert first.returncode == 0, first.stderr
+    code, _, err = sweep_here([*SWEEP, "--out", str(out)], capsys)
+    assert code == 0, err
     # the state of this study interrupted before its (single) chunk was written, plus a stray file
     with xr.open_dataset(out) as ds:
         fp, layout = ds.attrs["fingerprint"], ensemble_store._variables_layout(ds)
@@ -521,5 +530,5 @@ def test_cli_resume_with_a_stray_chunk_file_exits_2_with_one_line(tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "'chunk_x.nc' is no chunk file" in r.stderr and r.stderr.count("\n") == 1
     (parts / "chunk_x.nc").unlink()
-    r = cli(*SWEEP, "--out", str(out))
-    assert r.returncode == 0 and "ok 6" in r.stdout, r.stderr
+    code, stdout, err = sweep_here([*SWEEP, "--out", str(out)], capsys)
+    assert code == 0 and "ok 6" in stdout, err
