@@ -34,8 +34,13 @@ study resumes where it stopped (:mod:`jetgeo.numerics.ensemble_store`).
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -44,6 +49,7 @@ from ..errors import InputError
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
+from .ensemble_store import process_alive, process_start_time
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
@@ -256,11 +262,43 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
 # ----------------------------------------------------------------------------------------------
 # schedulers
 # ----------------------------------------------------------------------------------------------
+def _exit_with_parent(main: int, main_started: str | None) -> None:
+    """Run in every pool worker: end it when the study's process ``main`` dies, so that a killed
+    study leaves no orphaned workers.
+
+    A worker forked or spawned by ``main`` asks the Linux kernel for SIGKILL when its parent exits
+    (``prctl(PR_SET_PDEATHSIG)``), and on every platform a daemon thread exits it once its parent
+    has changed (it was re-parented).  A fork server's worker cannot rely on its parent: the server
+    lives as long as any worker holds its pipe, so the thread watches ``main`` itself
+    (:func:`~jetgeo.numerics.ensemble_store.process_alive`, with its start time against pid reuse).
+    """
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):                  # no prctl: the thread below does it
+            pass
+
+    def gone() -> bool:
+        return os.getppid() != parent or (parent != main and not process_alive(main, main_started))
+
+    if gone():                                             # the study died before this ran
+        os._exit(1)
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="jetgeo-parent-watch", daemon=True).start()
+
+
 def _pool(workers: int):
     """A process pool: forked from this process when it runs no other thread (the workers start at
-    once, with jetgeo imported), else from a fork server (safe with threads), else spawned."""
+    once, with jetgeo imported), else from a fork server (safe with threads), else spawned.  The
+    workers end when their parent does (:func:`_exit_with_parent`)."""
     import multiprocessing as mp
-    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     methods = mp.get_all_start_methods()
@@ -271,7 +309,8 @@ def _pool(workers: int):
         ctx.set_forkserver_preload(["jetgeo.numerics.ensembles"])
     else:
         ctx = mp.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_exit_with_parent,
+                               initargs=(os.getpid(), process_start_time(os.getpid())))
 
 
 def _execute(model, settings, tasks: list, scheduler: str, client, workers: int, on_done: Callable) -> None:
@@ -397,7 +436,9 @@ def ensemble(
     scheduler : "local" (default: a process pool on all cores, or ``workers``) or "serial"
         (in this process); ``client`` (a ``distributed.Client``) takes precedence.
     store : a path ending in ``.zarr`` or ``.nc``: every chunk is written as it finishes; run the
-        same call again after an interruption and only the missing chunks are computed.
+        same call again after an interruption and only the missing chunks are computed.  The
+        store is locked while the study runs (a second run on it raises ``InputError``), created
+        atomically and validated on resume (:mod:`jetgeo.numerics.ensemble_store`).
     progress : a progress bar (None: only in a terminal; see :mod:`jetgeo.progress`).
     callback : called in this process after each chunk with {"chunk", "members", "done", "total"}.
 
@@ -486,6 +527,10 @@ def ensemble(
              if i not in done_chunks]
     try:
         _execute(model, settings, tasks, scheduler, client, workers, on_done)
+    except BaseException:
+        if st is not None:
+            st.close()  # release the store's lock (result() releases it otherwise)
+        raise
     finally:
         if bar is not None:
             bar.close()
