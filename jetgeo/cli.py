@@ -644,6 +644,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
 
+    def _get_values(self, action, arg_strings):
+        # argparse before Python 3.13 strips the value '--' of ``--t-end=--`` and gives the option an empty
+        # list, past its type function (an exit 3 later): refuse it as the type would
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            raise argparse.ArgumentError(action, "expected a value, got '--'")
+        return super()._get_values(action, arg_strings)
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
