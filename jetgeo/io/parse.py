@@ -108,6 +108,10 @@ FUNCTIONS: dict = {
 #: constant names (usable unless the spec declares a symbol of that name, which is refused)
 CONSTANTS: dict = {"pi": sp.pi}
 
+#: undeclared names that sympy (or Python) would read as a non-real or infinite constant
+_NOT_REAL = {"I": "the imaginary unit", "j": "the imaginary unit", "oo": "infinity", "inf": "infinity",
+             "zoo": "complex infinity", "nan": "not a number"}
+
 #: names a spec may not declare as symbols
 RESERVED = frozenset(FUNCTIONS) | frozenset(CONSTANTS)
 
@@ -632,6 +636,8 @@ class _Builder:
             raise self.fail(node, f"the function {n!r} must be called, e.g. {n}(x)")
         if n in self.hidden:
             raise self.fail(node, f"the symbol {n!r} is not allowed here ({self.hidden[n]})")
+        if n in _NOT_REAL:  # sympy's names for them: I*L or oo*xdot + L would give wrong equations silently
+            raise self.fail(node, f"{n!r} ({_NOT_REAL[n]}) is not allowed: an expression must be real and finite")
         known = ", ".join(sorted(map(str, self.names)))
         raise SpecError(f"{self.where}: unknown symbol {n!r} in {_snippet(self.text)!r} (declared here: {known})")
 

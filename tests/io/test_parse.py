@@ -331,3 +331,16 @@ def test_huge_exponent_costs_nothing(literal, printed):
     except subprocess.TimeoutExpired:
         pytest.fail(f"x*{literal} did not parse within 60 s")
     assert r.stdout == printed + "\n", r.stderr
+
+
+@pytest.mark.parametrize("name, what", [("I", "the imaginary unit"), ("oo", "infinity"), ("zoo", "complex infinity"),
+                                        ("nan", "not a number"), ("inf", "infinity")])
+def test_non_real_constants_are_named(name, what):
+    """``I*L`` and ``oo*xdot + L`` (finding 4): refused with what sympy would have read them as; a spec may still
+    declare a (real) symbol of that name."""
+    with pytest.raises(SpecError) as e:
+        P(f"{name}*(x**2/2) + y")
+    assert str(e.value) == (f"spec.toml: [lagrangian] L: {name!r} ({what}) is not allowed: an expression must be "
+                            f"real and finite in '{name}*(x**2/2) + y'")
+    own = sp.Symbol(name, real=True)
+    assert P(f"{name}*x", {**NAMES, name: own}) == own * x
