@@ -108,7 +108,11 @@ def check_seconds(seconds: object, what: str = "time limit", maximum: float = MA
     head = f"{what}: " if what else ""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise InputError(f"{head}expected a number of {unit}, got {type(seconds).__name__} {seconds!r}")
-    s = float(seconds)
+    try:
+        s = float(seconds)
+    except OverflowError:  # an integer beyond every float: no timer holds it
+        raise InputError(f"{head}an integer beyond the range of floats is more than the largest finite limit, "
+                         f"{maximum:g} (0 or inf: no limit)") from None
     if math.isnan(s) or s < 0:
         raise InputError(f"{head}expected a number of {unit} >= 0 (0 or inf: no limit), got {seconds!r}")
     if math.isfinite(s) and s > maximum:

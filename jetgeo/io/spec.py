@@ -66,7 +66,7 @@ ASSUMPTIONS = ("real", "positive", "negative", "nonnegative", "nonpositive", "no
 MAX_SPEC_BYTES = 1_000_000
 #: most coordinates a spec may declare: a free particle in R^100 derives in about 5 s, in R^300 in
 #: about 170 s (the cost grows like m^3), 3000 coordinates ran out of 60 s and 400 MB; the largest
-#: systems of the catalogue (the Whipple bicycle: 8, the car with 10 trailers: 13) are far below
+#: systems of the catalogue (the Whipple bicycle: 8, n_trailer with n = 8: 10) are far below
 MAX_COORDINATES = 100
 _TABLES = ("coordinates", "parameters", "lagrangian", "constraints", "problem", "initial", "values")
 _TOP_STRINGS = ("name", "title", "source", "description")

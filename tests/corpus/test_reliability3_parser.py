@@ -150,6 +150,12 @@ def test_time_limit_api_refuses_what_the_timer_cannot_hold():
     with pytest.raises(InputError, match=r"time limit: 1e\+10 seconds is more than the largest finite limit"):
         with limits.time_limit(1e10):
             pass
+    with pytest.raises(InputError, match=r"time limit: an integer beyond the range of floats is more than"):
+        with limits.time_limit(10**5000):  # float() of it overflows
+            pass
+    with pytest.raises(InputError, match=r"memory limit: 1e\+30 megabytes is more than the largest finite limit"):
+        with limits.memory_limit(1e30):  # setrlimit overflowed
+            pass
     assert limits.check_seconds(limits.MAX_SECONDS) == limits.MAX_SECONDS
     with limits.time_limit(float("inf")):  # inf: no limit
         pass
