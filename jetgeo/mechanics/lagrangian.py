@@ -93,6 +93,8 @@ class LagrangianSystem:
         for A in self.forces:
             if Y.jet_order(A) > 1:
                 raise InputError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
+            if A.has(sp.zoo, sp.oo, -sp.oo, sp.nan, sp.I):
+                raise InputError(f"the generalised force {A} is not real and finite")
 
     # --- constructors --------------------------------------------------------------
     @classmethod

@@ -173,3 +173,12 @@ def test_lagrangian_must_be_real_and_finite(L, message):
     with pytest.raises(InputError, match=re.escape(message)) as e:
         LagrangianSystem(Y, L(Y.q[0], Y.qdot[0]))
     assert str(e.value).startswith("the Lagrangian ")
+
+
+def test_generalised_forces_must_be_real_and_finite():
+    Y = FibredManifold(["x"])
+    x, xd = Y.q[0], Y.qdot[0]
+    for force in (sp.I * x, sp.oo * xd, sp.zoo):
+        with pytest.raises(InputError, match=r"^the generalised force .* is not real and finite$"):
+            LagrangianSystem(Y, xd**2 / 2, forces=[force])
+    assert LagrangianSystem(Y, xd**2 / 2, forces=[-x]).accelerations() == {Y.qddot[0]: -x}
