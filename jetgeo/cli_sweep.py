@@ -120,6 +120,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_parser(sub, common) -> None:
     """Register ``sweep`` on the CLI's subparsers."""
+    from .cli import _positive_seconds  # the CLI's option types (jetgeo.cli imports this module)
+
     d = sub.add_parser("sweep", parents=[common], help="integrate a parameter sweep (an ensemble) of a spec")
     d.add_argument("spec")
     d.add_argument("--param", action="append", required=True, metavar="NAME=START:STOP:N",
@@ -127,6 +129,6 @@ def add_parser(sub, common) -> None:
     d.add_argument("--t-end", type=float, required=True, help="final time")
     d.add_argument("--points", type=int, default=101, help="output samples per member (default 101)")
     d.add_argument("--scheduler", default="local", help="local (default) or the address of a Dask scheduler")
-    d.add_argument("--connect-timeout", type=float, default=10.0, help="seconds to reach a Dask scheduler")
+    d.add_argument("--connect-timeout", type=_positive_seconds, default=10.0, help="seconds to reach a Dask scheduler")
     d.add_argument("--out", help="write the dataset to FILE.nc or FILE.zarr (resumable)")
     d.set_defaults(func=_run)

@@ -39,7 +39,8 @@ from contextlib import contextmanager
 
 from .errors import InputError, ResourceLimitError
 
-__all__ = ["time_limit", "memory_limit", "stage", "staged", "current_stage", "checkpoint", "check_seconds"]
+__all__ = ["time_limit", "memory_limit", "stage", "staged", "current_stage", "checkpoint", "check_seconds",
+           "MAX_SECONDS", "MAX_MEGABYTES"]
 
 _local = threading.local()
 
@@ -63,13 +64,60 @@ def current_stage() -> str | None:
     return st[-1] if st else None
 
 
-def check_seconds(seconds: object, what: str = "time limit") -> float:
-    """``seconds`` as a float ≥ 0 (0 and ``inf`` mean no limit); InputError for nan, < 0, text."""
+#: the largest finite time limit, 10⁷ s (about 16 weeks); the interval timer overflows near 9.2·10⁹ s
+MAX_SECONDS = 1e7
+#: the largest finite memory limit, 10⁹ MB (a petabyte); ``setrlimit`` overflows near 8.8·10¹² MB
+MAX_MEGABYTES = 1e9
+
+
+def check_seconds(seconds: object, what: str = "time limit", maximum: float = MAX_SECONDS,
+                  unit: str = "seconds") -> float:
+    """``seconds`` as a float ≥ 0 and at most ``maximum`` (0 and ``inf`` mean no limit).
+
+    Parameters
+    ----------
+    seconds : object
+        The limit given by the caller.
+    what : str
+        What it is, in front of the message ("" for none: the command line names the option).
+    maximum : float
+        The largest finite value (:data:`MAX_SECONDS`, or :data:`MAX_MEGABYTES` for a memory limit):
+        a larger one would overflow the interval timer or ``setrlimit``.
+    unit : str
+        The unit named in the message.
+
+    Returns
+    -------
+    float
+        The limit.
+
+    Raises
+    ------
+    InputError
+        For text, a boolean, ``nan``, a negative number or a finite number above ``maximum``.
+
+    Examples
+    --------
+    >>> check_seconds(2), check_seconds(float("inf"))
+    (2.0, inf)
+    >>> check_seconds(1e10, "t")
+    Traceback (most recent call last):
+    ...
+    jetgeo.errors.InputError: t: 1e+10 seconds is more than the largest finite limit, 1e+07 (0 or inf: no limit)
+    """
+    head = f"{what}: " if what else ""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise InputError(f"{what}: expected a number of seconds, got {type(seconds).__name__} {seconds!r}")
-    s = float(seconds)
+        raise InputError(f"{head}expected a number of {unit}, got {type(seconds).__name__} {seconds!r}")
+    try:
+        s = float(seconds)
+    except OverflowError:  # an integer beyond every float: no timer holds it
+        raise InputError(f"{head}an integer beyond the range of floats is more than the largest finite limit, "
+                         f"{maximum:g} (0 or inf: no limit)") from None
     if math.isnan(s) or s < 0:
-        raise InputError(f"{what}: expected a number of seconds >= 0 (0: no limit), got {seconds!r}")
+        raise InputError(f"{head}expected a number of {unit} >= 0 (0 or inf: no limit), got {seconds!r}")
+    if math.isfinite(s) and s > maximum:
+        raise InputError(f"{head}{s:g} {unit} is more than the largest finite limit, {maximum:g} "
+                         "(0 or inf: no limit)")
     return s
 
 
@@ -190,7 +238,7 @@ def memory_limit(megabytes: float | None) -> Iterator[None]:
     restored on exit.  Only where ``resource.RLIMIT_AS`` exists (Linux, macOS); elsewhere an
     :class:`~jetgeo.errors.InputError` says so.
     """
-    mb = 0.0 if megabytes is None else check_seconds(megabytes, "memory limit (MB)")
+    mb = 0.0 if megabytes is None else check_seconds(megabytes, "memory limit", MAX_MEGABYTES, "megabytes")
     if mb == 0 or math.isinf(mb):
         yield
         return

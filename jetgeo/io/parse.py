@@ -13,10 +13,13 @@ Instead:
    and calls ``f(a, ...)`` of a fixed table of mathematical functions with their
    arity.  Everything else — attribute access, subscripts, ``lambda``,
    comprehensions, keywords, strings, names starting with ``_`` — is refused.
-4. limits: text length, node count, nesting depth, size of exponents (|n| ≤ 100
-   for numeric exponents, every number inside a symbolic exponent likewise) and of
-   numeric results (at most 1000 decimal digits), so ``10**10**10`` is refused
-   in microseconds instead of running out of memory;
+4. limits: text length, node count, nesting depth, number literals (at most 60
+   significant digits and a decimal exponent of at most 308 in absolute value, the range of
+   floating-point numbers, checked on the literal's text before any number is built, so
+   ``1e-999999999`` is refused at once instead of building a Rational of 10⁹ digits), size
+   of exponents (|n| ≤ 100 for numeric exponents, every number inside a symbolic exponent
+   likewise) and of numeric results (at most 1000 decimal digits), so ``10**10**10`` is
+   refused in microseconds instead of running out of memory;
 5. before any sympy object is built, a static estimate on the syntax tree of the size of the
    expression once expanded (the number of terms, at most 10 000: ``(a + b + … + g)**100``
    would have 1.6·10⁹) and of its polynomial degree (at most 32: ``ydot**100``), the
@@ -36,8 +39,10 @@ Errors are :class:`jetgeo.errors.SpecError` whose message names the place
 from __future__ import annotations
 
 import ast
+import io
 import math
 import re
+import tokenize
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -61,6 +66,7 @@ class Limits:
     max_exponent: int = 100
     max_digits: int = 1_000
     max_literal_digits: int = 60
+    max_literal_exponent: int = 308
     max_terms: int = 10_000
     max_degree: int = 32
 
@@ -101,6 +107,10 @@ FUNCTIONS: dict = {
 
 #: constant names (usable unless the spec declares a symbol of that name, which is refused)
 CONSTANTS: dict = {"pi": sp.pi}
+
+#: undeclared names that sympy (or Python) would read as a non-real or infinite constant
+_NOT_REAL = {"I": "the imaginary unit", "j": "the imaginary unit", "oo": "infinity", "inf": "infinity",
+             "zoo": "complex infinity", "nan": "not a number"}
 
 #: names a spec may not declare as symbols
 RESERVED = frozenset(FUNCTIONS) | frozenset(CONSTANTS)
@@ -185,6 +195,60 @@ def _bracket_depth(text: str) -> int:
     return best
 
 
+#: a decimal number literal as Python writes it: digits, fraction, exponent (``_`` between digits)
+_DECIMAL = re.compile(r"(?P<int>[0-9_]*)(?:\.(?P<frac>[0-9_]*))?(?:[eE](?P<exp>[+-]?[0-9_]+))?")
+
+
+def _literal_problem(literal: str, limits: Limits = DEFAULT_LIMITS) -> str | None:
+    """What is wrong with a decimal number literal, judged on its text alone (None: nothing).
+
+    At most ``limits.max_literal_digits`` significant digits (leading zeros do not count) and,
+    written d.dd…·10^e, a decimal exponent |e| ≤ ``limits.max_literal_exponent`` (308, the range
+    of floating-point numbers; above it the literal is infinite as a float).  Nothing is
+    converted first: ``1e-999999999`` costs microseconds (sympy would build a Rational of 10⁹
+    digits), a 5000-digit integer gets this message rather than Python's conversion limit.
+    Hexadecimal, octal, binary and imaginary literals are left to the builder.
+    """
+    m = _DECIMAL.fullmatch(literal)
+    if m is None or not literal:
+        return None
+    whole = m["int"].replace("_", "")
+    frac = (m["frac"] or "").replace("_", "")
+    significant = (whole + frac).lstrip("0")
+    if len(significant) > limits.max_literal_digits:
+        return f"number with more than {limits.max_literal_digits} digits"
+    if not significant:
+        return None  # zero, whatever its exponent
+    exp_text = (m["exp"] or "0").replace("_", "")
+    bound = limits.max_literal_exponent
+    if len(exp_text.lstrip("+-").lstrip("0")) > len(str(bound)) + 2:  # never convert a huge exponent
+        order = None
+        small = exp_text.startswith("-")
+    else:
+        order = len(significant) - 1 - len(frac) + int(exp_text)
+        small = order < 0
+    if order is not None and abs(order) <= bound:
+        return None
+    if not small:
+        return "number is not finite"  # as the float it would be
+    shown = f"{order}" if order is not None else _snippet(exp_text, limit=20)
+    return (f"number out of range: its decimal exponent {shown} is below -{bound} (the range of "
+            "floating-point numbers)")
+
+
+def _check_literals(text: str, where: str, limits: Limits) -> None:
+    """Every number literal of ``text`` within the limits (:func:`_literal_problem`), checked on the
+    tokens before Python's parser converts them."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NUMBER:
+                problem = _literal_problem(tok.string, limits)
+                if problem:
+                    raise SpecError(f"{where}: {problem} in {_snippet(tok.string, limit=40)!r}")
+    except (tokenize.TokenError, SyntaxError):
+        return  # malformed text: Python's parser reports it
+
+
 def parse_expression(
     text: object,
     names: Mapping,
@@ -202,7 +266,7 @@ def parse_expression(
     if isinstance(text, bool):
         raise SpecError(f"{where}: expected an expression, got the boolean {text!r}")
     if isinstance(text, int):
-        if len(str(abs(text))) > limits.max_literal_digits:
+        if abs(text) >= 10**limits.max_literal_digits:
             raise SpecError(f"{where}: number with more than {limits.max_literal_digits} digits")
         return sp.Integer(text)
     if isinstance(text, float):
@@ -228,6 +292,7 @@ def parse_expression(
         raise SpecError(f"{where}: brackets nested deeper than {limits.max_depth} levels")
     if _SIGN_RUN.search(text):
         raise SpecError(f"{where}: more than {_MAX_SIGNS} consecutive signs in {_snippet(text)!r}")
+    _check_literals(text.strip(), where, limits)
     try:
         with warnings.catch_warnings():  # e.g. "invalid decimal literal" for 1e3x: the error below says it
             warnings.simplefilter("ignore")
@@ -541,13 +606,19 @@ class _Builder:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise self.fail(node, f"the literal {v!r} is not a number")
         if isinstance(v, int):
-            if v.bit_length() > self.limits.max_literal_digits * 4:
+            # 10**60 exactly (a bound on bit_length, 4 bits a digit, let 61-72 digits through)
+            if abs(v) >= 10**self.limits.max_literal_digits:
                 raise self.fail(node, f"number with more than {self.limits.max_literal_digits} digits")
             return sp.Integer(v)
         if not math.isfinite(v):
             raise self.fail(node, "number is not finite")
-        # the literal as written, as an exact decimal
+        # the literal as written, as an exact decimal (its size checked on the text: _check_literals)
         seg = ast.get_source_segment(self.text, node) or repr(v)
+        problem = _literal_problem(seg, self.limits)
+        if problem:
+            raise self.fail(node, problem)
+        if v == 0:  # zero as written (an underflow was refused above): no Rational of '0e-999999999'
+            return sp.Integer(0)
         try:
             return sp.Rational(seg.replace("_", ""))
         except (TypeError, ValueError):  # pragma: no cover - defensive
@@ -565,6 +636,8 @@ class _Builder:
             raise self.fail(node, f"the function {n!r} must be called, e.g. {n}(x)")
         if n in self.hidden:
             raise self.fail(node, f"the symbol {n!r} is not allowed here ({self.hidden[n]})")
+        if n in _NOT_REAL:  # sympy's names for them: I*L or oo*xdot + L would give wrong equations silently
+            raise self.fail(node, f"{n!r} ({_NOT_REAL[n]}) is not allowed: an expression must be real and finite")
         known = ", ".join(sorted(map(str, self.names)))
         raise SpecError(f"{self.where}: unknown symbol {n!r} in {_snippet(self.text)!r} (declared here: {known})")
 
@@ -592,6 +665,12 @@ class _Builder:
                 node, f"function {fname!r} takes {want} argument{plural}, got {len(node.args)}"
             )
         args = [self.build(a, depth) for a in node.args]
+        if fname == "log" and len(args) == 2:
+            base = args[1]
+            # sympy's log(x, 0) is log(x)/zoo = 0, silently: the base must be a positive number ≠ 1
+            if base.is_number and (base.is_zero or base.is_positive is False or sp.Eq(base, 1) is sp.true):
+                raise self.fail(node, f"the base {_snippet(str(base), limit=20)} of log(x, base) is not a "
+                                "positive number other than 1")
         r = fn(*args)
         if isinstance(r, sp.Expr) and r.is_number and not r.is_finite and r.is_finite is not None:
             raise self.fail(node, "the value is not finite")

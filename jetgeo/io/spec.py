@@ -58,11 +58,16 @@ else:  # pragma: no cover
 __all__ = [
     "Spec", "spec_from_catalogue", "load_spec", "loads_spec", "to_toml", "dump", "ASSUMPTIONS",
     "MAX_SPEC_BYTES",
+    "MAX_COORDINATES",
 ]
 
 #: assumptions a parameter may carry (passed to sympy.Symbol)
 ASSUMPTIONS = ("real", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "integer")
 MAX_SPEC_BYTES = 1_000_000
+#: most coordinates a spec may declare: a free particle in R^100 derives in about 5 s, in R^300 in
+#: about 170 s (the cost grows like m^3), 3000 coordinates ran out of 60 s and 400 MB; the largest
+#: systems of the catalogue (the Whipple bicycle: 8, n_trailer with n = 8: 10) are far below
+MAX_COORDINATES = 100
 _TABLES = ("coordinates", "parameters", "lagrangian", "constraints", "problem", "initial", "values")
 _TOP_STRINGS = ("name", "title", "source", "description")
 _OFF_Q_TOL = 1e-9
@@ -501,6 +506,8 @@ class _Loader:
         q = self.string_list(tab["q"], "coordinates", "q")
         if not q:
             raise self.err("coordinates", "q", "at least one coordinate is needed")
+        if len(q) > MAX_COORDINATES:  # before any symbol is made: the cost grows like m^3
+            raise self.err("coordinates", "q", f"{len(q)} coordinates; at most {MAX_COORDINATES} are supported")
         for n in q:
             check_name(n, self.where("coordinates", "q"), "coordinate")
         if len(set(q)) != len(q):

@@ -78,6 +78,12 @@ class LagrangianSystem:
             raise InputError(f"the Lagrangian {L!r} is not a symbolic expression") from exc
         if Y.jet_order(L) > 1:
             raise InputError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
+        # as ConstraintSubmanifold's constraints: I*L or oo*xdot + L would silently give wrong equations
+        if L.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+            raise InputError(f"the Lagrangian {L} is not finite")
+        if L.has(sp.I):
+            raise InputError(f"the Lagrangian {L} is not real (it contains the imaginary unit); jetgeo works "
+                             "over the reals")
         self.Y = Y
         self.L = L
         self.forces = _normalise_forces(Y, forces)
@@ -87,6 +93,8 @@ class LagrangianSystem:
         for A in self.forces:
             if Y.jet_order(A) > 1:
                 raise InputError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
+            if A.has(sp.zoo, sp.oo, -sp.oo, sp.nan, sp.I):
+                raise InputError(f"the generalised force {A} is not real and finite")
 
     # --- constructors --------------------------------------------------------------
     @classmethod

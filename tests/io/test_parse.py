@@ -251,3 +251,96 @@ def test_fuzz_expression_parser_raises_only_spec_error():
     fuzz()
     assert count >= min(100, FUZZ_EXAMPLES)
     print(f"\nexpression fuzz: {count} cases, 0 exceptions other than SpecError")
+
+
+# --- number literals and log bases (reliability audit 3, findings 3 and 4) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # refused on the literal's text, before any number is built
+        ("x*1e-5000", "number out of range: its decimal exponent -5000 is below -308 (the range of floating-point "
+                      "numbers) in '1e-5000'"),
+        ("x*0.001e-306", "number out of range: its decimal exponent -309 is below -308 (the range of floating-point "
+                         "numbers) in '0.001e-306'"),
+        ("x*1e400", "number is not finite in '1e400'"),
+        # 61 and 71 digits passed the 60-digit limit (it was 4 bits a digit, 72 digits)
+        ("x*" + "9" * 61, "number with more than 60 digits in '" + "9" * 37 + "...'"),
+        ("x*" + "1" * 71, "number with more than 60 digits in '" + "1" * 37 + "...'"),
+        ("x*1." + "0" * 60, "number with more than 60 digits in '1." + "0" * 35 + "...'"),
+        # a 5000-digit integer: jetgeo's message, not Python's "Exceeds the limit (4300 digits)"
+        ("x + " + "7" * 5000, "number with more than 60 digits in '" + "7" * 37 + "...'"),
+        # sympy's log(x, 0) is log(x)/zoo = 0
+        ("x + log(x, 0)", "the base 0 of log(x, base) is not a positive number other than 1 in 'log(x, 0)'"),
+        ("log(x, 1)", "the base 1 of log(x, base) is not a positive number other than 1 in 'log(x, 1)'"),
+        ("log(x, -2)", "the base -2 of log(x, base) is not a positive number other than 1 in 'log(x, -2)'"),
+        ("log(x, cos(0))", "the base 1 of log(x, base) is not a positive number other than 1 in 'log(x, cos(0))'"),
+    ],
+)
+def test_literals_and_log_bases_refused_with_exact_messages(text, message):
+    t0 = time.perf_counter()
+    with pytest.raises(SpecError) as e:
+        P(text)
+    assert time.perf_counter() - t0 < 1.0
+    got = str(e.value)
+    assert got.startswith("spec.toml: [lagrangian] L: " + message), got
+    assert "Exceeds the limit" not in got
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x*" + "9" * 60, x * (10**60 - 1)),  # 60 digits: the limit itself
+        ("x*1.5e-308", x * sp.Rational(15, 10**309)),
+        ("x*1.7e308", x * 17 * sp.Integer(10) ** 307),
+        ("x*0.000000000000000000000000000000000000000000000000000000000000000000001", x / sp.Integer(10) ** 69),
+        ("x*1_000.5e-3", x * sp.Rational(10005, 10000)),
+        ("log(x, 2) + log(x, pi) + log(x, m)", sp.log(x) / sp.log(2) + sp.log(x) / sp.log(sp.pi)
+         + sp.log(x) / sp.log(m)),
+    ],
+)
+def test_literals_and_log_bases_within_the_limits(text, expected):
+    assert sp.expand(P(text) - expected) == 0
+
+
+_RANGE = "is below -308 (the range of floating-point numbers) in"
+
+
+@pytest.mark.parametrize("literal, printed", [
+    ("1.5e-999999999", f"SpecError f: number out of range: its decimal exponent -999999999 {_RANGE} '1.5e-999999999'"),
+    ("1e-" + "9" * 30,
+     f"SpecError f: number out of range: its decimal exponent -{'9' * 16}... {_RANGE} '1e-{'9' * 30}'"),
+    ("0e-999999999", "0"),  # zero, whatever its exponent
+])
+def test_huge_exponent_costs_nothing(literal, printed):
+    """Such a literal was built as an exact Rational of 10^999999999 in one C call that no signal interrupts
+    (> 200 s): run in a process of its own, with a timeout."""
+    import subprocess
+    import sys
+
+    code = ("from jetgeo.io import parse_expression\n"
+            "try:\n"
+            f"    print(parse_expression('x*{literal}', {{'x': 1}}, where='f'))\n"
+            "except Exception as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"x*{literal} did not parse within 60 s")
+    assert r.stdout == printed + "\n", r.stderr
+
+
+@pytest.mark.parametrize("name, what", [("I", "the imaginary unit"), ("oo", "infinity"), ("zoo", "complex infinity"),
+                                        ("nan", "not a number"), ("inf", "infinity")])
+def test_non_real_constants_are_named(name, what):
+    """``I*L`` and ``oo*xdot + L`` (finding 4): refused with what sympy would have read them as; a spec may still
+    declare a (real) symbol of that name."""
+    with pytest.raises(SpecError) as e:
+        P(f"{name}*(x**2/2) + y")
+    assert str(e.value) == (f"spec.toml: [lagrangian] L: {name!r} ({what}) is not allowed: an expression must be "
+                            f"real and finite in '{name}*(x**2/2) + y'")
+    own = sp.Symbol(name, real=True)
+    assert P(f"{name}*x", {**NAMES, name: own}) == own * x
