@@ -65,6 +65,9 @@ class Model:
     #: True for a chart entered by the atlas (accelerations on TQ, regularity watched through the
     #: bordered matrix)
     atlas_chart: bool = field(default=False)
+    #: the route's own bordered system (:class:`~jetgeo.mechanics.bordered.BorderedSystem`, e.g. from
+    #: Hamel's equations in quasi-velocities), or None: built from the Lagrangian
+    bordered: object | None = None
 
     @property
     def t(self):
@@ -198,7 +201,8 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
     lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
     R = eom.reactions()
     R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
-    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q)
+    own = eom.bordered if isinstance(eom, Motion) else None
+    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q, bordered=own)
 
 
 def _label(eom: EquationsOfMotion) -> str:
