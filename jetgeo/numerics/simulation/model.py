@@ -197,11 +197,13 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
         if not is_const(c):
             conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
                                     f"{describe(c, 200)}, vanishes"))
-    lam = eom.multipliers()
-    lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
-    R = eom.reactions()
-    R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
     own = eom.bordered if isinstance(eom, Motion) else None
+    lam = R = None
+    if own is None:  # with its own bordered system the route's λ and R are computed from it along a run
+        lam = eom.multipliers()
+        lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
+        R = eom.reactions()
+        R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
     return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q, bordered=own)
 
 
