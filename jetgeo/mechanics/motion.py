@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..geometry.display import tidy
+from .bordered import BorderedSystem
 
 __all__ = ["Motion"]
 
@@ -51,6 +52,11 @@ class Motion:
         For results written in other coordinates than the jets (parameters z of
         q̇ = ψ(t,q,z), quasi-velocities u): those coordinates as functions of
         (t, q, q̇) on Q, so that the result can be compared in jet coordinates.
+    bordered : BorderedSystem or None
+        The route's own bordered system W q̈ − Jᵀλ = ℓ, J q̈ = −b in the jets, when it is
+        cheaper than differentiating L (Hamel's equations give it from the expressions in the
+        quasi-velocities); simulation's ``"multipliers"`` formulation solves it.  None: the
+        bordered system is built from the Lagrangian.
 
     A Motion implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`.
     """
@@ -67,6 +73,7 @@ class Motion:
     extras: dict = field(default_factory=dict)
     branch: int | None = None
     to_jet: dict = field(default_factory=dict)
+    bordered: BorderedSystem | None = None
 
     def accelerations(self) -> dict:
         """{q̈^σ: expression} for every coordinate (in ``coordinates``)."""

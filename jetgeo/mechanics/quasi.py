@@ -55,6 +55,7 @@ from ..geometry.exact import (
     xreplace_dag,
 )
 from ..jets.fibred import FibredManifold
+from .bordered import BorderedSystem
 from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
@@ -433,6 +434,45 @@ class QuasiVelocitySystem:
         """The determinant of the bordered system in (v̇, λ) (the equations hold where it is non-zero)."""
         return [self._solution[2]]
 
+    def bordered_system(self) -> BorderedSystem:
+        r"""Hamel's equations as the bordered system W q̈ − Jᵀλ = ℓ, J q̈ = −b in the jets.
+
+        With Hamel's rows W_v v̇ + h = J_vᵀ λ (W_v = ∂²ℓ/∂v∂v, h = H|_{v̇=0}), the differentiated
+        constraints J_v v̇ + c = 0 and v̇ = Φ q̈ − a, a = Φ Ψ̇ v (from q̈ = d/dt(Ψ v)), multiplying the
+        first rows by Φᵀ gives the blocks of :class:`~jetgeo.mechanics.bordered.BorderedSystem`:
+
+        .. math:: W = Φ^T W_v Φ,\quad ℓ = Φ^T (W_v a − h),\quad J = J_v Φ,\quad b = c − J_v a,
+
+        the coordinate route's W = ∂²L/∂q̇∂q̇ and J = ∂f/∂q̇ and the same multipliers, but built
+        from the small expressions in v (then v = Φ q̇): what simulation's ``"multipliers"``
+        formulation solves numerically at every step, with no symbolic solve and no large tree.
+
+        Returns
+        -------
+        BorderedSystem
+            Blocks in (t, q, q̇).
+        """
+        F, Y, k, m = self.frame, self.frame.Y, self.k, self.frame.m
+        zero = dict.fromkeys(F.vdot, sp.Integer(0))
+        Wv = sp.Matrix(m, m, lambda a, b: sp.diff(self._hamel[a], F.vdot[b]))
+        h = sp.Matrix([xreplace_dag(e, zero) for e in self._hamel])
+        kin = F.kinematics()
+        Psidot = F.Psi.diff(Y.t) + sp.Add(*[F.Psi.diff(q) * kin[qd] for q, qd in zip(Y.q, Y.qdot)])
+        a = F.Phi * Psidot * sp.Matrix(F.v)
+        c = sp.Matrix([xreplace_dag(self._ddt(ph), zero) for ph in self.phi])
+        Jv = self._J
+        to_v = self._to_v
+        memo: dict = {}
+
+        def jets(M):
+            return M.applyfunc(lambda e: xreplace_dag(e, to_v, memo))
+
+        W = jets(F.Phi.T * Wv * F.Phi)
+        ell = jets(F.Phi.T * (Wv * a - h))
+        J = jets(Jv * F.Phi) if k else sp.zeros(0, m)
+        b = jets(c - Jv * a) if k else sp.zeros(0, 1)
+        return BorderedSystem(W, tuple(ell), J, tuple(b))
+
     # --- the coordinate route -------------------------------------------------------------------------
     @cached_property
     def _to_v(self) -> dict:
@@ -491,6 +531,7 @@ class QuasiVelocitySystem:
                          for s in range(F.m)]
         return Motion(method="quasi-velocities", system=system, Q=Q, acc=qdd, coordinates=coords,
                       substitution=sub, lam=lam, reactions_=reactions,
+                      bordered=self.bordered_system() if self.phi else None,
                       conditions=self.validity_conditions(),
                       extras={"vdot": acc_v, "equations": self.equations(), "frame": F},
                       to_jet=to_jet)

@@ -65,6 +65,9 @@ class Model:
     #: True for a chart entered by the atlas (accelerations on TQ, regularity watched through the
     #: bordered matrix)
     atlas_chart: bool = field(default=False)
+    #: the route's own bordered system (:class:`~jetgeo.mechanics.bordered.BorderedSystem`, e.g. from
+    #: Hamel's equations in quasi-velocities), or None: built from the Lagrangian
+    bordered: object | None = None
 
     @property
     def t(self):
@@ -194,11 +197,14 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
         if not is_const(c):
             conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
                                     f"{describe(c, 200)}, vanishes"))
-    lam = eom.multipliers()
-    lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
-    R = eom.reactions()
-    R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
-    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q)
+    own = eom.bordered if isinstance(eom, Motion) else None
+    lam = R = None
+    if own is None:  # with its own bordered system the route's λ and R are computed from it along a run
+        lam = eom.multipliers()
+        lam = None if lam is None else [as_expr(x).xreplace(to_jet) for x in lam]
+        R = eom.reactions()
+        R = None if R is None else [as_expr(x).xreplace(to_jet) for x in R]
+    return Model(Y, acc_l, g, f, system, lam, R, conds, _label(eom), Q=Q, bordered=own)
 
 
 def _label(eom: EquationsOfMotion) -> str:

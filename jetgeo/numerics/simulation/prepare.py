@@ -205,8 +205,10 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     bordered = bordered_exprs = None
     if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
         # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
-        bordered_exprs = bordered_system(sysL, M.Q).flat()
-        dae = compile_rhs(bordered_exprs, full_state, P, t, name="bordered_system")
+        own = M.bordered
+        bordered_exprs = (own if own is not None else bordered_system(sysL, M.Q)).flat()
+        dae = compile_rhs(bordered_exprs, full_state, P, t, name="bordered_system",
+                          backend=backend if formulation == "multipliers" else "python")
         bordered = BorderedRHS(dae, len(q), len(M.f))
     rhs = bordered if formulation == "multipliers" else compile_rhs(rhs_exprs, state, P, t, name="rhs",
                                                                     backend=backend)
