@@ -191,7 +191,7 @@ def simulate(
     res = segments[0] if len(segments) == 1 else merge(segments, t_eval is not None)
     res.charts = list(switches)
     if stop is not None:  # no chart of Q continues at the switch point
-        res.event = stop
+        res.event, res.t_stop = stop, stop.t
         if stop.proven:  # a singular state after all
             res.status, res.success = "singular", True
             res.message = f"integration stopped at t = {stop.t:.6g}: {stop.explanation}"
@@ -199,7 +199,7 @@ def simulate(
             res.status, res.success = "failed", False
             res.message = f"integration failed at t = {stop.t:.6g}: {stop.explanation}"
     if res.status != "finished":
-        warnings.warn(f"simulate: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: {res.message}",
+        warnings.warn(f"simulate: the run ended at t = {res.t_stop:.6g} before t = {t1:g}: {res.message}",
                       SimulationStoppedWarning, stacklevel=2)
     return res
 
