@@ -164,13 +164,15 @@ class Linearisation:
                              n_coordinates=sum(1 for i in idx if i < n_q))
 
     def numeric(self, params: Mapping | None = None):
-        """The matrix as a numpy float array (after substituting ``params`` if given)."""
+        """The matrix as a numpy float array (after substituting ``params`` if given; a name is the
+        matrix's symbol of that name).  :class:`~jetgeo.errors.InputError` names the symbols left
+        without a value."""
         import numpy as np
 
-        if params:
-            A = self.A.xreplace({as_symbol(k, what="parameter"): _exact(v) for k, v in params.items()})
-        else:
-            A = self.A
+        A = self.A.xreplace(_parameter_values(params, list(self.A), _exact)) if params else self.A
+        left = sorted(map(str, A.free_symbols))
+        if left:
+            raise InputError(f"Linearisation.numeric: no value given for {left}")
         return np.array(A.evalf(), dtype=float)
 
     def eigenvalues(self, params: Mapping | None = None):
@@ -262,14 +264,14 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     return _linearise_multipliers(system, Q, point, params, exact, independent)
 
 
-def _parameter_values(params: Mapping | None, exprs: Sequence, conv) -> dict:
+def _parameter_values(params: Mapping | None, exprs: Sequence, conv, who: str = "linearise") -> dict:
     """{parameter symbol: value}: a name is looked up among the symbols of ``exprs`` (the system and the
     point), so that ``{"a": 1}`` reaches the system's ``a`` whatever its assumptions; an unknown name is
     an :class:`~jetgeo.errors.InputError` listing the known ones."""
     if not params:
         return {}
     known = set().union(*(as_expr(e).free_symbols for e in exprs))
-    return {as_symbol(k, known if isinstance(k, str) else None, "linearise: parameter"): conv(v)
+    return {as_symbol(k, known if isinstance(k, str) else None, f"{who}: parameter"): conv(v)
             for k, v in params.items()}
 
 
@@ -332,7 +334,8 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
     """The multiplier route: with every constant at the point exact (rationals, π, square roots of rationals:
     the values of sin and cos at π/3, π/4, π/6 …) when that is possible, else — a constant without a closed
     form such as sin(1/5) or cos(π/10) turned up — with the irrational constants as 50-digit floats
-    (mixed with floats, exact radicals would only swell the expansions: the Whipple bicycle 21 s → 89 s)."""
+    (mixed with floats, exact radicals only swell the expansions: the Whipple bicycle's stability test took
+    four times as long)."""
     try:
         return _linearise_multipliers_in(system, Q, point, params, exact, independent, radicals=True)
     except _FloatNeeded:
