@@ -26,7 +26,7 @@ import pytest
 import sympy as sp
 from scipy.integrate import quad
 
-from jetgeo import FibredManifold, LagrangianSystem
+from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
 from jetgeo.cli import main
 from jetgeo.errors import InputError
 from jetgeo.geometry import is_zero
@@ -89,6 +89,19 @@ def test_an_initial_state_outside_the_real_domain_is_bad_input():
     Y, x, xd = _line()
     with pytest.raises(InputError, match=r"not defined \(real\) at the initial state, t = 0 \(math domain error\)"):
         simulate(LagrangianSystem(Y, xd**2 / 2 - sp.sqrt(x)), (0, 1), {x: -1, xd: 0})
+
+
+@pytest.mark.parametrize("formulation", ["full", "reduced", "multipliers"])
+def test_constraints_not_real_at_the_initial_state_are_bad_input(formulation):
+    """main: ValueError "math domain error" out of the completion of the initial velocities (f = ẏ − √x ẋ)."""
+    Y = FibredManifold(["x", "y"])
+    x, y = Y.q
+    xd, yd = Y.qdot
+    S = LagrangianSystem(Y, (xd**2 + yd**2) / 2 + x)
+    Q = ConstraintSubmanifold(Y, [yd - sp.sqrt(x) * xd], dependent=[yd])
+    model = (S, Q) if formulation == "multipliers" else S.constrain(Q)
+    with pytest.raises(InputError, match=r"not defined \(real\) at the initial state, t = 0"):
+        simulate(model, (0, 1), {x: -1, y: 0, xd: 1}, formulation=formulation, complete=True)
 
 
 def test_cli_simulate_leaving_the_domain_exits_1_naming_the_stop_time(tmp_path, monkeypatch, capsys):

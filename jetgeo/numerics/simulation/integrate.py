@@ -4,6 +4,14 @@ optionally, the velocities projected back onto Q along the kinetic metric after 
 **Projection** (``project=True``, full formulation, explicit Runge–Kutta).  Newton iteration for
 min ½ Δq̇ᵀWΔq̇ subject to f(t, q, q̇ + Δq̇) = 0: Δq̇ = −W⁻¹Jᵀ(JW⁻¹Jᵀ)⁻¹ f with J = ∂f/∂q̇
 (:func:`project_velocities`); the residuals stay at round-off.
+
+**The real domain.**  The compiled code evaluates √, acos, log … of real numbers: where the state
+leaves their domain it raises ("math domain error", a division by zero, an overflow).  A stage of an
+explicit Runge–Kutta step that does so is retried with a smaller step (the stage state is an
+extrapolation); when even a step of 1e-12 |t| leaves the domain, the motion has reached its edge and
+the run ends as ``failed`` with "the state left the real domain of the equations at t = …" (the
+command line's exit 1), the data up to there kept.  Initial data outside the domain are an
+:class:`~jetgeo.errors.InputError` (:func:`not_real_at_start`).
 """
 
 from __future__ import annotations
@@ -17,7 +25,8 @@ from ...errors import InputError, JetgeoError
 from .events import touch_down
 from .prepare import PreparedSystem
 
-__all__ = ["integrate", "project_velocities", "SOLVERS", "EXPLICIT_RK", "IMPLICIT"]
+__all__ = ["integrate", "project_velocities", "not_real_at_start", "SOLVERS", "EXPLICIT_RK", "IMPLICIT",
+           "DOMAIN_ERRORS"]
 
 #: the explicit Runge–Kutta methods (the ones projection works with)
 EXPLICIT_RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
@@ -57,7 +66,31 @@ class _LeftDomain(Exception):  # noqa: N818 - a signal inside this module, not a
 #: what the compiled (straight-line ``math``) code raises where the state leaves the real domain of the
 #: equations: √ or acos or log of a value outside their domain ("math domain error"), a division by zero,
 #: an overflow ("math range error")
-_DOMAIN_ERRORS = (ValueError, ZeroDivisionError, OverflowError)
+DOMAIN_ERRORS = (ValueError, ZeroDivisionError, OverflowError)
+
+
+def not_real_at_start(t0: float, exc: BaseException) -> InputError:
+    """The :class:`~jetgeo.errors.InputError` for initial data outside the real domain of the equations
+    (``exc``: the domain error the compiled code raised there).
+
+    Parameters
+    ----------
+    t0 : float
+        The initial time.
+    exc : BaseException
+        The error of the compiled code (one of ``DOMAIN_ERRORS``).
+
+    Returns
+    -------
+    InputError
+        To be raised by the caller.
+
+    Examples
+    --------
+    >>> str(not_real_at_start(0.0, ValueError("math domain error")))
+    'simulate: the equations are not defined (real) at the initial state, t = 0 (math domain error)'
+    """
+    return InputError(f"simulate: the equations are not defined (real) at the initial state, t = {t0:g} ({exc})")
 
 
 def _guarded(fn):
@@ -69,7 +102,7 @@ def _guarded(fn):
     def g(t, y):
         try:
             return fn(t, y)
-        except _DOMAIN_ERRORS as exc:
+        except DOMAIN_ERRORS as exc:
             if isinstance(exc, JetgeoError):
                 raise
             raise _LeftDomain(t, exc) from exc
@@ -119,8 +152,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     try:
         solver = SOLVERS[method](_guarded(fun), t0, y0, t1, **options, **kw)
     except _LeftDomain as err:
-        raise InputError(f"simulate: the equations are not defined (real) at the initial state, t = {t0:g} "
-                         f"({err.exc})") from None
+        raise not_real_at_start(t0, err.exc) from None
     ts, ys, interps = [t0], [y0], []
     status, message = 0, "The solver successfully reached the end of the integration interval."
     t_events = [[] for _ in ev_list]
