@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["Abs", "sign"]
+__all__ = ["Abs", "sign", "real_functions"]
 
 
 class Abs(sp.Abs):
@@ -50,3 +50,35 @@ class sign(sp.sign):  # noqa: N801 - sympy's name, so that printers treat it as 
 
     def _eval_conjugate(self):
         return self
+
+
+_REAL = {sp.Abs: Abs, sp.sign: sign}
+
+
+def real_functions(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with sympy's ``Abs`` and ``sign`` replaced by the real-argument ones of this module.
+
+    An expression built in Python (``sympy.Abs(xdot)**3``) carries sympy's functions, whose
+    derivatives for an argument not known to be real are not evaluable (``re``, ``im`` and an
+    unevaluated derivative of ``sign``); the spec parser builds the real ones directly.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression in jet coordinates and parameters (all real).
+
+    Returns
+    -------
+    sympy.Expr
+        The same expression, its ``Abs`` and ``sign`` differentiable for real arguments (``expr``
+        itself when it holds neither).
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x")
+    >>> real_functions(sp.Abs(x) ** 3).diff(x)
+    3*Abs(x)**2*sign(x)
+    """
+    if not any(type(a) in _REAL for a in expr.atoms(sp.Abs, sp.sign)):
+        return expr
+    return expr.replace(lambda a: type(a) in _REAL, lambda a: _REAL[type(a)](*a.args))

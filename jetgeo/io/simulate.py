@@ -63,6 +63,6 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
     elif not res.success:
         out["message"] = str(res.message)
     if res.status != "finished":
-        out["stopped"] = f"the run stopped at t = {res.t[-1]:.6g} before --t-end {t_end:g}: " + (
+        out["stopped"] = f"the run stopped at t = {res.t_stop:.6g} before --t-end {t_end:g}: " + (
             str(res.event.explanation) if res.event is not None else str(res.message))
     return out

@@ -34,6 +34,7 @@ from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, si
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_sized
 from ..geometry.polydiff import poly_of
+from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
 from ..limits import staged
@@ -48,11 +49,11 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
         unknown = [k for k in forces if k not in Y.q]
         if unknown:
             raise InputError(f"forces given for {unknown}, which are not coordinates of {Y!r}")
-        return tuple(as_expr(forces.get(s, 0)) for s in Y.q)
+        return tuple(real_functions(as_expr(forces.get(s, 0))) for s in Y.q)
     forces = list(forces)
     if len(forces) != Y.m:
         raise InputError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
-    return tuple(as_expr(f) for f in forces)
+    return tuple(real_functions(as_expr(f)) for f in forces)
 
 
 class LagrangianSystem:
@@ -84,6 +85,7 @@ class LagrangianSystem:
         if L.has(sp.I):
             raise InputError(f"the Lagrangian {L} is not real (it contains the imaginary unit); jetgeo works "
                              "over the reals")
+        L = real_functions(L)
         self.Y = Y
         self.L = L
         self.forces = _normalise_forces(Y, forces)

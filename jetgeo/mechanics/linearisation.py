@@ -136,10 +136,8 @@ class Linearisation:
         drop = [j for j in range(len(self.state)) if j not in idx]
 
         def is_zero(e):
-            e = sp.nsimplify(e) if tol == 0 and e.has(sp.Float) else e
-            if tol == 0:
-                z = sp.expand(e)
-                return z == 0 or z.is_zero is True
+            if tol == 0:  # jetgeo's exact zero test (never an expansion of a large expression)
+                return _is_zero(sp.nsimplify(e) if e.has(sp.Float) else e)
             return abs(complex(sp.N(e))) <= tol
 
         for i in idx:
@@ -166,13 +164,15 @@ class Linearisation:
                              n_coordinates=sum(1 for i in idx if i < n_q))
 
     def numeric(self, params: Mapping | None = None):
-        """The matrix as a numpy float array (after substituting ``params`` if given)."""
+        """The matrix as a numpy float array (after substituting ``params`` if given; a name is the
+        matrix's symbol of that name).  :class:`~jetgeo.errors.InputError` names the symbols left
+        without a value."""
         import numpy as np
 
-        if params:
-            A = self.A.xreplace({as_symbol(k, what="parameter"): _exact(v) for k, v in params.items()})
-        else:
-            A = self.A
+        A = self.A.xreplace(_parameter_values(params, list(self.A), _exact)) if params else self.A
+        left = sorted(map(str, A.free_symbols))
+        if left:
+            raise InputError(f"Linearisation.numeric: no value given for {left}")
         return np.array(A.evalf(), dtype=float)
 
     def eigenvalues(self, params: Mapping | None = None):
@@ -264,6 +264,24 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     return _linearise_multipliers(system, Q, point, params, exact, independent)
 
 
+def _parameter_values(params: Mapping | None, exprs: Sequence, conv, who: str = "linearise") -> dict:
+    """{parameter symbol: value}: a name is looked up among the symbols of ``exprs`` (the system and the
+    point), so that ``{"a": 1}`` reaches the system's ``a`` whatever its assumptions; an unknown name is
+    an :class:`~jetgeo.errors.InputError` listing the known ones."""
+    if not params:
+        return {}
+    known = set().union(*(as_expr(e).free_symbols for e in exprs))
+    return {as_symbol(k, known if isinstance(k, str) else None, f"{who}: parameter"): conv(v)
+            for k, v in params.items()}
+
+
+def _point_values(point: Mapping, pv: dict, conv) -> dict:
+    """{state symbol: value} of ``point`` with the parameter values ``pv`` substituted into the values
+    (a steady motion's point carries its parameters: ẋ = −a Ω for the rolling disc)."""
+    pt = {as_symbol(k, what="point coordinate"): conv(v) for k, v in point.items()}
+    return {k: v.xreplace(pv) for k, v in pt.items()} if pv else pt
+
+
 def _choose_dependent(Af0: sp.Matrix, qdot: Sequence, independent) -> list:
     """Column indices of a nonsingular k × k block of ∂f/∂q̇ at the point (the dependent
     velocities): the complement of ``independent`` if given, else the first pivot columns
@@ -313,10 +331,23 @@ def _normalise_small(e):
 
 
 def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, independent) -> Linearisation:
+    """The multiplier route: with every constant at the point exact (rationals, π, square roots of rationals:
+    the values of sin and cos at π/3, π/4, π/6 …) when that is possible, else — a constant without a closed
+    form such as sin(1/5) or cos(π/10) turned up — with the irrational constants as 50-digit floats
+    (mixed with floats, exact radicals only swell the expansions: the Whipple bicycle's stability test took
+    four times as long)."""
+    try:
+        return _linearise_multipliers_in(system, Q, point, params, exact, independent, radicals=True)
+    except _FloatNeeded:
+        return _linearise_multipliers_in(system, Q, point, params, exact, independent, radicals=False)
+
+
+def _linearise_multipliers_in(system, Q, point: Mapping, params, exact: bool, independent,
+                              radicals: bool) -> Linearisation:
     Y = system.Y
     conv = _exact if exact else as_expr
-    pt = {as_symbol(k, what="point coordinate"): conv(v) for k, v in point.items()}
-    pv = {as_symbol(k, what="parameter"): conv(v) for k, v in (params or {}).items()}
+    pv = _parameter_values(params, [system.L, *system.forces, *Q.f, *point.values()], conv)
+    pt = _point_values(point, pv, conv)
     q, qd, qdd = list(Y.q), list(Y.qdot), list(Y.qddot)
     n = len(q)
     fs = [as_expr(f) for f in Q.f]
@@ -330,7 +361,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         base[Y.t] = pt[Y.t]
 
     def at(e, values):
-        return _normalise_small(_numify(xreplace_dag(as_expr(e), values)))
+        return _normalise_small(_numify(xreplace_dag(as_expr(e), values), radicals))
 
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
@@ -339,7 +370,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         independent = [v for v in qd if v not in Q.dependent_choice]
     if independent is None and len(given) == n - k:
         independent = list(given)  # exactly n − k velocities given: they are the independent ones
-    Af_probe = A_sym.xreplace({**base, **given}).applyfunc(_numify)
+    Af_probe = A_sym.xreplace({**base, **given}).applyfunc(lambda e: _numify(e, radicals))
     if Af_probe.free_symbols & set(qd):
         # ∂f/∂q̇ depends on unknown velocities (nonlinear constraints): all velocities are needed
         lack = [v for v in qd if v not in given]
@@ -382,7 +413,7 @@ def _linearise_multipliers(system, Q, point: Mapping, params, exact: bool, indep
         # L, A and f at the point are all that is needed (no symbolic differentiation)
         try:
             tz = [*z, Y.t] if any(f.has(Y.t) for f in fs) else list(z)
-            fast = _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0)
+            fast = _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0, radicals)
         except _NoTaylor:
             fast = None
     if fast is not None:
@@ -442,9 +473,10 @@ class _Taylor2:
     ``diff``: the Whipple bicycle's linearisation takes seconds instead of a minute.
     """
 
-    def __init__(self, variables, values):
+    def __init__(self, variables, values, radicals: bool = False):
         self.index = {v: i for i, v in enumerate(variables)}
         self.values = values
+        self.radicals = radicals
         self.memo: dict = {}
         self.fderiv: dict = {}
 
@@ -502,6 +534,9 @@ class _Taylor2:
                     self._add_into(c2, (i, j) if i <= j else (j, i), m(coef, m(u, w)))
         return f0, c1, c2
 
+    def num(self, e):
+        return _numify(e, self.radicals)
+
     def __call__(self, e):
         got = self.memo.get(e)
         if got is not None:
@@ -512,9 +547,9 @@ class _Taylor2:
 
     def _expand(self, e):
         if e in self.index:
-            return _numify(self.values[e]), {self.index[e]: sp.Integer(1)}, {}
+            return self.num(self.values[e]), {self.index[e]: sp.Integer(1)}, {}
         if e.is_Number or e.is_Symbol or e.is_NumberSymbol:
-            return _numify(self.values.get(e, e)), {}, {}
+            return self.num(self.values.get(e, e)), {}, {}
         if e.is_Add:
             c0, c1, c2 = sp.Integer(0), {}, {}
             for a in e.args:
@@ -534,7 +569,7 @@ class _Taylor2:
             base, ex = e.args
             if ex.free_symbols & set(self.index):
                 raise _NoTaylor(e)
-            ex = _numify(ex.xreplace(self.values))
+            ex = self.num(ex.xreplace(self.values))
             B = self(base)
             if ex.is_Integer and 0 < ex <= 4:
                 out = B
@@ -544,8 +579,8 @@ class _Taylor2:
             b0 = B[0]
             if b0 == 0:
                 raise _NoTaylor(e)
-            f0 = _numify(b0**ex)
-            return self.compose(f0, _numify(ex * b0 ** (ex - 1)), _numify(ex * (ex - 1) * b0 ** (ex - 2)), B)
+            f0 = self.num(b0**ex)
+            return self.compose(f0, self.num(ex * b0 ** (ex - 1)), self.num(ex * (ex - 1) * b0 ** (ex - 2)), B)
         if isinstance(e, sp.Function) and len(e.args) == 1:
             A = self(e.args[0])
             d = self.fderiv.get(e.func)
@@ -554,8 +589,8 @@ class _Taylor2:
                 d1 = e.func(X).diff(X)
                 d = self.fderiv[e.func] = (X, d1, d1.diff(X))
             X, a0 = d[0], A[0]
-            return self.compose(_numify(e.func(a0)), _numify(d[1].xreplace({X: a0})),
-                                _numify(d[2].xreplace({X: a0})), A)
+            return self.compose(self.num(e.func(a0)), self.num(d[1].xreplace({X: a0})),
+                                self.num(d[2].xreplace({X: a0})), A)
         raise _NoTaylor(e)
 
     def d1(self, T, var) -> sp.Expr:
@@ -568,7 +603,7 @@ class _Taylor2:
         return T[2].get((i, j) if i < j else (j, i), sp.Integer(0))
 
 
-def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
+def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0, radicals: bool = False):
     """K₀, r₀, f_q̇(p) and the derivative columns, from second-order Taylor expansions
     (valid when L and A do not depend on t nor on the moving coordinates, and q̈₀ = 0).
 
@@ -577,7 +612,7 @@ def _bordered_by_taylor(L, forces, fs, q, qd, tz, vals, moving, qd0):
     directions) and their first derivatives at the point from the Taylor coefficients of L, A and f,
     without forming the symbolic blocks (tests compare it with :func:`_bordered_by_diff`)."""
     n, k = len(q), len(fs)
-    tay = _Taylor2(tz, vals)
+    tay = _Taylor2(tz, vals, radicals)
     TL = tay(as_expr(L))
     TA = [tay(as_expr(a)) for a in forces]
     Tf = [tay(as_expr(f)) for f in fs]
@@ -659,14 +694,25 @@ def _bordered_by_diff(system, Q, fs, A_sym, Y, q, qd, z, vals, moving, qd0, at):
 _DIGITS = 50
 
 
-def _numify(e):
-    """Constants that are not rational (sin(1/5), √5, π/10 …) become 50-digit floats.
+class _FloatNeeded(Exception):  # noqa: N818 - a signal between _numify and _linearise_multipliers
+    """A constant without an exact form kept by the linearisation (sin(1/5), cos(π/10)) turned up while
+    the square roots were kept exact: the caller starts again with floats."""
+
+
+def _numify(e, radicals: bool = False):
+    """Constants without an exact form kept here (sin(1/5), cos(π/10), e¹ …) become 50-digit floats;
+    exact numbers (:func:`_exact_number`) stay exact.
 
     Kept exact, such constants would enter the linear algebra as independent generators, and
     relations among them (sin²(1/5) + cos²(1/5) = 1) would go unseen: a pivot that vanishes
-    would be taken as non-zero.  Rational points and parameters stay exact; symbolic
-    parameters stay symbolic."""
+    would be taken as non-zero.  Rationals and π (π/2 at a point) stay exact, so that sympy evaluates
+    cos(π/2) to 0 — never a float of size 1e-52 — and the exact core decides zero and rank questions
+    with π as the transcendental it is.  With ``radicals`` the square roots of rationals stay exact as
+    well (sin(π/3) = √3/2: sympy reduces their products, the shadows evaluate them in F_p), and a
+    constant that would become a float raises :class:`_FloatNeeded` instead.  Symbolic parameters
+    stay symbolic."""
     memo: dict = {}  # each distinct subexpression once (the DAG results of long chains)
+    exact: dict = {}
 
     def num(e):
         got = memo.get(e)
@@ -674,7 +720,11 @@ def _numify(e):
             return got
         if e.is_Rational or e.is_Symbol or e.is_Float:
             out = e
+        elif _exact_number(e, exact, radicals):
+            out = e
         elif _constant(e):  # evaluated node by node (evalf of a large DAG walks its tree)
+            if radicals:
+                raise _FloatNeeded(e)
             v = e.func(*[num(a) for a in e.args]) if e.args else e
             out = v if v.is_Float else sp.Float(v.evalf(_DIGITS), _DIGITS)
         elif e.is_Atom:
@@ -695,6 +745,27 @@ def _numify(e):
         return got
 
     return num(as_expr(e))
+
+
+def _exact_number(e, memo: dict | None = None, radicals: bool = False) -> bool:
+    """Whether the constant ``e`` is a number the linearisation keeps exact: built from rationals and π
+    by sums, products and integer powers (π/2, π²/4) and, with ``radicals``, square roots of rationals
+    (√3/2, 1/4 + √5/4: sin and cos at π/3, π/4, π/5, π/6).  Functions of constants (sin(1/5), log 2)
+    and nested radicals (cos(π/10) = √(5/8 + √5/8)) are not."""
+    memo = {} if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        if e.is_Rational or e is sp.pi:
+            got = True
+        elif e.is_Add or e.is_Mul:
+            got = all(_exact_number(a, memo, radicals) for a in e.args)
+        elif e.is_Pow:
+            got = bool(e.exp.is_Integer and _exact_number(e.base, memo, radicals)
+                       or radicals and e.base.is_Rational and (2 * e.exp).is_Integer)
+        else:
+            got = False
+        memo[e] = got
+    return got
 
 
 def _is_zero(e, tol: float = 1e-25) -> bool:
@@ -730,8 +801,8 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     """
     Y = cs.Y
     conv = _exact if exact else as_expr
-    pt = {as_symbol(k, what="point coordinate"): conv(v) for k, v in point.items()}
-    pv = {as_symbol(k, what="parameter"): conv(v) for k, v in (params or {}).items()}
+    pv = _parameter_values(params, [cs.system.L, *cs.system.forces, *cs.Q.f, *point.values()], conv)
+    pt = _point_values(point, pv, conv)
     ind = list(cs.independent)
     state = [*Y.q, *ind]
     missing = [s for s in state if s not in pt]
@@ -747,10 +818,10 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
         val = gi.xreplace(subs)
         if d in pt:
             diff = pt[d] - val
-            if diff.free_symbols:
-                off = sp.cancel(sp.expand(diff)) != 0
+            if diff.has(sp.Float):  # the caller's floats (exact=False): to their precision
+                off = not _is_zero(diff, 1e-9)
             else:
-                off = abs(complex(sp.N(diff))) > 1e-9 * (1 + abs(complex(sp.N(val))))
+                off = not _is_zero(diff)
             if off:
                 raise OffManifoldError(f"linearise: the given {d} = {pt[d]} is not on Q (normal form gives {val})")
         full[d] = val
@@ -759,7 +830,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
     n = len(ind)
     B0 = Bp.xreplace(subs)
     A0 = Ap.xreplace(subs)
-    if det_exact(B0).equals(0):
+    if _is_zero(det_exact(B0)):
         raise NotRegularError(
             "linearise: the reduced equations are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]); "
             f"point {pt}"

@@ -108,8 +108,9 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
     for d in cs.dependent:
         if d in a:
             eqs.append(g[d] - a[d])
-    eqs = [normalise_if_small(sp.numer(sp.together(e))) if is_small(e, NORMALISE_MAX_NODES) else e for e in eqs]
+    eqs = [trig_reduce(sp.numer(sp.together(e))) if is_small(e, NORMALISE_MAX_NODES) else e for e in eqs]
     cyclic = [q for q in Y.q if q not in fixed]
+    eqs = [_without_spurious(e, {Y.t, *cyclic}) for e in eqs]
     moving = sorted({str(s) for e in eqs for s in e.free_symbols & {Y.t, *cyclic}})
     if moving:
         raise NotApplicableError(
@@ -137,6 +138,13 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
                 dens.append(den)
         out.append(_motion(cs, a, g, sol, kept, cyclic, conds + dens))
     return out
+
+
+def _without_spurious(e: sp.Expr, moving: set) -> sp.Expr:
+    """``e`` with every symbol of ``moving`` it does not depend on (∂e/∂s ≡ 0, decided by the exact zero
+    test: sin²ψ + cos²ψ of a rolling constraint) set to 0, so that only a real dependence remains."""
+    spurious = {s: sp.Integer(0) for s in e.free_symbols & moving if is_zero(sp.diff(e, s))}
+    return e.xreplace(spurious) if spurious else e
 
 
 def _jet_symbol(Y, k) -> sp.Symbol:

@@ -82,6 +82,10 @@ def grid(**axes):
     return pd.DataFrame({n: m.reshape(-1) for n, m in zip(names, mesh)})
 
 
+#: the most members :func:`sample` draws at once (8 bytes per member and column: 800 MB a column)
+MAX_SAMPLE = 10**8
+
+
 def sample(n: int, seed: int | None = 0, **distributions):
     """``n`` random members (a pandas DataFrame), reproducible through ``seed``.
 
@@ -93,15 +97,21 @@ def sample(n: int, seed: int | None = 0, **distributions):
     """
     import pandas as pd
 
-    if not isinstance(n, (int, np.integer)) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"sample: n must be a positive integer, got {n!r}")
+    if n > MAX_SAMPLE:
+        raise InputError(f"sample: n = {n} members is more than {MAX_SAMPLE:.0e} ({8 * n / 1e9:.3g} GB per "
+                         "column); split the study into smaller samples")
     if not distributions:
         raise InputError("sample: give at least one NAME=distribution")
     rng = np.random.default_rng(seed)
     cols = {}
     for name, d in distributions.items():
         if isinstance(d, tuple) and len(d) == 2:
-            lo, hi = float(d[0]), float(d[1])
+            lo = _number(d[0], f"the low end of sample({name}=...)")
+            hi = _number(d[1], f"the high end of sample({name}=...)")
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                raise InputError(f"sample: {name}=(low, high) needs finite ends, got {d}")
             if not hi >= lo:
                 raise InputError(f"sample: {name}=(low, high) needs low ≤ high, got {d}")
             v = rng.uniform(lo, hi, n)

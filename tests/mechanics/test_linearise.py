@@ -146,3 +146,43 @@ def test_multiplier_route_reports_bad_input():
         linearise((S2, Q2), {x2: 0, y2: 0, xd2: 1, yd2: 1})
     lin = linearise((S2, Q2), {x2: 0, y2: 0, xd2: 1, yd2: 0})  # uniform motion on the unit speed circle
     assert lin.f0.T.tolist() == [[1, 0, 0]] and lin.A[2, :] == sp.zeros(1, 3)
+
+
+def test_params_are_substituted_into_the_point_values():
+    """``params`` reach the point too: the upright disc's steady motion has ẋ = −aΩ; with a = 1 given in
+    ``params`` the point is on Q (main: OffManifoldError "−Ωa + Ω ≠ 0"), and the result equals the
+    linearisation of the system built with those values (both routes)."""
+    from jetgeo.mechanics import steady_motions
+    from jetgeo.systems.catalogue import load
+
+    vals = {"A": sp.Rational(1, 4), "C": sp.Rational(1, 2), "m": 1, "a": 1, "g": 10}
+    W = sp.Symbol("Omega")
+    lins = []
+    for e, params in ((load("rolling_disc"), vals), (load("rolling_disc", **vals), None)):
+        cs = e.constrained()
+        x, y, th, ps, ph = e.Y.q
+        xd, yd, thd, psd, phd = e.Y.qdot
+        [sm] = steady_motions(cs, {th: sp.pi / 2, psd: 0, phd: W})
+        assert params is None or sm.point[xd].has(sp.Symbol("a", positive=True))
+        lins += [linearise(cs, sm, params=params, method=meth) for meth in ("multipliers", "reduced")]
+    assert all(lin.A == lins[-1].A for lin in lins)
+    with pytest.raises(InputError, match="unknown name 'b'"):
+        linearise(load("rolling_disc").constrained(), sm.point, params={"b": 1})
+
+
+def test_eigenvalues_take_parameters_by_name():
+    """main: TypeError "Cannot convert expression to float" — the name "m" became a plain Symbol, not the
+    system's positive m.  Routh: λ² = −(C(C + ma²)Ω² − Amga)/(A(A + ma²)) = −13.6 at Ω = 3."""
+    from jetgeo.mechanics import steady_motions
+    from jetgeo.systems.catalogue import load
+
+    e = load("rolling_disc")
+    cs = e.constrained()
+    x, y, th, ps, ph = e.Y.q
+    xd, yd, thd, psd, phd = e.Y.qdot
+    [sm] = steady_motions(cs, {th: sp.pi / 2, psd: 0, phd: 3})
+    lin = linearise(cs, sm)
+    ev = lin.eigenvalues({"m": 1, "a": 1, "A": 0.25, "C": 0.5, "g": 10})
+    assert np.allclose(sorted(ev.imag), [-np.sqrt(13.6), 0, 0, np.sqrt(13.6)]) and np.allclose(ev.real, 0)
+    with pytest.raises(InputError, match=r"no value given for \['g'\]"):
+        lin.numeric({"m": 1, "a": 1, "A": 0.25, "C": 0.5})

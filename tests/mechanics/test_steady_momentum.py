@@ -32,8 +32,10 @@ from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError, NotApplicableError  # noqa: E402
 from jetgeo.geometry import is_zero  # noqa: E402
+from jetgeo.limits import time_limit  # noqa: E402
 from jetgeo.mechanics import linearise, momentum_equation, steady_motions  # noqa: E402
 from jetgeo.numerics import simulate  # noqa: E402
+from jetgeo.systems.catalogue import load as load_system  # noqa: E402
 
 m, A, C, r, g = sp.symbols("m A C r g", positive=True)
 
@@ -240,3 +242,62 @@ def test_snakeboard_classification_and_chaplygin_recipe_name_the_working_choice(
     acc_core = cs.with_dependent([xd, yd]).accelerations()
     for a, e in mo.accelerations().items():
         assert is_zero(cs.with_dependent([xd, yd]).on_Q(e - acc_core[a])), a
+
+
+# --- exact points: π/2, π/3 stay exact (issue 25, finding 5) --------------------------------------------
+def _upright_catalogue_disc(**values):
+    """Ghori's rolling disc of the catalogue (θ the angle of the disc plane with the ground: upright at
+    θ = π/2), its steady motion rolling straight upright at spin Ω, and Routh's characteristic polynomial."""
+    e = load_system("rolling_disc", **values)
+    cs = e.constrained()
+    x, y, th, ps, ph = e.Y.q
+    xd, yd, thd, psd, phd = e.Y.qdot
+    W, lam = sp.symbols("Omega lam")
+    [sm] = steady_motions(cs, {th: sp.pi / 2, psd: 0, phd: W})
+    mm, a, AA, CC, gg = sp.symbols("m a A C g", positive=True)  # the catalogue's parameters
+    sub = {mm: values.get("m", mm), a: values.get("a", a), AA: values.get("A", AA), CC: values.get("C", CC),
+           gg: values.get("g", gg)}
+    # [Routh 1884, §244]: λ²(A(A + ma²)λ² + C(C + ma²)Ω² − Amga), with the catalogue's names
+    routh = (lam**2 * (AA * (AA + mm * a**2) * lam**2 + CC * (CC + mm * a**2) * W**2 - AA * mm * gg * a)).xreplace(sub)
+    return e, cs, sm, (th, thd, psd, phd), lam, routh, (AA * (AA + mm * a**2)).xreplace(sub)
+
+
+def test_steady_motion_at_pi_over_2_linearises_exactly_with_numeric_moments():
+    """cos(π/2) = 0 exactly: no 5e-52 in the matrix, Routh's polynomial exactly (the multiplier and the
+    reduced routes); on main the matrix held 1.0e-51·Ω and the reduced route raised TypeError."""
+    values = {"A": sp.Rational(1, 4), "C": sp.Rational(1, 2), "m": 1, "a": 1, "g": 10}
+    e, cs, sm, kept, lam, routh, lead = _upright_catalogue_disc(**values)
+    assert sm.point[kept[0]] == sp.pi / 2
+    with time_limit(5):
+        for method in ("multipliers", "reduced"):
+            lin = linearise(cs, sm, method=method)
+            assert lin.state == kept and not lin.A.has(sp.Float)
+            assert sp.expand(lin.A.charpoly(lam).as_expr() * lead - routh) == 0
+
+
+def test_steady_motion_at_pi_over_2_linearises_exactly_with_symbolic_parameters():
+    """The same with m, a, A, C, g symbolic, in well under the test's 5 s (main: refused, the lean's row
+    held 5.05e-52·a³gm, or minutes in ``expand``)."""
+    e, cs, sm, kept, lam, routh, lead = _upright_catalogue_disc()
+    with time_limit(5):
+        lin = linearise(cs, sm)
+    assert not lin.A.has(sp.Float)
+    assert sp.cancel(lin.A.charpoly(lam).as_expr() * lead - routh) == 0
+
+
+def test_steady_circle_at_pi_over_3_is_exact_and_agrees_with_the_generic_lean():
+    """θ = π/3: sin θ = √3/2 stays exact (the steady motion, its linearisation), and equals the linearisation
+    at a symbolic lean θ₀ evaluated at π/3 — an independent computation.  On main ``steady_motions`` said
+    the conditions depend on ψ (sin²ψ + cos²ψ not reduced at θ = π/3)."""
+    e = load_system("rolling_disc", A=sp.Rational(1, 4), C=sp.Rational(1, 2), m=1, a=1, g=10)
+    cs = e.constrained()
+    x, y, th, ps, ph = e.Y.q
+    xd, yd, thd, psd, phd = e.Y.qdot
+    W, w, th0 = sp.symbols("Omega omega theta0")
+    with time_limit(10):
+        [sm] = steady_motions(cs, {th: sp.pi / 3, psd: W, phd: w}, unknowns=[w])
+        [sm0] = steady_motions(cs, {th: th0, psd: W, phd: w}, unknowns=[w])
+        assert is_zero(sm.values[w] - sm0.values[w].xreplace({th0: sp.pi / 3}))
+        lin, lin0 = linearise(cs, sm), linearise(cs, sm0)
+    assert not lin.A.has(sp.Float) and lin.A.has(sp.sqrt(3))
+    assert all(is_zero(u - v.xreplace({th0: sp.pi / 3})) for u, v in zip(lin.A, lin0.A))

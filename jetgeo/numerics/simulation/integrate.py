@@ -4,6 +4,14 @@ optionally, the velocities projected back onto Q along the kinetic metric after 
 **Projection** (``project=True``, full formulation, explicit Runge–Kutta).  Newton iteration for
 min ½ Δq̇ᵀWΔq̇ subject to f(t, q, q̇ + Δq̇) = 0: Δq̇ = −W⁻¹Jᵀ(JW⁻¹Jᵀ)⁻¹ f with J = ∂f/∂q̇
 (:func:`project_velocities`); the residuals stay at round-off.
+
+**The real domain.**  The compiled code evaluates √, acos, log … of real numbers: where the state
+leaves their domain it raises ("math domain error", a division by zero, an overflow).  A stage of an
+explicit Runge–Kutta step that does so is retried with a smaller step (the stage state is an
+extrapolation); when even a step of 1e-12 |t| leaves the domain, the motion has reached its edge and
+the run ends as ``failed`` with "the state left the real domain of the equations at t = …" (the
+command line's exit 1), the data up to there kept.  Initial data outside the domain are an
+:class:`~jetgeo.errors.InputError` (:func:`not_real_at_start`).
 """
 
 from __future__ import annotations
@@ -13,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
 
-from ...errors import InputError
+from ...errors import InputError, JetgeoError
 from .events import touch_down
 from .prepare import PreparedSystem
 
-__all__ = ["integrate", "project_velocities", "SOLVERS", "EXPLICIT_RK", "IMPLICIT"]
+__all__ = ["integrate", "project_velocities", "not_real_at_start", "SOLVERS", "EXPLICIT_RK", "IMPLICIT",
+           "DOMAIN_ERRORS"]
 
 #: the explicit Runge–Kutta methods (the ones projection works with)
 EXPLICIT_RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
@@ -41,6 +50,81 @@ class Out:
     sol: object
     t_events: list | None
     y_events: list | None
+    #: the time the integration ended at: t1, the time of a stopping event, or where a step failed
+    t_stop: float | None = None
+
+
+class _LeftDomain(Exception):  # noqa: N818 - a signal inside this module, not an error of jetgeo
+    """The compiled right-hand side failed at (t, y): the state left its real domain."""
+
+    def __init__(self, t: float, exc: BaseException) -> None:
+        super().__init__(t, exc)
+        self.t = float(t)
+        self.exc = exc
+
+
+#: what the compiled (straight-line ``math``) code raises where the state leaves the real domain of the
+#: equations: √ or acos or log of a value outside their domain ("math domain error"), a division by zero,
+#: an overflow ("math range error")
+DOMAIN_ERRORS = (ValueError, ZeroDivisionError, OverflowError)
+
+
+def not_real_at_start(t0: float, exc: BaseException) -> InputError:
+    """The :class:`~jetgeo.errors.InputError` for initial data outside the real domain of the equations
+    (``exc``: the domain error the compiled code raised there).
+
+    Parameters
+    ----------
+    t0 : float
+        The initial time.
+    exc : BaseException
+        The error of the compiled code (one of ``DOMAIN_ERRORS``).
+
+    Returns
+    -------
+    InputError
+        To be raised by the caller.
+
+    Examples
+    --------
+    >>> str(not_real_at_start(0.0, ValueError("math domain error")))
+    'simulate: the equations are not defined (real) at the initial state, t = 0 (math domain error)'
+    """
+    return InputError(f"simulate: the equations are not defined (real) at the initial state, t = {t0:g} ({exc})")
+
+
+def _guarded(fn):
+    """``fn(t, y)`` with a domain error of the compiled code turned into :class:`_LeftDomain` (a jetgeo
+    error raised inside, e.g. by a user's callable, passes unchanged)."""
+    if fn is None:
+        return None
+
+    def g(t, y):
+        try:
+            return fn(t, y)
+        except DOMAIN_ERRORS as exc:
+            if isinstance(exc, JetgeoError):
+                raise
+            raise _LeftDomain(t, exc) from exc
+
+    return g
+
+
+def _step(solver, method: str):
+    """``solver.step()``; an explicit Runge–Kutta step whose stages leave the real domain is retried with a
+    step ten times smaller (a stage state is an extrapolation: the motion itself may stay inside), down to
+    a step of 1e-12 |t|: only then has the motion itself reached the domain's boundary."""
+    while True:
+        try:
+            return solver.step()
+        except _LeftDomain:
+            if method not in EXPLICIT_RK or solver.h_abs <= 1e-12 * max(1.0, abs(solver.t)):
+                raise
+            solver.h_abs *= 0.1
+
+
+def _domain_message(err: _LeftDomain) -> str:
+    return f"the state left the real domain of the equations at t = {err.t:.6g} ({err.exc})"
 
 
 
@@ -64,24 +148,36 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     t0, t1 = t_span
     if project:
         y0 = project_velocities(prep, t0, y0, p)
-    kw = {"jac": jac} if method in IMPLICIT and jac is not None else {}
-    solver = SOLVERS[method](fun, t0, y0, t1, **options, **kw)
+    kw = {"jac": _guarded(jac)} if method in IMPLICIT and jac is not None else {}
+    try:
+        solver = SOLVERS[method](_guarded(fun), t0, y0, t1, **options, **kw)
+    except _LeftDomain as err:
+        raise not_real_at_start(t0, err.exc) from None
     ts, ys, interps = [t0], [y0], []
     status, message = 0, "The solver successfully reached the end of the integration interval."
     t_events = [[] for _ in ev_list]
     y_events = [[] for _ in ev_list]
     ev_old = [e[0](t0, y0) for e in ev_list]
+    t_stop = t1
     while solver.status == "running":
-        msg = solver.step()
+        try:
+            msg = _step(solver, method)
+        except _LeftDomain as err:
+            status, message, t_stop = -1, _domain_message(err), err.t
+            break
         if solver.status == "failed":
-            status, message = -1, msg or "step failed"
+            status, message, t_stop = -1, msg or "step failed", solver.t
             break
         interp = solver.dense_output()
         yp = solver.y
         if project:
             yp = project_velocities(prep, solver.t, solver.y, p)
             solver.y = yp
-            solver.f = solver.fun(solver.t, yp)
+            try:
+                solver.f = solver.fun(solver.t, yp)
+            except _LeftDomain as err:
+                status, message, t_stop = -1, _domain_message(err), err.t
+                break
 
         def state(s, it=interp):
             return project_velocities(prep, s, it(s), p) if project else it(s)
@@ -106,7 +202,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
             y_events[k].append(yk)
             ts.append(tk)
             ys.append(yk)
-            status, message = 1, "A termination event occurred."
+            status, message, t_stop = 1, "A termination event occurred.", tk
             break
         ts.append(solver.t)
         ys.append(yp)
@@ -134,7 +230,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     else:
         T, Y = ts_a, np.array(ys).T
     return Out(T, Y, status, message, solver.nfev, sol, [np.array(x) for x in t_events],
-                [np.array(x) for x in y_events])
+               [np.array(x) for x in y_events], float(t_stop))
 
 
 

@@ -76,6 +76,9 @@ class SimulationResult:
     _to_full: object = field(default=None, repr=False)
     #: the chart switches of the atlas (:class:`ChartSwitch`), in time order
     charts: list = field(default_factory=list)
+    #: the time the integration ended at: the end of the span, a stopping event's time or where a step
+    #: failed — not the last output sample (``t[-1]``), which may lie before it
+    t_stop: float | None = None
 
     # --- derived figures ----------------------------------------------------------------------
     @property
@@ -265,6 +268,7 @@ def finish(prep: PreparedSystem, out: Out, p, params, ev_list, projected: bool, 
         force_power=force_power, explicit_power=explicit_power, integrals=integrals,
         success=out.status >= 0, status=status, message=message, event=event, nfev=int(out.nfev),
         projected=projected, formulation=prep.formulation, params=dict(params), sol=out.sol, _to_full=to_full,
+        t_stop=out.t_stop,
     )
 
 
@@ -321,5 +325,5 @@ def merge(segments: list, have_t_eval: bool) -> SimulationResult:
         reaction_power=cat("reaction_power"), force_power=cat("force_power"), explicit_power=cat("explicit_power"),
         integrals=integrals, success=last.success, status=last.status, message=last.message, event=last.event,
         nfev=sum(seg.nfev for seg in segments), projected=first.projected, formulation=first.formulation,
-        params=first.params, sol=sol, _to_full=to_full,
+        params=first.params, sol=sol, _to_full=to_full, t_stop=last.t_stop,
     )

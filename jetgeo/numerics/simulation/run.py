@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from ...errors import InputError
+from ...errors import InputError, JetgeoError
 from ...mechanics import ConstrainedSystem
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
 from .events import singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
-from .integrate import IMPLICIT, integrate, project_velocities
+from .integrate import DOMAIN_ERRORS, IMPLICIT, integrate, not_real_at_start, project_velocities
 from .model import pair_of
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult, finish, merge
@@ -161,13 +161,18 @@ def simulate(
     if missing_p:
         raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
     p = np.array(pvals, dtype=float)
-    y_full = initial_data(prep, initial, complete, t0, p)
     atlas_on = bool(atlas and events and M.cs is not None and M.f and prep.formulation in ("full", "reduced"))
     switches: list = []
     stop = None
-    if atlas_on:
-        prep, stop = chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
-    check_on_manifold(prep, t0, y_full, p, manifold_tol)
+    try:  # the compiled constraints, normal form and monitors at the initial state
+        y_full = initial_data(prep, initial, complete, t0, p)
+        if atlas_on:
+            prep, stop = chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
+        check_on_manifold(prep, t0, y_full, p, manifold_tol)
+    except DOMAIN_ERRORS as exc:
+        if isinstance(exc, JetgeoError):
+            raise
+        raise not_real_at_start(t0, exc) from None
     bar = progress_bar(1000, "simulate", progress, unit="‰")  # per mille of [t0, t1]
     run = dict(method=method, t_eval=t_eval, project=project, events=events, singular_tol=singular_tol, bar=bar,
                dense_output=dense_output, options=opts)
@@ -191,7 +196,7 @@ def simulate(
     res = segments[0] if len(segments) == 1 else merge(segments, t_eval is not None)
     res.charts = list(switches)
     if stop is not None:  # no chart of Q continues at the switch point
-        res.event = stop
+        res.event, res.t_stop = stop, stop.t
         if stop.proven:  # a singular state after all
             res.status, res.success = "singular", True
             res.message = f"integration stopped at t = {stop.t:.6g}: {stop.explanation}"
@@ -199,7 +204,7 @@ def simulate(
             res.status, res.success = "failed", False
             res.message = f"integration failed at t = {stop.t:.6g}: {stop.explanation}"
     if res.status != "finished":
-        warnings.warn(f"simulate: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: {res.message}",
+        warnings.warn(f"simulate: the run ended at t = {res.t_stop:.6g} before t = {t1:g}: {res.message}",
                       SimulationStoppedWarning, stacklevel=2)
     return res
 
