@@ -14,7 +14,13 @@ from .geometry import Chart, Codistribution, Distribution, Form, VectorField
 from .implicit import ImplicitDifferentialEquation, NonholonomicProblem
 from .io.sympy_import import from_mechanics
 from .jets import FibredManifold
-from .mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from .mechanics import (
+    ConstrainedSystem,
+    ConstraintSubmanifold,
+    LagrangianSystem,
+    QuasiVelocities,
+    QuasiVelocitySystem,
+)
 from .version import __version__
 
 __all__ = [
@@ -28,6 +34,8 @@ __all__ = [
     "LagrangianSystem",
     "ConstraintSubmanifold",
     "ConstrainedSystem",
+    "QuasiVelocities",
+    "QuasiVelocitySystem",
     "ImplicitDifferentialEquation",
     "NonholonomicProblem",
     "from_mechanics",
