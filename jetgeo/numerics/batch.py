@@ -484,6 +484,8 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             h_abs[run] = _initial_step(model, t0, y[:, run], f[:, run], P[:, run], t1, max_step, rtol, atol)
             nfev[run] += 1
         K = np.empty((_N_EXT, n, N))
+        # why a member's last step was rejected: its trial state or right-hand side was not finite
+        overflow = np.zeros(N, bool)
         while len(run):
             tr, yr, fr, pr = t[run], y[:, run], f[:, run], P[:, run]
             min_step = 10 * np.abs(np.nextafter(tr, np.inf) - tr)
@@ -492,10 +494,12 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             fresh = ~rej
             ha = np.where(fresh & (ha > max_step), max_step, ha)
             ha = np.where(fresh & (ha < min_step), min_step, ha)
-            tiny = rej & (ha < min_step)
+            # a NaN step size compares false with everything: it must end the member here, or the
+            # loop would reject NaN steps for ever (the first step of an overflowing member is NaN)
+            tiny = ~np.isfinite(ha) | (rej & (ha < min_step))
             if tiny.any():
                 for i in run[tiny]:
-                    status[i], message[i], t_stop[i] = 2, _TOO_SMALL, t[i]
+                    status[i], message[i], t_stop[i] = 2, _failure(t[i], h_abs[i], overflow[i]), t[i]
                     y_stop[i] = model.to_full(t[i:i + 1], y[:, i:i + 1], P[:, i:i + 1])[:, 0]
                 keep = ~tiny
                 run, tr, yr, fr, pr, ha, rej = run[keep], tr[keep], yr[:, keep], fr[:, keep], pr[:, keep], \
@@ -520,6 +524,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             both0 = (e5 == 0) & (e3 == 0)
             err = np.where(both0, 0.0, ha * e5 / np.sqrt(np.where(both0, 1.0, (e5 + 0.01 * e3) * n)))
             acc = err < 1
+            overflow[run] = ~np.isfinite(err)
             with np.errstate(divide="ignore", invalid="ignore"):
                 grow = np.where(err == 0, _MAX_FACTOR, np.minimum(_MAX_FACTOR, _SAFETY * err ** _ERR_EXP))
                 grow = np.where(rej, np.minimum(1.0, grow), grow)
@@ -590,6 +595,14 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
     finally:
         np_err.__exit__(None, None, None)
     return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps)
+
+
+def _failure(t: float, h: float, overflow: bool) -> str:
+    """The message of a member whose step size collapsed: to NaN or below the spacing of numbers at t."""
+    if not math.isfinite(h) or overflow:
+        return (f"integration failed at t = {t:.6g}: the state or the right-hand side is not finite (an overflow: "
+                "the motion grows beyond floating point for these data), and no smaller step helps")
+    return _TOO_SMALL
 
 
 def _event_values(model, c, c_init, tol):

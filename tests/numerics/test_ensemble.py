@@ -13,11 +13,15 @@ import functools
 
 import numpy as np
 import pytest
+import sympy as sp
 import xarray as xr
 from numerics_systems import skate
 
 from jetgeo import systems
 from jetgeo.errors import InputError
+from jetgeo.jets import FibredManifold
+from jetgeo.limits import time_limit
+from jetgeo.mechanics import LagrangianSystem
 from jetgeo.numerics import simulate
 from jetgeo.numerics.ensembles import ensemble, grid, members_table, sample
 
@@ -207,3 +211,38 @@ def test_catalogue_entry_gives_the_defaults():
     e = systems.load("rolling_disc")
     ds = ensemble(e, {"phidot": [3.0]}, (0.0, 0.5), n_times=3, scheduler="serial", complete=True)
     assert ds.status.values[0] == "ok" and float(ds.a[0]) == 1.0 and float(ds.g[0]) == 10.0
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 25: hostile members never hang the batch, and the healthy member is kept
+# ----------------------------------------------------------------------------------------------
+def _one_dof(L_of):
+    Y = FibredManifold(["x"])
+    (x,), (xd,) = Y.q, Y.qdot
+    return LagrangianSystem(Y, L_of(x, xd))
+
+
+@pytest.mark.parametrize("L_of, x0, v0", [
+    (lambda x, v: v**2 / 2 - sp.exp(x**2), 25.0, 0.0),      # exp(625) ≈ 1e271: the next stage overflows
+    (lambda x, v: v**2 / 2 - x**4, 1e80, 0.0),              # 4x³ = 4e240, one step later inf
+    (lambda x, v: v**2 / 2 - x**2 / 2, 0.0, 1e308),         # y + h f overflows at once
+])
+def test_an_overflowing_member_fails_and_the_healthy_one_finishes(L_of, x0, v0):
+    """The first step of an overflowing member was NaN, and ``rej & (h < min_step)`` is never true for
+    NaN: the batch spun for ever and lost the healthy member too.  Now the member fails, saying so."""
+    S = _one_dof(L_of)
+    with time_limit(30):
+        ds = ensemble(S, {"x": [0.5, x0], "xdot": [0.0, v0]}, (0.0, 1.0), n_times=3, scheduler="serial")
+    assert list(ds.status.values) == ["ok", "failed"]
+    assert "not finite" in ds.message.values[1] and "overflow" in ds.message.values[1]
+    ref = simulate(S, (0.0, 1.0), {"x": 0.5, "xdot": 0.0}, t_eval=ds.time.values)
+    np.testing.assert_allclose(ds.trajectory.isel(member=0).values, np.hstack([ref.q, ref.qdot]), atol=1e-9)
+
+
+def test_the_skate_member_with_thetadot_1e200_fails_alone():
+    cs, (m, I) = skate()
+    with time_limit(30):
+        ds = ensemble(cs, {"thetadot": [1.0, 1e200]}, (0.0, 1.0), n_times=3, params={m: 1, I: 0.1},
+                      initial={"x": 0, "y": 0, "theta": 0, "xdot": 1}, complete=True, scheduler="serial")
+    assert list(ds.status.values) == ["ok", "failed"]
+    np.testing.assert_allclose(ds.trajectory.sel(member=0, state="theta").values, [0.0, 0.5, 1.0], atol=1e-12)
