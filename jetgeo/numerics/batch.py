@@ -43,6 +43,7 @@ import sympy as sp
 from scipy.integrate import DOP853
 
 from ..errors import InputError
+from ..geometry.coerce import SIGN_ASSUMPTIONS
 from .compile import compile_rhs
 
 __all__ = ["BatchModel", "batch_model", "integrate_batch", "STATUS"]
@@ -142,6 +143,8 @@ class BatchModel:
     energy: _Code | None
     monitors: tuple
     fingerprint: str
+    #: per parameter, the assumptions of :data:`~jetgeo.geometry.coerce.SIGN_ASSUMPTIONS` it carries
+    assumptions: tuple = ()
 
     # --- state maps -----------------------------------------------------------------------
     def to_full(self, t, y, p) -> np.ndarray:
@@ -270,15 +273,16 @@ def batch_model(prep) -> BatchModel:
             monitors.append(_Monitor("sign" if c.kind == "sign" else "threshold", c.explanation,
                                      _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch")))
     codes = [rhs, f, fscale, g, energy] + [mon.code for mon in monitors]
+    assumptions = tuple(tuple(a for a in SIGN_ASSUMPTIONS if s.assumptions0.get(a) is True) for s in P)
     fp = _fingerprint(prep.formulation, [str(s) for s in prep.state], [str(s) for s in P],
-                      *[c.source for c in codes if c is not None])
+                      *[c.source for c in codes if c is not None], *([assumptions] if any(assumptions) else []))
     return BatchModel(
         formulation=prep.formulation, state=tuple(str(s) for s in prep.state),
         full_state=tuple(str(s) for s in full), params=tuple(str(s) for s in P), m=m, n_constraints=len(M.f),
         constraints=tuple(str(e) for e in M.f), rhs=rhs, bordered_k=k, f=f, fscale=fscale, g=g,
         g_index=tuple(M.qdot.index(d) for d in dep),
         independent_index=tuple(M.qdot.index(v) for v in prep.independent), energy=energy,
-        monitors=tuple(monitors), fingerprint=fp,
+        monitors=tuple(monitors), fingerprint=fp, assumptions=assumptions,
     )
 
 
@@ -289,7 +293,8 @@ def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifol
     """Complete the dependent velocities (``complete``: where NaN, from q̇^D = g) and check the data.
 
     Returns (full state (2m, N), messages: a list with None for good members and the reason
-    for bad ones — non-finite values, a constraint f^j(t₀, q, q̇) ≠ 0 beyond
+    for bad ones — non-finite values, a parameter value that contradicts the parameter's
+    assumptions (a negative mass), a constraint f^j(t₀, q, q̇) ≠ 0 beyond
     ``manifold_tol``·(1 + Σ|terms of f^j|))."""
     full = np.array(full, dtype=float)
     N = full.shape[1]
@@ -311,6 +316,14 @@ def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifol
         else:
             names = [model.full_state[r] for r in range(full.shape[0]) if not np.isfinite(full[r, i])]
             msgs[i] = f"invalid data: the initial value(s) of {names} are missing or not finite"
+    for r, names in enumerate(model.assumptions):
+        for a in names:
+            with np.errstate(invalid="ignore"):
+                bad = np.flatnonzero(~SIGN_ASSUMPTIONS[a](P[r]) & np.isfinite(P[r]))
+            for i in bad:
+                if msgs[i] is None:
+                    msgs[i] = (f"invalid data: the parameter {model.params[r]} = {P[r, i]:g} contradicts its "
+                               f"assumption {a!r}")
     if model.f is not None:
         good = np.array([s is None for s in msgs])
         if good.any():

@@ -41,14 +41,23 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..geometry.coerce import SIGN_ASSUMPTIONS as _SIGN_WORDS
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
+from .simulation.run import check_arguments
 
-__all__ = ["ensemble", "grid", "sample", "members_table"]
+__all__ = ["ensemble", "grid", "sample", "members_table", "MAX_MEMBERS", "MAX_POINTS", "MAX_SAMPLES"]
+
+#: the most members of one study (theory/specfiles.md, "Limits of a sweep")
+MAX_MEMBERS = 10_000_000
+#: the most output times per member (as ``jetgeo simulate --points``)
+MAX_POINTS = 1_000_000
+#: the most samples (members × output times) of one study: each is a full state (q, q̇) of floats
+MAX_SAMPLES = 1_000_000_000
 
 _RESERVED = {"member", "time", "state", "constraint", "trajectory", "residual", "energy", "status", "message",
              "t_stop", "state_stop", "nfev", "nsteps", "chunk", "chunk_done"}
@@ -225,6 +234,44 @@ def _columns_to_arrays(model: BatchModel, prep: Prepared, cols: dict, params: Ma
         hint = " (or complete=True for the dependent velocities)" if set(missing) <= dep else ""
         raise InputError(f"ensemble: no initial value for {missing}; give them in initial= or as columns{hint}")
     return full, P
+
+
+def check_study_size(members: int, points: int, caller: str) -> None:
+    """InputError unless a study of ``members`` members and ``points`` output times is within
+    :data:`MAX_MEMBERS`, :data:`MAX_POINTS` and :data:`MAX_SAMPLES` (theory/specfiles.md): asked
+    before anything is allocated, so ``--param thetadot=0:1:1e23`` is refused at once.
+
+    Parameters
+    ----------
+    members, points : the numbers of members and of output times.
+    caller : the name the message starts with.
+
+    Examples
+    --------
+    >>> check_study_size(1000, 101, "sweep")
+    """
+    if members > MAX_MEMBERS:
+        raise InputError(f"{caller}: {members} members; at most {MAX_MEMBERS} in one study (split it, "
+                         "theory/specfiles.md)")
+    if points > MAX_POINTS:
+        raise InputError(f"{caller}: {points} output times; at most {MAX_POINTS}")
+    if members * points > MAX_SAMPLES:
+        raise InputError(f"{caller}: {members} members × {points} output times = {members * points} states; at "
+                         f"most {MAX_SAMPLES} in one study (fewer points or members, theory/specfiles.md)")
+
+
+def _check_assumptions(prep: Prepared, model: BatchModel, cols: dict, P) -> None:
+    """InputError naming a parameter whose value, given once for all members (``params=`` or a
+    catalogue default), contradicts its declared assumptions (a negative mass or length), as a
+    spec's ``[values]`` is checked; a column of the member table is checked member by member
+    (:func:`~jetgeo.numerics.batch.check_initial`: such a member is ``invalid``)."""
+    for r, sym in enumerate(prep.params):
+        if model.params[r] in cols or not len(P[r]) or not math.isfinite(P[r, 0]):
+            continue
+        v = float(P[r, 0])
+        broken = [a for a in model.assumptions[r] if not _SIGN_WORDS[a](v)]
+        if broken:
+            raise InputError(f"ensemble: the parameter {sym} = {v:g} contradicts its assumption {broken[0]!r}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -408,23 +455,41 @@ def ensemble(
         raise InputError(f"ensemble: formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
     if scheduler not in ("local", "serial"):
         raise InputError(f"ensemble: scheduler must be 'local' or 'serial' (or pass client=), got {scheduler!r}")
-    t0, t1 = (float(x) for x in t_span)
-    if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
-        raise InputError(f"ensemble: t_span must be (t0, t1) with finite t1 > t0, got {tuple(t_span)}")
     if t_eval is None:
-        if not isinstance(n_times, (int, np.integer)) or n_times < 2:
-            raise InputError(f"ensemble: n_times must be an integer ≥ 2, got {n_times!r}")
+        if isinstance(n_times, bool) or not isinstance(n_times, (int, np.integer)) or not 2 <= n_times <= MAX_POINTS:
+            raise InputError(f"ensemble: n_times must be an integer from 2 to {MAX_POINTS}, got {n_times!r:.40}")
+    if np.ndim(atol):
+        raise InputError(f"ensemble: atol must be one number (the batch has one tolerance for all states), "
+                         f"got {atol!r:.60}")
+    # the same validation as simulate's, and scipy's floor on rtol, so that a member steps as simulate would
+    t0, t1 = check_arguments(t_span, {"rtol": rtol, "atol": atol, "max_step": max_step}, t_eval, singular_tol,
+                             manifold_tol, caller="ensemble")
+    if not t1 > t0:
+        raise InputError(f"ensemble: t_span must be (t0, t1) with t1 > t0, got ({t0:g}, {t1:g})")
+    rtol = max(float(rtol), 100 * np.finfo(float).eps)
+    if t_eval is None:
         t_eval = np.linspace(t0, t1, int(n_times))
-    t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1 or not len(t_eval) or np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t1:
-        raise InputError("ensemble: t_eval must be increasing times inside t_span")
+    t_eval = np.clip(np.asarray(t_eval, dtype=float).ravel(), t0, t1)  # check_arguments allows 1e-12 beyond
+    if len(t_eval) > MAX_POINTS:
+        raise InputError(f"ensemble: {len(t_eval)} output times; at most {MAX_POINTS} (theory/specfiles.md)")
+    for what, value in (("params", params), ("initial", initial)):
+        if value is not None and not isinstance(value, Mapping):
+            raise InputError(f"ensemble: {what} must be a mapping {{name: value}}, got {type(value).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise InputError(f"ensemble: workers must be a positive integer, got {workers!r:.40}")
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise InputError(f"ensemble: chunk_size must be a positive integer, got {chunk_size!r:.40}")
     cols = members_table(members)
     N = len(next(iter(cols.values())))
+    check_study_size(N, len(t_eval), "ensemble")
     prep, dp, di, desc = _resolve(system, formulation)
     model = batch_model(prep)
     pvals = {**dp, **{str(k): v for k, v in (params or {}).items()}}
     ivals = {**di, **{str(k): v for k, v in (initial or {}).items()}}
     full, P = _columns_to_arrays(model, prep, cols, pvals, ivals, complete, N)
+    _check_assumptions(prep, model, cols, P)
     workers = int(workers) if workers else _default_workers()
     if client is not None:
         try:
@@ -435,8 +500,6 @@ def ensemble(
         # a batch step costs a fixed ~1 ms of Python plus ~1 µs per member (rolling disc): large
         # batches, one or two per worker
         chunk_size = min(N, max(256, min(2500, math.ceil(N / workers))))
-    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise InputError(f"ensemble: chunk_size must be a positive integer, got {chunk_size!r}")
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
                 "manifold_tol": float(manifold_tol), "complete": bool(complete)}

@@ -10,6 +10,7 @@ uninterrupted study against an interrupted and resumed one.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from jetgeo.jets import FibredManifold
 from jetgeo.limits import time_limit
 from jetgeo.mechanics import LagrangianSystem
 from jetgeo.numerics import simulate
-from jetgeo.numerics.ensembles import ensemble, grid, members_table, sample
+from jetgeo.numerics.ensembles import check_study_size, ensemble, grid, members_table, sample
 
 T_SPAN = (0.0, 2.0)
 
@@ -107,16 +108,16 @@ def test_bad_members_are_reported_and_the_others_complete():
     good = {"thetadot": [0.1, -0.2, 0.3], "A": [0.25, 0.25, 0.3], "xdot": [np.nan] * 3}
     ref = ensemble(cs, {k: v for k, v in good.items() if k != "xdot"}, T_SPAN, n_times=11, params=params,
                    initial=initial, complete=True, scheduler="serial")
-    # member 1: A = 0 makes the reduced mass matrix singular (the regularity determinant of
-    # Krupková–Stolařová (12) is ∝ A); member 3: ẋ off the constraint ẋ + a(φ̇ + ψ̇ cos θ) cos ψ − … = 0;
-    # member 4: a parameter that is not a number
+    # member 1: A = 0 contradicts the declared A > 0 (it would make the reduced mass matrix singular:
+    # the regularity determinant of Krupková–Stolařová (12) is ∝ A); member 3: ẋ off the constraint
+    # ẋ + a(φ̇ + ψ̇ cos θ) cos ψ − … = 0; member 4: a parameter that is not a number
     mem = {"thetadot": [0.1, 0.0, -0.2, 0.0, 0.0, 0.3], "A": [0.25, 0.0, 0.25, 0.25, np.nan, 0.3],
            "xdot": [np.nan, np.nan, np.nan, 5.0, np.nan, np.nan]}
     ds = ensemble(cs, mem, T_SPAN, n_times=11, params=params, initial=initial, complete=True, chunk_size=4,
                   scheduler="serial")
     st = list(ds.status.values)
-    assert st == ["ok", "singular", "ok", "invalid", "invalid", "ok"]
-    assert "regular" in ds.message.values[1] and "(value 0)" in ds.message.values[1]
+    assert st == ["ok", "invalid", "ok", "invalid", "invalid", "ok"]
+    assert "the parameter A = 0 contradicts its assumption 'positive'" in ds.message.values[1]
     assert "off the constraint manifold" in ds.message.values[3] and "f^1" in ds.message.values[3]
     assert "not finite" in ds.message.values[4]
     for k, i in enumerate([0, 2, 5]):  # the good members are unaffected by their bad neighbours
@@ -246,3 +247,63 @@ def test_the_skate_member_with_thetadot_1e200_fails_alone():
                       initial={"x": 0, "y": 0, "theta": 0, "xdot": 1}, complete=True, scheduler="serial")
     assert list(ds.status.values) == ["ok", "failed"]
     np.testing.assert_allclose(ds.trajectory.sel(member=0, state="theta").values, [0.0, 0.5, 1.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"rtol": np.nan}, "rtol must be finite"),
+    ({"rtol": 0.0, "atol": 0.0}, "rtol must be > 0"),
+    ({"rtol": -1.0}, "rtol must be > 0"),
+    ({"rtol": 1.5}, "rtol must be < 1"),
+    ({"atol": -1.0}, "atol must be >= 0"),
+    ({"atol": [1e-9, 1e-9]}, "atol must be one number"),
+    ({"max_step": 0.0}, "max_step must be > 0"),
+    ({"max_step": -1.0}, "max_step must be > 0"),
+    ({"max_step": np.nan}, "max_step must be finite"),
+    ({"singular_tol": np.nan}, "singular_tol must be finite"),
+    ({"manifold_tol": -1.0}, "manifold_tol must be >= 0"),
+    ({"t_span": (0.0, np.nan)}, "t_span[1] must be finite"),
+    ({"t_eval": [0.0, 0.5, 2.0]}, "t_eval value 2 lies outside t_span"),
+])
+def test_tolerances_are_validated_as_simulate_validates_them(options, message):
+    """rtol = nan, rtol = atol = 0 and max_step ≤ 0 or nan never returned; rtol < 0, atol < 0 returned
+    'ok' with wrong results; singular_tol = nan was accepted; manifold_tol < 0 marked every member off Q.
+    The messages are simulate's: one validation function for both."""
+    cs, (m, I) = skate()
+    kw = {"t_span": (0.0, 1.0), **options}
+    t_span = kw.pop("t_span")
+    with time_limit(20), pytest.raises(InputError, match=r"^ensemble: " + re.escape(message)):
+        ensemble(cs, {"thetadot": [0.1, 0.2]}, t_span, n_times=3, params={m: 1, I: 0.1},
+                 initial={"x": 0, "y": 0, "theta": 0, "xdot": 1}, complete=True, scheduler="serial", **kw)
+    if np.ndim(kw.get("atol", 0)) == 0:       # simulate takes one atol per state component too
+        with pytest.raises(InputError, match=r"^simulate: " + re.escape(message)):
+            simulate(cs, t_span, {"x": 0, "y": 0, "theta": 0, "xdot": 1, "ydot": 0, "thetadot": 0.1},
+                     {m: 1, I: 0.1}, **kw)
+
+
+def test_parameter_values_are_checked_against_their_assumptions():
+    """m is declared positive: m = -1 made cosh of a cos with status 'ok' (a spec's [values] refuses it).
+    A value for all members is refused; a column of the table marks its bad members invalid."""
+    cs, (m, I) = skate()
+    ini = {"x": 0, "y": 0, "theta": 0, "xdot": 1}
+    with pytest.raises(InputError, match=r"^ensemble: the parameter m = -1 contradicts its assumption 'positive'"):
+        ensemble(cs, {"thetadot": [0.1, 0.2]}, (0.0, 1.0), n_times=3, params={m: -1, I: 0.1}, initial=ini,
+                 complete=True, scheduler="serial")
+    ds = ensemble(cs, {"m": [1.0, -1.0, 0.0]}, (0.0, 1.0), n_times=3, params={I: 0.1},
+                  initial={**ini, "thetadot": 0.1}, complete=True, scheduler="serial")
+    assert list(ds.status.values) == ["ok", "invalid", "invalid"]
+    assert ds.message.values[1] == "invalid data: the parameter m = -1 contradicts its assumption 'positive'"
+    assert np.all(np.isnan(ds.trajectory.isel(member=[1, 2]).values))
+    e = systems.load("rolling_disc")       # the catalogue's lengths and masses are positive too
+    with pytest.raises(InputError, match="the parameter a = -1 contradicts its assumption 'positive'"):
+        ensemble(e, {"thetadot": [0.1]}, (0.0, 1.0), n_times=3, params={"a": -1.0}, complete=True,
+                 scheduler="serial")
+
+
+def test_the_study_size_is_capped_before_anything_is_allocated():
+    cs, (m, I) = skate()
+    with pytest.raises(InputError, match="n_times must be an integer from 2 to 1000000"):
+        ensemble(cs, {"thetadot": [0.1]}, (0.0, 1.0), n_times=10**7, params={m: 1, I: 0.1}, scheduler="serial")
+    with pytest.raises(InputError, match=r"members × 1000000 output times .* at most 1000000000"):
+        check_study_size(5000, 10**6, "ensemble")
+    with pytest.raises(InputError, match="at most 10000000 in one study"):
+        check_study_size(10**23, 3, "sweep")
