@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -45,6 +45,7 @@ from scipy.integrate import DOP853
 from ..errors import InputError
 from ..geometry.coerce import SIGN_ASSUMPTIONS
 from .compile import compile_rhs
+from .simulation.atlas import _switch_threshold
 
 __all__ = ["BatchModel", "batch_model", "integrate_batch", "STATUS"]
 
@@ -110,12 +111,20 @@ class _Monitor:
 
     kind "threshold": |c| must stay above ``singular_tol``·|c₀| and c must not change sign;
     "sign": c must stay ≥ 0; "rank": det(J Jᵀ) of the k × m matrix ``value`` must stay above
-    ``singular_tol``·its initial value; "bordered": det K must not change sign."""
+    ``singular_tol``·its initial value; "bordered": det K must not change sign; "rho": the chart
+    quality ρ_D = det(J_D)²/det(J Jᵀ) of the dependent velocities D (columns ``cols`` of the k × m
+    matrix ``value``) must stay above ``threshold`` — the atlas's own monitor
+    (:func:`~jetgeo.numerics.simulation.atlas.chart_monitor`), read where ``simulate`` would switch charts."""
 
     kind: str
     explanation: str
     code: _Code
     shape: tuple = ()
+    #: the quantity only bounds the chart of Q in use (a normal form's det ∂f/∂q̇^D): the atlas of
+    #: :func:`~jetgeo.numerics.simulate` continues there in another chart
+    chart: bool = False
+    cols: tuple = ()
+    threshold: float = 0.0
 
 
 @dataclass
@@ -216,10 +225,16 @@ class BatchModel:
             if mon.kind == "bordered":
                 K, _ = self._bordered_matrices(t, y, p)
                 out[i] = np.linalg.det(K)
-            elif mon.kind == "rank":
+            elif mon.kind in ("rank", "rho"):
                 J = np.asarray(mon.code(t, y, p), dtype=float).reshape(*mon.shape, -1)
                 J = np.moveaxis(J, -1, 0)
-                out[i] = np.linalg.det(J @ np.transpose(J, (0, 2, 1)))
+                G = np.linalg.det(J @ np.transpose(J, (0, 2, 1)))
+                if mon.kind == "rank":
+                    out[i] = G
+                else:  # as atlas.chart_quality: 1 where J Jᵀ is singular (the rank monitor's business)
+                    dD = np.linalg.det(J[:, :, list(mon.cols)])
+                    good = (G > 0) & np.isfinite(G)
+                    out[i] = np.where(good, dD * dD / np.where(good, G, 1.0), 1.0)
             else:
                 out[i] = np.asarray(mon.code(t, y, p), dtype=float).reshape(-1)
         return out
@@ -261,17 +276,25 @@ def batch_model(prep) -> BatchModel:
     sub = M.g if prep.formulation == "reduced" else {}
     if M.f:
         J = sp.Matrix(len(M.f), m, lambda i, j: sp.diff(M.f[i], M.qdot[j]))
+        jcode = _code(J.xreplace(sub), prep.state, P, t, "rank_batch")
         monitors.append(_Monitor(
             "rank", "singular state of the constraints: rank ∂f/∂q̇ drops below the number of constraints "
-            "(det(J Jᵀ), J = ∂f/∂q̇, vanishes)", _code(J.xreplace(sub), prep.state, P, t, "rank_batch"),
-            (len(M.f), m)))
+            "(det(J Jᵀ), J = ∂f/∂q̇, vanishes)", jcode, (len(M.f), m)))
+        if M.cs is not None and prep.formulation in ("full", "reduced") and any(c.kind == "chart"
+                                                                               for c in M.conditions):
+            names = ", ".join(map(str, prep.dependent))
+            monitors.append(_Monitor(
+                "rho", f"the chart of [{names}] ends (the atlas continues in another)", jcode, (len(M.f), m),
+                chart=True, cols=tuple(M.qdot.index(d) for d in prep.dependent),
+                threshold=_switch_threshold(len(M.f), m)))
     if prep.formulation == "multipliers":
         monitors.append(_Monitor("bordered", "the multiplier equations become singular: det [[W, -J^T], [J, 0]] "
                                  "vanishes", rhs))
     else:
         for c in M.conditions:
             monitors.append(_Monitor("sign" if c.kind == "sign" else "threshold", c.explanation,
-                                     _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch")))
+                                     _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch"),
+                                     chart=c.kind == "chart"))
     codes = [rhs, f, fscale, g, energy] + [mon.code for mon in monitors]
     assumptions = tuple(tuple(a for a in SIGN_ASSUMPTIONS if s.assumptions0.get(a) is True) for s in P)
     fp = _fingerprint(prep.formulation, [str(s) for s in prep.state], [str(s) for s in P],
@@ -409,7 +432,8 @@ def _interp(Fc, y_old, x):
 class BatchResult:
     """Per member: the full state at the output times ``y[member, time, state]`` (NaN after a stop),
     ``status`` codes (:data:`STATUS`), ``message``, ``t_stop`` and the full state there, ``nfev``
-    (right-hand-side evaluations) and ``nsteps`` (accepted steps)."""
+    (right-hand-side evaluations), ``nsteps`` (accepted steps) and ``chart`` (the member stopped
+    where only the chart of Q in use ends: a normal form's det ∂f/∂q̇^D vanishes)."""
 
     y: np.ndarray
     status: np.ndarray
@@ -418,15 +442,22 @@ class BatchResult:
     y_stop: np.ndarray
     nfev: np.ndarray
     nsteps: np.ndarray
+    chart: np.ndarray | None = None
 
 
 def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float = 1e-10, atol: float = 1e-12,
                     max_step: float = np.inf, events: bool = True, singular_tol: float = 1e-6,
-                    invalid: list | None = None) -> BatchResult:
+                    invalid: list | None = None, atlas: bool = False) -> BatchResult:
     """Integrate every column of ``y0_full`` (the full state (q, q̇), shape (2m, N)) with its
     parameters (columns of ``P``) from t_span[0] to t_span[1]; outputs at ``t_eval``.
 
-    ``invalid``: per member None or a reason (those members are not integrated; status "invalid")."""
+    ``invalid``: per member None or a reason (those members are not integrated; status "invalid").
+    ``atlas``: watch the chart quality ρ of the normal form in force instead of its determinant,
+    and stop a member (``chart`` True) where ``simulate`` would switch charts."""
+    if atlas:  # the chart's determinant is replaced by the atlas's ρ, as simulate(skip_chart=True) does
+        model = replace(model, monitors=tuple(mon for mon in model.monitors if mon.kind == "rho" or not mon.chart))
+    else:
+        model = replace(model, monitors=tuple(mon for mon in model.monitors if mon.kind != "rho"))
     t0, t1 = float(t_span[0]), float(t_span[1])
     if not t1 > t0:
         raise InputError(f"t_span: the final time {t1} must be after the initial time {t0}")
@@ -444,6 +475,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
     y_stop = np.full((N, nF), np.nan)
     nfev = np.zeros(N, dtype=np.int64)
     nsteps = np.zeros(N, dtype=np.int64)
+    chart = np.zeros(N, bool)
     for i, why in enumerate(invalid or []):
         if why is not None:
             status[i], message[i] = 3, why
@@ -471,12 +503,16 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                 elif mon.kind == "rank":
                     bad = ~(c > 0)
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
+                elif mon.kind == "rho":
+                    bad = ~(c >= mon.threshold)
+                    why = f"at the initial state {mon.explanation} (ρ = {{:.3g}})"
                 else:
                     bad = ~((c != 0) & np.isfinite(c))
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
                 for i, ci in zip(run[bad], c[bad]):
                     if status[i] == _RUNNING:
                         status[i], message[i], t_stop[i], y_stop[i] = 1, why.format(ci), t0, y0_full[:, i]
+                        chart[i] = mon.chart
             run = np.flatnonzero(status == _RUNNING)
             ev_old[:, run] = _event_values(model, c0[:, run], c0[:, run], singular_tol)
         if len(run):
@@ -554,6 +590,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             nsteps[ids] += 1
             stop_at = np.full(len(ids), np.inf)
             stop_why: dict = {}
+            stop_mon: dict = {}
             # which members need the dense output: an output time in (t_old, t_new], or a monitor hit
             need = (nxt[ids] < nT) & (t_eval[np.minimum(nxt[ids], nT - 1)] <= t_acc)
             hit = np.zeros((2 * nM, len(ids)), bool)
@@ -572,7 +609,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                 Fc = (d, Fc_d)
                 if hit.any():
                     _locate(model, Fc, hit, d, t_old, h_acc, y_old, p_acc, c0[:, ids], singular_tol, stop_at,
-                            stop_why)
+                            stop_why, stop_mon)
             # outputs (up to a stop)
             if Fc is not None:
                 d, Fc_d = Fc
@@ -599,6 +636,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                         status[i], t_stop[i] = 1, stop_at[j]
                         y_stop[i] = model.to_full(np.array([stop_at[j]]), ys, p_acc[:, j:j + 1])[:, 0]
                         message[i] = stop_why[j]
+                        chart[i] = model.monitors[stop_mon[j]].chart
             done = (t_acc >= t1) & (status[ids] == _RUNNING)
             for i in ids[done]:
                 status[i], t_stop[i] = 0, t1
@@ -607,7 +645,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             run = np.flatnonzero(status == _RUNNING)
     finally:
         np_err.__exit__(None, None, None)
-    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps)
+    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps, chart)
 
 
 def _failure(t: float, h: float, overflow: bool) -> str:
@@ -631,12 +669,14 @@ def _event_values(model, c, c_init, tol):
             ev[2 * j] = ev[2 * j + 1] = c[j]
         elif mon.kind == "rank":
             ev[2 * j] = ev[2 * j + 1] = c[j] - tol * c_init[j]
+        elif mon.kind == "rho":
+            ev[2 * j] = ev[2 * j + 1] = c[j] - mon.threshold
         else:
             ev[2 * j] = ev[2 * j + 1] = np.sign(c_init[j]) * c[j]
     return ev
 
 
-def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_why) -> None:
+def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_why, stop_mon) -> None:
     """The first zero of each hit event function inside its step, by bisection (60 halvings:
     to the last bits of t) on the dense output; the earliest one per member wins."""
     d_idx, Fc_d = Fc
@@ -664,5 +704,6 @@ def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_wh
         for r, j in enumerate(cols):
             if ts[r] < stop_at[j]:
                 stop_at[j] = ts[r]
+                stop_mon[j] = e // 2
                 stop_why[j] = (f"integration stopped at t = {ts[r]:.6g}: {mon.explanation} "
                                f"(value {cv[r]:.3g}, initially {ci[e // 2, r]:.3g})")

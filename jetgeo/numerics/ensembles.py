@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError
 from ..geometry.coerce import SIGN_ASSUMPTIONS as _SIGN_WORDS
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
@@ -48,7 +49,7 @@ from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_bat
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
-from .simulation.run import check_arguments
+from .simulation.run import SimulationStoppedWarning, check_arguments, simulate
 
 __all__ = ["ensemble", "grid", "sample", "members_table", "MAX_MEMBERS", "MAX_POINTS", "MAX_SAMPLES"]
 
@@ -284,20 +285,71 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
     full, why = check_initial(model, t0, full, P, settings["complete"], settings["manifold_tol"])
     res = integrate_batch(model, (t0, t1), full, P, t_eval, rtol=settings["rtol"], atol=settings["atol"],
                          max_step=settings["max_step"], events=settings["events"],
-                         singular_tol=settings["singular_tol"], invalid=why)
+                         singular_tol=settings["singular_tol"], invalid=why, atlas=_atlas_on(model, settings))
     N, nT, nF = res.y.shape
     flat = res.y.reshape(N * nT, nF).T
     tt = np.tile(t_eval, N)
     Pr = np.repeat(P, nT, axis=1)
     out = {"trajectory": res.y, "status": np.array([STATUS[int(s)] for s in res.status], dtype=object),
            "message": np.array(res.message, dtype=object), "t_stop": res.t_stop, "state_stop": res.y_stop,
-           "nfev": res.nfev, "nsteps": res.nsteps}
+           "nfev": res.nfev, "nsteps": res.nsteps, "chart_stop": res.chart}
     with np.errstate(all="ignore"):
         if model.f is not None:
             out["residual"] = np.asarray(model.f(tt, flat, Pr), dtype=float).reshape(-1, N, nT).transpose(1, 2, 0)
         if model.energy is not None:
             out["energy"] = np.asarray(model.energy(tt, flat, Pr), dtype=float).reshape(N, nT)
     return out
+
+
+def _atlas_on(model: BatchModel, settings: dict) -> bool:
+    """Whether members continue across chart boundaries of Q (as ``simulate(atlas=True)`` decides)."""
+    return bool(settings["atlas"] and settings["events"] and any(mon.kind == "rho" for mon in model.monitors))
+
+
+def _finish_on_atlas(prep: Prepared, model: BatchModel, settings: dict, result: dict, P) -> None:
+    """Continue with :func:`~jetgeo.numerics.simulate` and its atlas of charts every member of a chunk's
+    ``result`` that the batch stopped where ``simulate`` switches charts (ρ of the normal form in force
+    below the atlas's threshold): from that state, on the output times after it; the member's arrays in
+    ``result`` are completed with simulate's."""
+    stopped = result.pop("chart_stop", None)
+    if stopped is None or not stopped.any() or not _atlas_on(model, settings):
+        return
+    t1 = settings["t_span"][1]
+    t_eval = settings["t_eval"]
+    for i in np.flatnonzero(stopped):
+        ts = float(result["t_stop"][i])
+        initial = dict(zip(model.full_state, result["state_stop"][i]))
+        params = dict(zip(model.params, P[:, i]))
+        later = np.flatnonzero(t_eval > ts)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SimulationStoppedWarning)
+                r = simulate(prep, (ts, t1), initial, params, t_eval=t_eval[later] if len(later) else None,
+                             events=True, atlas=True, singular_tol=settings["singular_tol"],
+                             manifold_tol=settings["manifold_tol"], rtol=settings["rtol"], atol=settings["atol"],
+                             max_step=settings["max_step"])
+        except (NotRegularError, RankDeficientError, BranchError, OffManifoldError) as exc:
+            result["status"][i] = "failed"
+            result["message"][i] = f"{result['message'][i]}, and the atlas cannot continue there: {exc}"
+            continue
+        if len(later):
+            n = len(r.t)
+            rows = later[:n]
+            result["trajectory"][i, rows] = np.hstack([r.q, r.qdot])
+            if "residual" in result:
+                result["residual"][i, rows] = r.residuals
+            if "energy" in result and r.energy is not None:
+                result["energy"][i, rows] = r.energy
+        status = {"finished": "ok", "singular": "singular"}.get(r.status, "failed")
+        t_end = t1 if status == "ok" else (r.event.t if r.event is not None else float(r.t[-1]))
+        switches = "; ".join(str(c) for c in r.charts[:3]) + (f"; … {len(r.charts)} in all" if len(r.charts) > 3
+                                                              else "")
+        result["status"][i] = status
+        result["message"][i] = f"{r.message} (from t = {ts:.6g} by simulate across charts of Q: {switches})"
+        result["t_stop"][i] = t_end
+        if r.sol is not None:
+            result["state_stop"][i] = np.concatenate(r(t_end))[:, 0]
+        result["nfev"][i] += r.nfev
 
 
 # ----------------------------------------------------------------------------------------------
@@ -418,6 +470,7 @@ def ensemble(
     events: bool = True,
     singular_tol: float = 1e-6,
     manifold_tol: float = 1e-9,
+    atlas: bool = True,
     chunk_size: int | None = None,
     scheduler: str = "local",
     client=None,
@@ -439,7 +492,12 @@ def ensemble(
         q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)] (unless the table gives them) —
         needed when a swept parameter changes g.
     formulation : "full", "reduced" or "multipliers" (as in :func:`~jetgeo.numerics.simulate`).
-    rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853).
+    rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853),
+        validated by the same function (:func:`~jetgeo.numerics.simulation.run.check_arguments`).
+    atlas : as in ``simulate``: a member that reaches the boundary of the normal form's chart of Q
+        (det ∂f/∂q̇^D = 0 where Q is smooth, the skate at θ = π/2) is integrated again by
+        :func:`~jetgeo.numerics.simulate`, which switches charts there (``message`` says so);
+        ``False`` stops it there (status ``singular``).
     chunk_size : members per task (default: N / workers, between 256 and 2500 members).
     scheduler : "local" (default: a process pool on all cores, or ``workers``) or "serial"
         (in this process); ``client`` (a ``distributed.Client``) takes precedence.
@@ -502,7 +560,7 @@ def ensemble(
         chunk_size = min(N, max(256, min(2500, math.ceil(N / workers))))
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
-                "manifold_tol": float(manifold_tol), "complete": bool(complete)}
+                "manifold_tol": float(manifold_tol), "complete": bool(complete), "atlas": bool(atlas)}
     from ..version import __version__
 
     coords = {n: P[r] for r, n in enumerate(model.params)}
@@ -533,6 +591,8 @@ def ensemble(
     counter = {"done": done_members}
 
     def on_done(i: int, result: dict) -> None:
+        chunk = slice(starts[i], starts[i] + chunk_size)
+        _finish_on_atlas(prep, model, settings, result, P[:, chunk])
         ds = chunk_dataset(model, starts[i], result, t_eval, coords, attrs)
         if st is not None:
             st.write(i, ds)

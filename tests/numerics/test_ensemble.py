@@ -73,7 +73,7 @@ def test_skate_members_follow_circles_and_stop_where_the_normal_form_breaks():
     ws = np.array([0.1, 0.2, 0.5, 0.9])
     mem = {"thetadot": ws, "xdot": u * np.cos(th0) * np.ones(4)}
     ds = ensemble(cs, mem, (0.0, 4.0), n_times=41, params={m: 2, I: 0.5}, initial={"x": 0, "y": 0, "theta": th0},
-                  complete=True, scheduler="serial")
+                  complete=True, scheduler="serial", atlas=False)
     t_hit = (np.pi / 2 - th0) / ws
     for i, w in enumerate(ws):
         if t_hit[i] > 4.0:
@@ -91,6 +91,22 @@ def test_skate_members_follow_circles_and_stop_where_the_normal_form_breaks():
         np.testing.assert_allclose(traj[ok, 0], X, atol=1e-8)
         np.testing.assert_allclose(traj[ok, 1], Yc, atol=1e-8)
         assert np.all(np.isnan(traj[~ok]))                  # nothing after the stop
+    # with the atlas (the default, as in simulate) every member crosses θ = π/2 in the chart of [xdot]
+    # and runs to the end on its circle, the same motion as simulate's
+    da = ensemble(cs, mem, (0.0, 4.0), n_times=41, params={m: 2, I: 0.5}, initial={"x": 0, "y": 0, "theta": th0},
+                  complete=True, scheduler="serial")
+    assert set(da.status.values) == {"ok"}
+    T = da.time.values
+    for i, w in enumerate(ws):
+        th = th0 + w * T
+        np.testing.assert_allclose(_state(da, i)[:, 0], (u / w) * (np.sin(th) - np.sin(th0)), atol=1e-7)
+        np.testing.assert_allclose(_state(da, i)[:, 1], -(u / w) * (np.cos(th) - np.cos(th0)), atol=1e-7)
+        if t_hit[i] < 4.0:
+            assert "dependent velocities [ydot] → [xdot]" in da.message.values[i]
+            r = simulate(cs, (0.0, 4.0), {"x": 0, "y": 0, "theta": th0, "xdot": mem["xdot"][i], "thetadot": w},
+                         {m: 2, I: 0.5}, complete=True, t_eval=T)
+            assert r.status == "finished" and len(r.charts) >= 1
+            np.testing.assert_allclose(_state(da, i), np.hstack([r.q, r.qdot]), atol=1e-9)
     # the multiplier formulation needs no normal form: all members run to the end on their circles
     mem2 = dict(mem, ydot=u * np.sin(th0) * np.ones(4))
     dm = ensemble(cs, mem2, (0.0, 4.0), n_times=41, params={m: 2, I: 0.5}, initial={"x": 0, "y": 0, "theta": th0},
