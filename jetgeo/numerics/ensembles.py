@@ -46,6 +46,7 @@ from ..geometry.coerce import SIGN_ASSUMPTIONS as _SIGN_WORDS
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
+from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
@@ -318,7 +319,14 @@ def _finish_on_atlas(prep: Prepared, model: BatchModel, settings: dict, result: 
     t_eval = settings["t_eval"]
     for i in np.flatnonzero(stopped):
         ts = float(result["t_stop"][i])
-        initial = dict(zip(model.full_state, result["state_stop"][i]))
+        if not ts < t1:  # the chart ended exactly at the end: nothing left to integrate
+            result["status"][i] = "ok"
+            result["message"][i] = f"reached t = {t1:g}, where {result['message'][i]}"
+            continue
+        state = result["state_stop"][i]
+        if prep.formulation == "full":  # as simulate does at a switch: the new chart starts on Q
+            state = project_velocities(prep, ts, state, P[:, i])
+        initial = dict(zip(model.full_state, state))
         params = dict(zip(model.params, P[:, i]))
         later = np.flatnonzero(t_eval > ts)
         try:

@@ -95,6 +95,7 @@ def test_sweep_members_cross_chart_boundaries_as_simulate_does(tmp_path):
                 "--formulation", formulation, "--out", str(out))
         assert r.returncode == 0, r.stderr
         assert "ok 3" in r.stdout and r.stderr == ""
+        assert "formulation='" not in r.stdout     # no advice to use an option the command lacks
         ds = xr.open_dataset(out)
         t = ds.time.values
         for i in range(3):
