@@ -404,15 +404,30 @@ def _execute(model, settings, tasks: list, scheduler: str, client, workers: int,
         return
     from concurrent.futures import as_completed
 
-    with _pool(min(workers, len(tasks))) as pool:
+    pool = _pool(min(workers, len(tasks)))
+    try:
         futures = {pool.submit(run_chunk, model, settings, full, P): i for i, full, P in tasks}
-        try:
-            for fut in as_completed(futures):
-                on_done(futures[fut], fut.result())
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+        for fut in as_completed(futures):
+            on_done(futures[fut], fut.result())
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop_pool(pool) -> None:
+    """End an interrupted study's pool now (a time limit, Ctrl-C, a failing chunk): cancel the queued
+    chunks and terminate the workers.  ``shutdown(wait=True)`` — what leaving a ``with`` block does —
+    waited for the running chunks, and the process for the pool at exit: ``jetgeo sweep --timeout 3``
+    printed its message at 3 s and ended after 300 s."""
+    # CPython's ProcessPoolExecutor keeps its worker processes in ``_processes`` (no public handle)
+    procs = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(5)
 
 
 # ----------------------------------------------------------------------------------------------

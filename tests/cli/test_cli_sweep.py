@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -108,8 +109,12 @@ def test_sweep_members_cross_chart_boundaries_as_simulate_does(tmp_path):
 
 
 def test_sweep_timeout_and_memory_limit():
-    r = run("sweep", "vertical_rolling_disc", "--t-end", "50", "--points", "3", "--param", "thetadot=0.1:2:20000",
+    """--timeout ends the sweep, its pool included: the chunks take minutes (the workers were waited
+    for: the message came at the limit and the process ended 300 s later)."""
+    start = time.perf_counter()
+    r = run("sweep", "vertical_rolling_disc", "--t-end", "5000", "--points", "3", "--param", "thetadot=0.1:2:5000",
             "--timeout", "1", timeout=120)
+    assert time.perf_counter() - start < 60       # about 3 s: the start-up and the limit
     assert r.returncode == 1, r.stderr
     assert r.stderr.startswith("jetgeo: ResourceLimitError: time limit of 1 s reached") and r.stderr.count("\n") == 1
     r = run("sweep", "vertical_rolling_disc", "--t-end", "1", "--points", "3", "--param", "R=1:2:2",
