@@ -717,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_show)
     from .cli_sweep import add_parser as add_sweep
 
-    add_sweep(sub, common)
+    add_sweep(sub, common, limits)
     return p
 
 

@@ -3,24 +3,34 @@
 ::
 
     jetgeo sweep SPEC --t-end T --param NAME=START:STOP:N [--param ...] [--points P]
-                 [--scheduler local|ADDRESS] [--out FILE.nc|FILE.zarr]
+                 [--formulation full|reduced|multipliers] [--scheduler local|ADDRESS]
+                 [--out FILE.nc|FILE.zarr] [--timeout SECONDS] [--memory-limit MB]
 
 Each ``--param`` is a parameter of the spec or a coordinate/velocity of its initial state,
 swept over N equally spaced values from START to STOP; several ``--param`` give their
 Cartesian product.  Everything else comes from the spec (parameters, initial state); the
-dependent velocities of every member are computed from the normal form.  ``--scheduler``
-``local`` (default: this machine's cores) or the address of a Dask scheduler
-(``tcp://host:8786``).  ``--out`` writes the dataset (resumable: run the same command again
-after an interruption).  Bad ranges and unknown names exit 2 with a one-line message.
+dependent velocities of every member are computed from the normal form.  Each member is a
+simulation: it crosses the chart boundaries of Q with the atlas of ``jetgeo simulate`` (in the
+full and reduced formulations).  ``--scheduler`` ``local`` (default: this machine's cores) or
+the address of a Dask scheduler (``tcp://host:8786``).  ``--out`` writes the dataset
+(resumable: run the same command again after an interruption).  ``--timeout`` and
+``--memory-limit`` bound the run as for ``simulate``.
+
+Exit codes: 0 every member reached ``--t-end``; 1 some member did not (stopped at a singular
+state, failed, or invalid data: the first ones are listed, the reason on stderr) or a limit was
+reached; 2 bad input (bad ranges, unknown names, a value against a parameter's assumptions,
+more members or points than theory/specfiles.md allows), one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 
 from .errors import InputError, MethodUnavailable
+from .geometry.coerce import SIGN_ASSUMPTIONS, respects_assumptions
 
 __all__ = ["add_parser", "parse_range"]
 
@@ -52,9 +62,12 @@ def parse_range(text: str) -> tuple:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # numpy and numerics (scipy, xarray) only when a sweep runs: every other command starts without
+    # them; cli's spec loader here because cli imports this module
     import numpy as np
 
     from .cli import _load
+    from .numerics.ensembles import check_study_size, ensemble, grid
 
     ranges = [parse_range(p) for p in args.param]
     names = [r[0] for r in ranges]
@@ -62,6 +75,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--param: a name is given twice: {names}")
     if args.points < 2:
         raise InputError(f"--points must be at least 2, got {args.points}")
+    check_study_size(math.prod(r[3] for r in ranges), args.points, "sweep")
     spec = _load(args.spec)
     Y = spec.Y
     valid = sorted([str(s) for s in spec.parameters] + [str(s) for s in (*Y.q, *Y.qdot)])
@@ -69,14 +83,23 @@ def _run(args: argparse.Namespace) -> int:
     if unknown:
         raise InputError(f"{spec.source}: --param {unknown[0]!r} is neither a parameter nor a coordinate/velocity; "
                         f"valid names: {', '.join(valid)}")
-    from .numerics.ensembles import ensemble, grid
-
     pvals = {str(k): float(v) for k, v in (spec.numeric_params() if spec.parameters else {}).items()}
     y0 = {str(k): float(v) for k, v in spec.initial_state().items()}
     t0 = y0.pop(str(Y.t))
     if not args.t_end > t0:
         raise InputError(f"{spec.source}: --t-end {args.t_end} must be after the initial time {t0}")
-    members = grid(**{n: np.linspace(a, b, k) for n, a, b, k in ranges})
+    axes = {n: np.linspace(a, b, k) for n, a, b, k in ranges}
+    declared = {str(s): s for s in spec.parameters}
+    for text, (n, *_rest) in zip(args.param, ranges):
+        if n in declared:
+            ok = respects_assumptions(declared[n], axes[n])
+            if not np.all(ok):
+                v = float(axes[n][np.flatnonzero(~np.asarray(ok))[0]])
+                a = next(a for a, test in SIGN_ASSUMPTIONS.items()
+                         if declared[n].assumptions0.get(a) is True and not test(v))
+                raise InputError(f"{spec.source}: --param {text!r}: the value {v:g} contradicts the assumption "
+                                 f"{a!r} of {n} (as [values] would)")
+    members = grid(**axes)
     model = spec.constrained() if spec.Q is not None else spec.system
     dependent = set()
     if spec.Q is not None:
@@ -100,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         ds = ensemble(model, members, (t0, args.t_end), n_times=args.points, params=pvals,
                       initial={k: v for k, v in y0.items() if k not in dependent}, complete=bool(dependent),
-                      client=client, store=args.out, progress=None)
+                      formulation=args.formulation, client=client, store=args.out, progress=None)
     finally:
         if client is not None:
             client.close()
@@ -115,19 +138,31 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  member {i} ({coords}): {ds.status.values[i]}: {ds.message.values[i]}")
     if args.out:
         print(f"wrote {args.out}")
+    short = ds.sizes["member"] - counts["ok"]
+    if short:
+        why = ", ".join(f"{k} {v}" for k, v in counts.items() if v and k != "ok")
+        print(f"jetgeo: {spec.source}: {short} of {ds.sizes['member']} members did not reach t = {args.t_end:g} "
+              f"({why}; the first are listed above)", file=sys.stderr)
+        return 1
     return 0
 
 
-def add_parser(sub, common) -> None:
-    """Register ``sweep`` on the CLI's subparsers."""
+def add_parser(sub, common, limits) -> None:
+    """Register ``sweep`` on the CLI's subparsers (``limits``: the parent parser of ``--timeout`` and
+    ``--memory-limit``, which ``jetgeo.cli.main`` applies)."""
     from .cli import _positive_seconds  # the CLI's option types (jetgeo.cli imports this module)
 
-    d = sub.add_parser("sweep", parents=[common], help="integrate a parameter sweep (an ensemble) of a spec")
+    d = sub.add_parser("sweep", parents=[common, limits], help="integrate a parameter sweep (an ensemble) of a spec",
+                       epilog="Exit codes: 0 every member reached --t-end; 1 some member did not (singular, failed or "
+                       "invalid; listed), or --timeout/--memory-limit was reached; 2 bad input; 3 internal error.")
     d.add_argument("spec")
     d.add_argument("--param", action="append", required=True, metavar="NAME=START:STOP:N",
                    help="a parameter or initial coordinate/velocity and its range (repeat for a grid)")
     d.add_argument("--t-end", type=float, required=True, help="final time")
     d.add_argument("--points", type=int, default=101, help="output samples per member (default 101)")
+    d.add_argument("--formulation", default="full", choices=("full", "reduced", "multipliers"),
+                   help="as for simulate: full (default) and reduced cross chart boundaries of Q with the atlas; "
+                   "multipliers needs no normal form")
     d.add_argument("--scheduler", default="local", help="local (default) or the address of a Dask scheduler")
     d.add_argument("--connect-timeout", type=_positive_seconds, default=10.0, help="seconds to reach a Dask scheduler")
     d.add_argument("--out", help="write the dataset to FILE.nc or FILE.zarr (resumable)")

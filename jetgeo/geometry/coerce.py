@@ -34,7 +34,14 @@ import sympy as sp
 
 from ..errors import DegreeError, InputError
 
-__all__ = ["as_expr", "as_exprs", "as_matrix", "as_substitution", "as_symbol"]
+__all__ = ["as_expr", "as_exprs", "as_matrix", "as_substitution", "as_symbol", "respects_assumptions",
+           "SIGN_ASSUMPTIONS"]
+
+#: the assumptions of a symbol that a number can contradict, and the test of each
+SIGN_ASSUMPTIONS = {
+    "positive": lambda v: v > 0, "negative": lambda v: v < 0, "nonnegative": lambda v: v >= 0,
+    "nonpositive": lambda v: v <= 0, "nonzero": lambda v: v != 0, "integer": lambda v: v % 1 == 0,
+}
 
 _TEXT_ADVICE = (
     "jetgeo never evaluates text. Build the expression from sympy symbols (e.g. Y.q, Y.qdot, "
@@ -148,3 +155,33 @@ def as_substitution(*args: object) -> list:
         old = as_symbol(old, what="subs") if isinstance(old, str) else as_expr(old, "subs: old")
         out.append((old, as_expr(new, f"subs: value for {old}")))
     return out
+
+
+def respects_assumptions(sym: sp.Symbol, values):
+    """Whether numerical values of ``sym`` satisfy the assumptions it carries (positive, negative,
+    nonnegative, nonpositive, nonzero, integer): the one check of a value against a parameter's
+    declaration, for a spec's ``[values]``, ``jetgeo sweep --param`` and
+    :func:`~jetgeo.numerics.ensemble` alike (a mass m = −1 turns the cos of a motion into a cosh).
+
+    Parameters
+    ----------
+    sym : sympy.Symbol
+        The parameter, with its assumptions.
+    values : float, or a NumPy array of floats (compared elementwise)
+        The values; NaN satisfies no assumption.
+
+    Returns
+    -------
+    bool, or a boolean array of the shape of ``values``.
+
+    Examples
+    --------
+    >>> m = sp.Symbol("m", positive=True)
+    >>> respects_assumptions(m, 2.0), respects_assumptions(m, -1.0)
+    (True, False)
+    """
+    ok = True
+    for name, test in SIGN_ASSUMPTIONS.items():
+        if sym.assumptions0.get(name) is True:
+            ok = ok & test(values)
+    return ok

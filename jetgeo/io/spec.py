@@ -44,7 +44,7 @@ from ..errors import (
     SpecError,
     UndecidedError,
 )
-from ..geometry.coerce import as_expr
+from ..geometry.coerce import as_expr, respects_assumptions
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -801,7 +801,7 @@ class _Loader:
             if not math.isfinite(fv):
                 raise self.err("values", k, f"{v!r} is not finite")
             sym = self.params[k]
-            if not _respects(sym, fv):
+            if not respects_assumptions(sym, fv):
                 raise self.err("values", k, f"value {fv} contradicts the assumptions {self.assumptions[k]}")
             out[sym] = e
         return out
@@ -843,17 +843,6 @@ def _implied(a: str, s: sp.Symbol) -> bool:
     strong = {"real": ("positive", "negative", "nonnegative", "nonpositive", "integer"),
               "nonzero": ("positive", "negative"), "nonnegative": ("positive",), "nonpositive": ("negative",)}
     return any(a0.get(b) is True for b in strong.get(a, ()))
-
-
-def _respects(sym: sp.Symbol, v: float) -> bool:
-    checks = {
-        "positive": v > 0, "negative": v < 0, "nonnegative": v >= 0, "nonpositive": v <= 0,
-        "nonzero": v != 0, "integer": float(v).is_integer(),
-    }
-    for a, ok in checks.items():
-        if sym.assumptions0.get(a) is True and not ok:
-            return False
-    return True
 
 
 def _kind(v) -> str:

@@ -36,14 +36,16 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
 from scipy.integrate import DOP853
 
 from ..errors import InputError
+from ..geometry.coerce import SIGN_ASSUMPTIONS
 from .compile import compile_rhs
+from .simulation.atlas import _switch_threshold
 
 __all__ = ["BatchModel", "batch_model", "integrate_batch", "STATUS"]
 
@@ -109,12 +111,20 @@ class _Monitor:
 
     kind "threshold": |c| must stay above ``singular_tol``·|c₀| and c must not change sign;
     "sign": c must stay ≥ 0; "rank": det(J Jᵀ) of the k × m matrix ``value`` must stay above
-    ``singular_tol``·its initial value; "bordered": det K must not change sign."""
+    ``singular_tol``·its initial value; "bordered": det K must not change sign; "rho": the chart
+    quality ρ_D = det(J_D)²/det(J Jᵀ) of the dependent velocities D (columns ``cols`` of the k × m
+    matrix ``value``) must stay above ``threshold`` — the atlas's own monitor
+    (:func:`~jetgeo.numerics.simulation.atlas.chart_monitor`), read where ``simulate`` would switch charts."""
 
     kind: str
     explanation: str
     code: _Code
     shape: tuple = ()
+    #: the quantity only bounds the chart of Q in use (a normal form's det ∂f/∂q̇^D): the atlas of
+    #: :func:`~jetgeo.numerics.simulate` continues there in another chart
+    chart: bool = False
+    cols: tuple = ()
+    threshold: float = 0.0
 
 
 @dataclass
@@ -142,6 +152,8 @@ class BatchModel:
     energy: _Code | None
     monitors: tuple
     fingerprint: str
+    #: per parameter, the assumptions of :data:`~jetgeo.geometry.coerce.SIGN_ASSUMPTIONS` it carries
+    assumptions: tuple = ()
 
     # --- state maps -----------------------------------------------------------------------
     def to_full(self, t, y, p) -> np.ndarray:
@@ -213,10 +225,16 @@ class BatchModel:
             if mon.kind == "bordered":
                 K, _ = self._bordered_matrices(t, y, p)
                 out[i] = np.linalg.det(K)
-            elif mon.kind == "rank":
+            elif mon.kind in ("rank", "rho"):
                 J = np.asarray(mon.code(t, y, p), dtype=float).reshape(*mon.shape, -1)
                 J = np.moveaxis(J, -1, 0)
-                out[i] = np.linalg.det(J @ np.transpose(J, (0, 2, 1)))
+                G = np.linalg.det(J @ np.transpose(J, (0, 2, 1)))
+                if mon.kind == "rank":
+                    out[i] = G
+                else:  # as atlas.chart_quality: 1 where J Jᵀ is singular (the rank monitor's business)
+                    dD = np.linalg.det(J[:, :, list(mon.cols)])
+                    good = (G > 0) & np.isfinite(G)
+                    out[i] = np.where(good, dD * dD / np.where(good, G, 1.0), 1.0)
             else:
                 out[i] = np.asarray(mon.code(t, y, p), dtype=float).reshape(-1)
         return out
@@ -258,27 +276,36 @@ def batch_model(prep) -> BatchModel:
     sub = M.g if prep.formulation == "reduced" else {}
     if M.f:
         J = sp.Matrix(len(M.f), m, lambda i, j: sp.diff(M.f[i], M.qdot[j]))
+        jcode = _code(J.xreplace(sub), prep.state, P, t, "rank_batch")
         monitors.append(_Monitor(
             "rank", "singular state of the constraints: rank ∂f/∂q̇ drops below the number of constraints "
-            "(det(J Jᵀ), J = ∂f/∂q̇, vanishes)", _code(J.xreplace(sub), prep.state, P, t, "rank_batch"),
-            (len(M.f), m)))
+            "(det(J Jᵀ), J = ∂f/∂q̇, vanishes)", jcode, (len(M.f), m)))
+        if M.cs is not None and prep.formulation in ("full", "reduced") and any(c.kind == "chart"
+                                                                               for c in M.conditions):
+            names = ", ".join(map(str, prep.dependent))
+            monitors.append(_Monitor(
+                "rho", f"the chart of [{names}] ends (the atlas continues in another)", jcode, (len(M.f), m),
+                chart=True, cols=tuple(M.qdot.index(d) for d in prep.dependent),
+                threshold=_switch_threshold(len(M.f), m)))
     if prep.formulation == "multipliers":
         monitors.append(_Monitor("bordered", "the multiplier equations become singular: det [[W, -J^T], [J, 0]] "
                                  "vanishes", rhs))
     else:
         for c in M.conditions:
             monitors.append(_Monitor("sign" if c.kind == "sign" else "threshold", c.explanation,
-                                     _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch")))
+                                     _code([c.expr.xreplace(sub)], prep.state, P, t, "condition_batch"),
+                                     chart=c.kind == "chart"))
     codes = [rhs, f, fscale, g, energy] + [mon.code for mon in monitors]
+    assumptions = tuple(tuple(a for a in SIGN_ASSUMPTIONS if s.assumptions0.get(a) is True) for s in P)
     fp = _fingerprint(prep.formulation, [str(s) for s in prep.state], [str(s) for s in P],
-                      *[c.source for c in codes if c is not None])
+                      *[c.source for c in codes if c is not None], *([assumptions] if any(assumptions) else []))
     return BatchModel(
         formulation=prep.formulation, state=tuple(str(s) for s in prep.state),
         full_state=tuple(str(s) for s in full), params=tuple(str(s) for s in P), m=m, n_constraints=len(M.f),
         constraints=tuple(str(e) for e in M.f), rhs=rhs, bordered_k=k, f=f, fscale=fscale, g=g,
         g_index=tuple(M.qdot.index(d) for d in dep),
         independent_index=tuple(M.qdot.index(v) for v in prep.independent), energy=energy,
-        monitors=tuple(monitors), fingerprint=fp,
+        monitors=tuple(monitors), fingerprint=fp, assumptions=assumptions,
     )
 
 
@@ -289,7 +316,8 @@ def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifol
     """Complete the dependent velocities (``complete``: where NaN, from q̇^D = g) and check the data.
 
     Returns (full state (2m, N), messages: a list with None for good members and the reason
-    for bad ones — non-finite values, a constraint f^j(t₀, q, q̇) ≠ 0 beyond
+    for bad ones — non-finite values, a parameter value that contradicts the parameter's
+    assumptions (a negative mass), a constraint f^j(t₀, q, q̇) ≠ 0 beyond
     ``manifold_tol``·(1 + Σ|terms of f^j|))."""
     full = np.array(full, dtype=float)
     N = full.shape[1]
@@ -311,6 +339,14 @@ def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifol
         else:
             names = [model.full_state[r] for r in range(full.shape[0]) if not np.isfinite(full[r, i])]
             msgs[i] = f"invalid data: the initial value(s) of {names} are missing or not finite"
+    for r, names in enumerate(model.assumptions):
+        for a in names:
+            with np.errstate(invalid="ignore"):
+                bad = np.flatnonzero(~SIGN_ASSUMPTIONS[a](P[r]) & np.isfinite(P[r]))
+            for i in bad:
+                if msgs[i] is None:
+                    msgs[i] = (f"invalid data: the parameter {model.params[r]} = {P[r, i]:g} contradicts its "
+                               f"assumption {a!r}")
     if model.f is not None:
         good = np.array([s is None for s in msgs])
         if good.any():
@@ -396,7 +432,8 @@ def _interp(Fc, y_old, x):
 class BatchResult:
     """Per member: the full state at the output times ``y[member, time, state]`` (NaN after a stop),
     ``status`` codes (:data:`STATUS`), ``message``, ``t_stop`` and the full state there, ``nfev``
-    (right-hand-side evaluations) and ``nsteps`` (accepted steps)."""
+    (right-hand-side evaluations), ``nsteps`` (accepted steps) and ``chart`` (the member stopped
+    where only the chart of Q in use ends: a normal form's det ∂f/∂q̇^D vanishes)."""
 
     y: np.ndarray
     status: np.ndarray
@@ -405,15 +442,22 @@ class BatchResult:
     y_stop: np.ndarray
     nfev: np.ndarray
     nsteps: np.ndarray
+    chart: np.ndarray | None = None
 
 
 def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float = 1e-10, atol: float = 1e-12,
                     max_step: float = np.inf, events: bool = True, singular_tol: float = 1e-6,
-                    invalid: list | None = None) -> BatchResult:
+                    invalid: list | None = None, atlas: bool = False) -> BatchResult:
     """Integrate every column of ``y0_full`` (the full state (q, q̇), shape (2m, N)) with its
     parameters (columns of ``P``) from t_span[0] to t_span[1]; outputs at ``t_eval``.
 
-    ``invalid``: per member None or a reason (those members are not integrated; status "invalid")."""
+    ``invalid``: per member None or a reason (those members are not integrated; status "invalid").
+    ``atlas``: watch the chart quality ρ of the normal form in force instead of its determinant,
+    and stop a member (``chart`` True) where ``simulate`` would switch charts."""
+    if atlas:  # the chart's determinant is replaced by the atlas's ρ, as simulate(skip_chart=True) does
+        model = replace(model, monitors=tuple(mon for mon in model.monitors if mon.kind == "rho" or not mon.chart))
+    else:
+        model = replace(model, monitors=tuple(mon for mon in model.monitors if mon.kind != "rho"))
     t0, t1 = float(t_span[0]), float(t_span[1])
     if not t1 > t0:
         raise InputError(f"t_span: the final time {t1} must be after the initial time {t0}")
@@ -431,6 +475,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
     y_stop = np.full((N, nF), np.nan)
     nfev = np.zeros(N, dtype=np.int64)
     nsteps = np.zeros(N, dtype=np.int64)
+    chart = np.zeros(N, bool)
     for i, why in enumerate(invalid or []):
         if why is not None:
             status[i], message[i] = 3, why
@@ -458,12 +503,16 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                 elif mon.kind == "rank":
                     bad = ~(c > 0)
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
+                elif mon.kind == "rho":
+                    bad = ~(c >= mon.threshold)
+                    why = f"at the initial state {mon.explanation} (ρ = {{:.3g}})"
                 else:
                     bad = ~((c != 0) & np.isfinite(c))
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
                 for i, ci in zip(run[bad], c[bad]):
                     if status[i] == _RUNNING:
                         status[i], message[i], t_stop[i], y_stop[i] = 1, why.format(ci), t0, y0_full[:, i]
+                        chart[i] = mon.chart
             run = np.flatnonzero(status == _RUNNING)
             ev_old[:, run] = _event_values(model, c0[:, run], c0[:, run], singular_tol)
         if len(run):
@@ -484,6 +533,8 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             h_abs[run] = _initial_step(model, t0, y[:, run], f[:, run], P[:, run], t1, max_step, rtol, atol)
             nfev[run] += 1
         K = np.empty((_N_EXT, n, N))
+        # why a member's last step was rejected: its trial state or right-hand side was not finite
+        overflow = np.zeros(N, bool)
         while len(run):
             tr, yr, fr, pr = t[run], y[:, run], f[:, run], P[:, run]
             min_step = 10 * np.abs(np.nextafter(tr, np.inf) - tr)
@@ -492,10 +543,12 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             fresh = ~rej
             ha = np.where(fresh & (ha > max_step), max_step, ha)
             ha = np.where(fresh & (ha < min_step), min_step, ha)
-            tiny = rej & (ha < min_step)
+            # a NaN step size compares false with everything: it must end the member here, or the
+            # loop would reject NaN steps for ever (the first step of an overflowing member is NaN)
+            tiny = ~np.isfinite(ha) | (rej & (ha < min_step))
             if tiny.any():
                 for i in run[tiny]:
-                    status[i], message[i], t_stop[i] = 2, _TOO_SMALL, t[i]
+                    status[i], message[i], t_stop[i] = 2, _failure(t[i], h_abs[i], overflow[i]), t[i]
                     y_stop[i] = model.to_full(t[i:i + 1], y[:, i:i + 1], P[:, i:i + 1])[:, 0]
                 keep = ~tiny
                 run, tr, yr, fr, pr, ha, rej = run[keep], tr[keep], yr[:, keep], fr[:, keep], pr[:, keep], \
@@ -520,6 +573,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             both0 = (e5 == 0) & (e3 == 0)
             err = np.where(both0, 0.0, ha * e5 / np.sqrt(np.where(both0, 1.0, (e5 + 0.01 * e3) * n)))
             acc = err < 1
+            overflow[run] = ~np.isfinite(err)
             with np.errstate(divide="ignore", invalid="ignore"):
                 grow = np.where(err == 0, _MAX_FACTOR, np.minimum(_MAX_FACTOR, _SAFETY * err ** _ERR_EXP))
                 grow = np.where(rej, np.minimum(1.0, grow), grow)
@@ -536,6 +590,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             nsteps[ids] += 1
             stop_at = np.full(len(ids), np.inf)
             stop_why: dict = {}
+            stop_mon: dict = {}
             # which members need the dense output: an output time in (t_old, t_new], or a monitor hit
             need = (nxt[ids] < nT) & (t_eval[np.minimum(nxt[ids], nT - 1)] <= t_acc)
             hit = np.zeros((2 * nM, len(ids)), bool)
@@ -554,7 +609,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                 Fc = (d, Fc_d)
                 if hit.any():
                     _locate(model, Fc, hit, d, t_old, h_acc, y_old, p_acc, c0[:, ids], singular_tol, stop_at,
-                            stop_why)
+                            stop_why, stop_mon)
             # outputs (up to a stop)
             if Fc is not None:
                 d, Fc_d = Fc
@@ -581,6 +636,7 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                         status[i], t_stop[i] = 1, stop_at[j]
                         y_stop[i] = model.to_full(np.array([stop_at[j]]), ys, p_acc[:, j:j + 1])[:, 0]
                         message[i] = stop_why[j]
+                        chart[i] = model.monitors[stop_mon[j]].chart
             done = (t_acc >= t1) & (status[ids] == _RUNNING)
             for i in ids[done]:
                 status[i], t_stop[i] = 0, t1
@@ -589,7 +645,15 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
             run = np.flatnonzero(status == _RUNNING)
     finally:
         np_err.__exit__(None, None, None)
-    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps)
+    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps, chart)
+
+
+def _failure(t: float, h: float, overflow: bool) -> str:
+    """The message of a member whose step size collapsed: to NaN or below the spacing of numbers at t."""
+    if not math.isfinite(h) or overflow:
+        return (f"integration failed at t = {t:.6g}: the state or the right-hand side is not finite (an overflow: "
+                "the motion grows beyond floating point for these data), and no smaller step helps")
+    return _TOO_SMALL
 
 
 def _event_values(model, c, c_init, tol):
@@ -605,12 +669,14 @@ def _event_values(model, c, c_init, tol):
             ev[2 * j] = ev[2 * j + 1] = c[j]
         elif mon.kind == "rank":
             ev[2 * j] = ev[2 * j + 1] = c[j] - tol * c_init[j]
+        elif mon.kind == "rho":
+            ev[2 * j] = ev[2 * j + 1] = c[j] - mon.threshold
         else:
             ev[2 * j] = ev[2 * j + 1] = np.sign(c_init[j]) * c[j]
     return ev
 
 
-def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_why) -> None:
+def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_why, stop_mon) -> None:
     """The first zero of each hit event function inside its step, by bisection (60 halvings:
     to the last bits of t) on the dense output; the earliest one per member wins."""
     d_idx, Fc_d = Fc
@@ -638,5 +704,6 @@ def _locate(model, Fc, hit, d, t_old, h, y_old, p, c_init, tol, stop_at, stop_wh
         for r, j in enumerate(cols):
             if ts[r] < stop_at[j]:
                 stop_at[j] = ts[r]
+                stop_mon[j] = e // 2
                 stop_why[j] = (f"integration stopped at t = {ts[r]:.6g}: {mon.explanation} "
                                f"(value {cv[r]:.3g}, initially {ci[e // 2, r]:.3g})")

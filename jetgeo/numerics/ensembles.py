@@ -41,20 +41,31 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError
+from ..geometry.coerce import SIGN_ASSUMPTIONS as _SIGN_WORDS
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .ensemble_store import process_alive, process_start_time
+from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
+from .simulation.run import SimulationStoppedWarning, check_arguments, simulate
 
-__all__ = ["ensemble", "grid", "sample", "members_table"]
+__all__ = ["ensemble", "grid", "sample", "members_table", "MAX_MEMBERS", "MAX_POINTS", "MAX_SAMPLES"]
+
+#: the most members of one study (theory/specfiles.md, "Limits of a sweep")
+MAX_MEMBERS = 10_000_000
+#: the most output times per member (as ``jetgeo simulate --points``)
+MAX_POINTS = 1_000_000
+#: the most samples (members × output times) of one study: each is a full state (q, q̇) of floats
+MAX_SAMPLES = 1_000_000_000
 
 _RESERVED = {"member", "time", "state", "constraint", "trajectory", "residual", "energy", "status", "message",
              "t_stop", "state_stop", "nfev", "nsteps", "chunk", "chunk_done"}
@@ -243,6 +254,44 @@ def _columns_to_arrays(model: BatchModel, prep: Prepared, cols: dict, params: Ma
     return full, P
 
 
+def check_study_size(members: int, points: int, caller: str) -> None:
+    """InputError unless a study of ``members`` members and ``points`` output times is within
+    :data:`MAX_MEMBERS`, :data:`MAX_POINTS` and :data:`MAX_SAMPLES` (theory/specfiles.md): asked
+    before anything is allocated, so ``--param thetadot=0:1:1e23`` is refused at once.
+
+    Parameters
+    ----------
+    members, points : the numbers of members and of output times.
+    caller : the name the message starts with.
+
+    Examples
+    --------
+    >>> check_study_size(1000, 101, "sweep")
+    """
+    if members > MAX_MEMBERS:
+        raise InputError(f"{caller}: {members} members; at most {MAX_MEMBERS} in one study (split it, "
+                         "theory/specfiles.md)")
+    if points > MAX_POINTS:
+        raise InputError(f"{caller}: {points} output times; at most {MAX_POINTS}")
+    if members * points > MAX_SAMPLES:
+        raise InputError(f"{caller}: {members} members × {points} output times = {members * points} states; at "
+                         f"most {MAX_SAMPLES} in one study (fewer points or members, theory/specfiles.md)")
+
+
+def _check_assumptions(prep: Prepared, model: BatchModel, cols: dict, P) -> None:
+    """InputError naming a parameter whose value, given once for all members (``params=`` or a
+    catalogue default), contradicts its declared assumptions (a negative mass or length), as a
+    spec's ``[values]`` is checked; a column of the member table is checked member by member
+    (:func:`~jetgeo.numerics.batch.check_initial`: such a member is ``invalid``)."""
+    for r, sym in enumerate(prep.params):
+        if model.params[r] in cols or not len(P[r]) or not math.isfinite(P[r, 0]):
+            continue
+        v = float(P[r, 0])
+        broken = [a for a in model.assumptions[r] if not _SIGN_WORDS[a](v)]
+        if broken:
+            raise InputError(f"ensemble: the parameter {sym} = {v:g} contradicts its assumption {broken[0]!r}")
+
+
 # ----------------------------------------------------------------------------------------------
 # one chunk (runs in a worker)
 # ----------------------------------------------------------------------------------------------
@@ -253,20 +302,78 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
     full, why = check_initial(model, t0, full, P, settings["complete"], settings["manifold_tol"])
     res = integrate_batch(model, (t0, t1), full, P, t_eval, rtol=settings["rtol"], atol=settings["atol"],
                          max_step=settings["max_step"], events=settings["events"],
-                         singular_tol=settings["singular_tol"], invalid=why)
+                         singular_tol=settings["singular_tol"], invalid=why, atlas=_atlas_on(model, settings))
     N, nT, nF = res.y.shape
     flat = res.y.reshape(N * nT, nF).T
     tt = np.tile(t_eval, N)
     Pr = np.repeat(P, nT, axis=1)
     out = {"trajectory": res.y, "status": np.array([STATUS[int(s)] for s in res.status], dtype=object),
            "message": np.array(res.message, dtype=object), "t_stop": res.t_stop, "state_stop": res.y_stop,
-           "nfev": res.nfev, "nsteps": res.nsteps}
+           "nfev": res.nfev, "nsteps": res.nsteps, "chart_stop": res.chart}
     with np.errstate(all="ignore"):
         if model.f is not None:
             out["residual"] = np.asarray(model.f(tt, flat, Pr), dtype=float).reshape(-1, N, nT).transpose(1, 2, 0)
         if model.energy is not None:
             out["energy"] = np.asarray(model.energy(tt, flat, Pr), dtype=float).reshape(N, nT)
     return out
+
+
+def _atlas_on(model: BatchModel, settings: dict) -> bool:
+    """Whether members continue across chart boundaries of Q (as ``simulate(atlas=True)`` decides)."""
+    return bool(settings["atlas"] and settings["events"] and any(mon.kind == "rho" for mon in model.monitors))
+
+
+def _finish_on_atlas(prep: Prepared, model: BatchModel, settings: dict, result: dict, P) -> None:
+    """Continue with :func:`~jetgeo.numerics.simulate` and its atlas of charts every member of a chunk's
+    ``result`` that the batch stopped where ``simulate`` switches charts (ρ of the normal form in force
+    below the atlas's threshold): from that state, on the output times after it; the member's arrays in
+    ``result`` are completed with simulate's."""
+    stopped = result.pop("chart_stop", None)
+    if stopped is None or not stopped.any() or not _atlas_on(model, settings):
+        return
+    t1 = settings["t_span"][1]
+    t_eval = settings["t_eval"]
+    for i in np.flatnonzero(stopped):
+        ts = float(result["t_stop"][i])
+        if not ts < t1:  # the chart ended exactly at the end: nothing left to integrate
+            result["status"][i] = "ok"
+            result["message"][i] = f"reached t = {t1:g}, where {result['message'][i]}"
+            continue
+        state = result["state_stop"][i]
+        if prep.formulation == "full":  # as simulate does at a switch: the new chart starts on Q
+            state = project_velocities(prep, ts, state, P[:, i])
+        initial = dict(zip(model.full_state, state))
+        params = dict(zip(model.params, P[:, i]))
+        later = np.flatnonzero(t_eval > ts)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SimulationStoppedWarning)
+                r = simulate(prep, (ts, t1), initial, params, t_eval=t_eval[later] if len(later) else None,
+                             events=True, atlas=True, singular_tol=settings["singular_tol"],
+                             manifold_tol=settings["manifold_tol"], rtol=settings["rtol"], atol=settings["atol"],
+                             max_step=settings["max_step"])
+        except (NotRegularError, RankDeficientError, BranchError, OffManifoldError) as exc:
+            result["status"][i] = "failed"
+            result["message"][i] = f"{result['message'][i]}, and the atlas cannot continue there: {exc}"
+            continue
+        if len(later):
+            n = len(r.t)
+            rows = later[:n]
+            result["trajectory"][i, rows] = np.hstack([r.q, r.qdot])
+            if "residual" in result:
+                result["residual"][i, rows] = r.residuals
+            if "energy" in result and r.energy is not None:
+                result["energy"][i, rows] = r.energy
+        status = {"finished": "ok", "singular": "singular"}.get(r.status, "failed")
+        t_end = t1 if status == "ok" else (r.event.t if r.event is not None else float(r.t[-1]))
+        switches = "; ".join(str(c) for c in r.charts[:3]) + (f"; … {len(r.charts)} in all" if len(r.charts) > 3
+                                                              else "")
+        result["status"][i] = status
+        result["message"][i] = f"{r.message} (from t = {ts:.6g} by simulate across charts of Q: {switches})"
+        result["t_stop"][i] = t_end
+        if r.sol is not None:
+            result["state_stop"][i] = np.concatenate(r(t_end))[:, 0]
+        result["nfev"][i] += r.nfev
 
 
 # ----------------------------------------------------------------------------------------------
@@ -346,15 +453,30 @@ def _execute(model, settings, tasks: list, scheduler: str, client, workers: int,
         return
     from concurrent.futures import as_completed
 
-    with _pool(min(workers, len(tasks))) as pool:
+    pool = _pool(min(workers, len(tasks)))
+    try:
         futures = {pool.submit(run_chunk, model, settings, full, P): i for i, full, P in tasks}
-        try:
-            for fut in as_completed(futures):
-                on_done(futures[fut], fut.result())
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+        for fut in as_completed(futures):
+            on_done(futures[fut], fut.result())
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop_pool(pool) -> None:
+    """End an interrupted study's pool now (a time limit, Ctrl-C, a failing chunk): cancel the queued
+    chunks and terminate the workers.  ``shutdown(wait=True)`` — what leaving a ``with`` block does —
+    waited for the running chunks, and the process for the pool at exit: ``jetgeo sweep --timeout 3``
+    printed its message at 3 s and ended after 300 s."""
+    # CPython's ProcessPoolExecutor keeps its worker processes in ``_processes`` (no public handle)
+    procs = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(5)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -420,6 +542,7 @@ def ensemble(
     events: bool = True,
     singular_tol: float = 1e-6,
     manifold_tol: float = 1e-9,
+    atlas: bool = True,
     chunk_size: int | None = None,
     scheduler: str = "local",
     client=None,
@@ -441,7 +564,12 @@ def ensemble(
         q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)] (unless the table gives them) —
         needed when a swept parameter changes g.
     formulation : "full", "reduced" or "multipliers" (as in :func:`~jetgeo.numerics.simulate`).
-    rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853).
+    rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853),
+        validated by the same function (:func:`~jetgeo.numerics.simulation.run.check_arguments`).
+    atlas : as in ``simulate``: a member that reaches the boundary of the normal form's chart of Q
+        (det ∂f/∂q̇^D = 0 where Q is smooth, the skate at θ = π/2) is integrated again by
+        :func:`~jetgeo.numerics.simulate`, which switches charts there (``message`` says so);
+        ``False`` stops it there (status ``singular``).
     chunk_size : members per task (default: N / workers, between 256 and 2500 members).
     scheduler : "local" (default: a process pool on all cores, or ``workers``) or "serial"
         (in this process); ``client`` (a ``distributed.Client``) takes precedence.
@@ -459,23 +587,41 @@ def ensemble(
         raise InputError(f"ensemble: formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
     if scheduler not in ("local", "serial"):
         raise InputError(f"ensemble: scheduler must be 'local' or 'serial' (or pass client=), got {scheduler!r}")
-    t0, t1 = (float(x) for x in t_span)
-    if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
-        raise InputError(f"ensemble: t_span must be (t0, t1) with finite t1 > t0, got {tuple(t_span)}")
     if t_eval is None:
-        if not isinstance(n_times, (int, np.integer)) or n_times < 2:
-            raise InputError(f"ensemble: n_times must be an integer ≥ 2, got {n_times!r}")
+        if isinstance(n_times, bool) or not isinstance(n_times, (int, np.integer)) or not 2 <= n_times <= MAX_POINTS:
+            raise InputError(f"ensemble: n_times must be an integer from 2 to {MAX_POINTS}, got {n_times!r:.40}")
+    if np.ndim(atol):
+        raise InputError(f"ensemble: atol must be one number (the batch has one tolerance for all states), "
+                         f"got {atol!r:.60}")
+    # the same validation as simulate's, and scipy's floor on rtol, so that a member steps as simulate would
+    t0, t1 = check_arguments(t_span, {"rtol": rtol, "atol": atol, "max_step": max_step}, t_eval, singular_tol,
+                             manifold_tol, caller="ensemble")
+    if not t1 > t0:
+        raise InputError(f"ensemble: t_span must be (t0, t1) with t1 > t0, got ({t0:g}, {t1:g})")
+    rtol = max(float(rtol), 100 * np.finfo(float).eps)
+    if t_eval is None:
         t_eval = np.linspace(t0, t1, int(n_times))
-    t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1 or not len(t_eval) or np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t1:
-        raise InputError("ensemble: t_eval must be increasing times inside t_span")
+    t_eval = np.clip(np.asarray(t_eval, dtype=float).ravel(), t0, t1)  # check_arguments allows 1e-12 beyond
+    if len(t_eval) > MAX_POINTS:
+        raise InputError(f"ensemble: {len(t_eval)} output times; at most {MAX_POINTS} (theory/specfiles.md)")
+    for what, value in (("params", params), ("initial", initial)):
+        if value is not None and not isinstance(value, Mapping):
+            raise InputError(f"ensemble: {what} must be a mapping {{name: value}}, got {type(value).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise InputError(f"ensemble: workers must be a positive integer, got {workers!r:.40}")
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise InputError(f"ensemble: chunk_size must be a positive integer, got {chunk_size!r:.40}")
     cols = members_table(members)
     N = len(next(iter(cols.values())))
+    check_study_size(N, len(t_eval), "ensemble")
     prep, dp, di, desc = _resolve(system, formulation)
     model = batch_model(prep)
     pvals = {**dp, **{str(k): v for k, v in (params or {}).items()}}
     ivals = {**di, **{str(k): v for k, v in (initial or {}).items()}}
     full, P = _columns_to_arrays(model, prep, cols, pvals, ivals, complete, N)
+    _check_assumptions(prep, model, cols, P)
     workers = int(workers) if workers else _default_workers()
     if client is not None:
         try:
@@ -486,11 +632,9 @@ def ensemble(
         # a batch step costs a fixed ~1 ms of Python plus ~1 µs per member (rolling disc): large
         # batches, one or two per worker
         chunk_size = min(N, max(256, min(2500, math.ceil(N / workers))))
-    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise InputError(f"ensemble: chunk_size must be a positive integer, got {chunk_size!r}")
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
-                "manifold_tol": float(manifold_tol), "complete": bool(complete)}
+                "manifold_tol": float(manifold_tol), "complete": bool(complete), "atlas": bool(atlas)}
     from ..version import __version__
 
     coords = {n: P[r] for r, n in enumerate(model.params)}
@@ -521,6 +665,8 @@ def ensemble(
     counter = {"done": done_members}
 
     def on_done(i: int, result: dict) -> None:
+        chunk = slice(starts[i], starts[i] + chunk_size)
+        _finish_on_atlas(prep, model, settings, result, P[:, chunk])
         ds = chunk_dataset(model, starts[i], result, t_eval, coords, attrs)
         if st is not None:
             st.write(i, ds)

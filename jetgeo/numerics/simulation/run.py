@@ -20,7 +20,7 @@ from .model import pair_of
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult, finish, merge
 
-__all__ = ["simulate", "SimulationStoppedWarning"]
+__all__ = ["simulate", "SimulationStoppedWarning", "check_arguments"]
 
 #: the integrator options simulate sets unless given (scipy's own defaults are rtol=1e-3, atol=1e-6)
 DEFAULT_OPTIONS = {"rtol": 1e-10, "atol": 1e-12, "max_step": np.inf}
@@ -133,7 +133,7 @@ def simulate(
     projection, the energy balance) and ``theory/numerics.md``.
     """
     opts = {**DEFAULT_OPTIONS, **options}
-    _check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
+    check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
     prepared = isinstance(system, PreparedSystem)
     if formulation == "full" and not prepared and pair_of(system) is not None:
         formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
@@ -264,58 +264,88 @@ def _segment(prep: PreparedSystem, t0, t1, y_full, p, params, atlas_on: bool, *,
 
 
 
-def _finite(value, what: str, positive: bool = False, allow_inf: bool = False) -> float:
+def _finite(value, what: str, positive: bool = False, allow_inf: bool = False, caller: str = "simulate") -> float:
     """``value`` as a float, InputError unless finite (or +inf with ``allow_inf``) and > 0 / ≥ 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating, sp.Number)):
-        raise InputError(f"simulate: {what} must be a number, got {type(value).__name__} {value!r:.40}")
-    v = float(value)
+        raise InputError(f"{caller}: {what} must be a number, got {type(value).__name__} {value!r:.40}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):  # a sympy number that is not real (I, zoo)
+        raise InputError(f"{caller}: {what} must be a real number, got {value!r:.40}") from None
     if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
-        raise InputError(f"simulate: {what} must be finite, got {value!r}")
+        raise InputError(f"{caller}: {what} must be finite, got {value!r}")
     if (positive and not v > 0) or v < 0:
-        raise InputError(f"simulate: {what} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+        raise InputError(f"{caller}: {what} must be {'> 0' if positive else '>= 0'}, got {value!r}")
     return v
 
 
 
-def _check_arguments(t_span, options: dict, t_eval, singular_tol, manifold_tol) -> None:
-    """InputError for arguments the integrator would misread: t_span = (0, nan) and rtol = nan ran for
+def check_arguments(t_span, options: dict, t_eval, singular_tol, manifold_tol, caller: str = "simulate") -> tuple:
+    """The one validation of an integration's time span, tolerances and options, for :func:`simulate` and
+    :func:`~jetgeo.numerics.ensemble` alike.
+
+    InputError for arguments the integrator would misread: t_span = (0, nan) and rtol = nan ran for
     ever, manifold_tol = nan switched the off-Q check off, t_eval outside the span returned one sample
-    with success=True, t_span = (0, 0) raised ZeroDivisionError."""
+    with success=True, t_span = (0, 0) raised ZeroDivisionError; rtol = atol = 0, max_step ≤ 0 and
+    singular_tol = nan never returned from the batched integrator, rtol < 0 or atol < 0 returned wrong
+    results, manifold_tol < 0 marked every member off Q.
+
+    Parameters
+    ----------
+    t_span : the pair (t0, t1), finite, t1 ≠ t0.
+    options : {"rtol": > 0 and < 1, "atol": ≥ 0 (or one per state component), "max_step": > 0 or inf,
+        "first_step": > 0 (optional)}.
+    t_eval : None or output times inside t_span, strictly monotonic in its direction.
+    singular_tol, manifold_tol : finite numbers ≥ 0.
+    caller : the name the messages start with.
+
+    Returns
+    -------
+    (t0, t1) as floats.
+
+    Examples
+    --------
+    >>> check_arguments((0, 1), {"rtol": 1e-9, "atol": 0.0, "max_step": float("inf")}, None, 1e-6, 1e-9)
+    (0.0, 1.0)
+    """
     try:
         t0, t1 = t_span
     except (TypeError, ValueError):
-        raise InputError(f"simulate: t_span must be a pair (t0, t1), got {t_span!r:.60}") from None
+        raise InputError(f"{caller}: t_span must be a pair (t0, t1), got {t_span!r:.60}") from None
     if isinstance(t0, bool) or isinstance(t1, bool):
-        raise InputError(f"simulate: t_span must hold numbers, got {t_span!r:.60}")
-    t0 = _finite(t0, "t_span[0]")
-    t1 = _finite(t1, "t_span[1]")
+        raise InputError(f"{caller}: t_span must hold numbers, got {t_span!r:.60}")
+    t0 = _finite(t0, "t_span[0]", caller=caller)
+    t1 = _finite(t1, "t_span[1]", caller=caller)
     if t0 == t1:
-        raise InputError(f"simulate: t_span = ({t0:g}, {t1:g}) is empty; give t1 != t0")
-    _finite(options["rtol"], "rtol", positive=True)
+        raise InputError(f"{caller}: t_span = ({t0:g}, {t1:g}) is empty; give t1 != t0")
+    if not _finite(options["rtol"], "rtol", positive=True, caller=caller) < 1:
+        raise InputError(f"{caller}: rtol must be < 1 (a relative error of 100 % or more controls nothing), "
+                         f"got {options['rtol']!r}")
     if np.ndim(options["atol"]):  # scipy takes one atol per state component too
         for a in np.ravel(options["atol"]):
-            _finite(a, "atol")
+            _finite(a, "atol", caller=caller)
     else:
-        _finite(options["atol"], "atol")
-    _finite(options["max_step"], "max_step", positive=True, allow_inf=True)
+        _finite(options["atol"], "atol", caller=caller)
+    _finite(options["max_step"], "max_step", positive=True, allow_inf=True, caller=caller)
     if "first_step" in options and options["first_step"] is not None:
-        _finite(options["first_step"], "first_step", positive=True)
-    _finite(singular_tol, "singular_tol")
-    _finite(manifold_tol, "manifold_tol")
+        _finite(options["first_step"], "first_step", positive=True, caller=caller)
+    _finite(singular_tol, "singular_tol", caller=caller)
+    _finite(manifold_tol, "manifold_tol", caller=caller)
     if t_eval is not None:
         try:
             te = np.asarray(t_eval, dtype=float).ravel()
         except (TypeError, ValueError):
-            raise InputError(f"simulate: t_eval must be a sequence of numbers, got {t_eval!r:.60}") from None
+            raise InputError(f"{caller}: t_eval must be a sequence of numbers, got {t_eval!r:.60}") from None
         if te.size == 0:
-            raise InputError("simulate: t_eval is empty")
+            raise InputError(f"{caller}: t_eval is empty")
         if not np.all(np.isfinite(te)):
-            raise InputError("simulate: t_eval holds a non-finite value")
+            raise InputError(f"{caller}: t_eval holds a non-finite value")
         lo, hi = min(t0, t1), max(t0, t1)
         tol = 1e-12 * max(1.0, abs(lo), abs(hi))
         out = te[(te < lo - tol) | (te > hi + tol)]
         if out.size:
-            raise InputError(f"simulate: t_eval value {out[0]:g} lies outside t_span = ({t0:g}, {t1:g})")
+            raise InputError(f"{caller}: t_eval value {out[0]:g} lies outside t_span = ({t0:g}, {t1:g})")
         d = np.diff(te)
         if te.size > 1 and not (np.all(d > 0) if t1 > t0 else np.all(d < 0)):
-            raise InputError("simulate: t_eval must be strictly monotonic in the direction of t_span")
+            raise InputError(f"{caller}: t_eval must be strictly monotonic in the direction of t_span")
+    return t0, t1
