@@ -337,6 +337,16 @@ _UNEVALUATED = (sp.Derivative, sp.Integral, sp.Subs, sp.Sum, sp.Product, sp.Limi
                 sp.IndexedBase, sp.Order, sp.MatrixBase, sp.MatrixExpr)
 
 
+def _sympy_function_base(cls) -> bool:
+    """True for sympy's own function classes and their subclasses defined elsewhere (jetgeo's real
+    ``Abs`` and ``sign`` in :mod:`jetgeo.geometry.realfunctions`): the printers find sympy's base in
+    the MRO.  False when the nearest sympy class is the bare ``Function`` (a user-defined class)."""
+    for base in cls.__mro__:
+        if base.__module__.startswith("sympy."):
+            return base is not sp.Function and issubclass(base, sp.Function)
+    return False
+
+
 def _check_compilable(exprs: list) -> None:
     """Refuse what has no real numeric value (walked on the DAG, each shared node once): a relation
     or a truth value as a component, an undefined function such as ``Function('sin')(x)`` (it
@@ -360,7 +370,7 @@ def _check_compilable(exprs: list) -> None:
             raise InputError(f"compile_rhs: {e!s:.60} is the undefined function {name!r} (sympy.Function({name!r})): "
                              f"it has no numeric value{hint}; replace it by an expression, or make it a state "
                              "variable or a parameter")
-        if isinstance(e, sp.Function) and not type(e).__module__.startswith("sympy."):
+        if isinstance(e, sp.Function) and not _sympy_function_base(type(e)):
             raise InputError(f"compile_rhs: {e!s:.60} uses the function class {type(e).__name__!r} defined in "
                              f"{type(e).__module__}, not one of sympy's functions: it cannot be compiled")
         if isinstance(e, _UNEVALUATED):
