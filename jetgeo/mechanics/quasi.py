@@ -555,8 +555,8 @@ class QuasiVelocitySystem:
             :func:`~jetgeo.numerics.simulate`'s ``initial``.
         """
         F, Y = self.frame, self.frame.Y
-        by_name = {str(k): sp.sympify(v) for k, v in values.items()}
-        by_name.update({str(k): sp.sympify(v) for k, v in (params or {}).items()})
+        by_name = {str(k): as_expr(v) for k, v in values.items()}
+        by_name.update({str(k): as_expr(v) for k, v in (params or {}).items()})
         need = [*Y.q, *(self.independent if self.affine else F.v)]
         missing = [str(s) for s in need if str(s) not in by_name]
         if missing:
