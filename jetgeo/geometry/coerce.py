@@ -28,14 +28,14 @@ jetgeo.errors.InputError: expression: got the text 'x + 1'; jetgeo never evaluat
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
 from ..errors import DegreeError, InputError
 
-__all__ = ["as_expr", "as_exprs", "as_matrix", "as_substitution", "as_symbol", "respects_assumptions",
-           "SIGN_ASSUMPTIONS"]
+__all__ = ["as_expr", "as_exprs", "as_matrix", "as_substitution", "as_symbol", "check_assumptions",
+           "respects_assumptions", "SIGN_ASSUMPTIONS"]
 
 #: the assumptions of a symbol that a number can contradict, and the test of each
 SIGN_ASSUMPTIONS = {
@@ -155,6 +155,43 @@ def as_substitution(*args: object) -> list:
         old = as_symbol(old, what="subs") if isinstance(old, str) else as_expr(old, "subs: old")
         out.append((old, as_expr(new, f"subs: value for {old}")))
     return out
+
+
+def check_assumptions(values: Mapping, who: str) -> None:
+    """Refuse a numerical value that contradicts its symbol's declared sign assumptions (the check of
+    :func:`respects_assumptions` for ``simulate`` and ``linearise``, which take values as a dict).
+
+    Parameters
+    ----------
+    values : Mapping
+        {Symbol: value}; symbolic values and keys that are not symbols are skipped.
+    who : str
+        The caller, named in the message.
+
+    Returns
+    -------
+    None
+        Raises :class:`~jetgeo.errors.InputError` naming the parameter, its value and the assumption.
+
+    Examples
+    --------
+    >>> m = sp.Symbol("m", positive=True)
+    >>> check_assumptions({m: 2.0}, "simulate")
+    >>> check_assumptions({m: -1}, "simulate")
+    Traceback (most recent call last):
+    ...
+    jetgeo.errors.InputError: simulate: the parameter m = -1 contradicts its assumption 'positive'
+    """
+    for sym, v in values.items():
+        if not isinstance(sym, sp.Symbol):
+            continue
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            continue  # a symbolic value: nothing to check
+        broken = [name for name, test in SIGN_ASSUMPTIONS.items() if sym.assumptions0.get(name) is True and not test(x)]
+        if broken:
+            raise InputError(f"{who}: the parameter {sym} = {x:g} contradicts its assumption {broken[0]!r}")
 
 
 def respects_assumptions(sym: sp.Symbol, values):

@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 import sympy as sp
 
 from ..errors import InputError, NotRegularError, OffManifoldError
-from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.coerce import as_expr, as_symbol, check_assumptions
 from ..geometry.exact import det_exact, generic_rank_dag, xreplace_dag
 from .bordered import bordered_system
 from .constrained import ConstrainedSystem
@@ -271,8 +271,10 @@ def _parameter_values(params: Mapping | None, exprs: Sequence, conv, who: str = 
     if not params:
         return {}
     known = set().union(*(as_expr(e).free_symbols for e in exprs))
-    return {as_symbol(k, known if isinstance(k, str) else None, f"{who}: parameter"): conv(v)
-            for k, v in params.items()}
+    out = {as_symbol(k, known if isinstance(k, str) else None, f"{who}: parameter"): conv(v)
+           for k, v in params.items()}
+    check_assumptions(out, who)
+    return out
 
 
 def _point_values(point: Mapping, pv: dict, conv) -> dict:

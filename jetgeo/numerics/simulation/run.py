@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from ...errors import InputError, JetgeoError
+from ...geometry.coerce import check_assumptions
 from ...mechanics import ConstrainedSystem
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
@@ -160,6 +161,7 @@ def simulate(
             pvals.append(float(v))
     if missing_p:
         raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
+    check_assumptions(dict(zip(prep.params, pvals)), "simulate")  # a mass m = −1 turns cos into cosh
     p = np.array(pvals, dtype=float)
     atlas_on = bool(atlas and events and M.cs is not None and M.f and prep.formulation in ("full", "reduced"))
     switches: list = []
