@@ -172,9 +172,10 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
     missing = [a for a in Y.qddot if a not in acc]
     if missing:
         raise InputError(f"simulate: .accelerations() gives no expression for {missing}; one per coordinate is needed")
-    acc_l = [as_expr(acc[a]).xreplace(to_jet) for a in Y.qddot]
+    memo: dict = {}  # on the DAG: a large route's accelerations share subexpressions (trees cost minutes)
+    acc_l = [xreplace_dag(as_expr(acc[a]), to_jet, memo) for a in Y.qddot]
     foreign = set(eom.coordinates or ()) - {Y.t, *Y.q, *Y.qdot}
-    left = sorted({str(s) for e in acc_l for s in e.free_symbols & foreign})
+    left = sorted(str(s) for s in free_symbols_dag(acc_l) & foreign)
     if left:
         raise InputError(
             f"simulate: the accelerations are written in the coordinates {left}, which are not jet coordinates, "
@@ -193,7 +194,7 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
             g = dict(nf.g)
             conds += branch_conditions(nf.branch)
     for c in eom.validity_conditions():
-        c = xreplace_dag(as_expr(c), to_jet)
+        c = xreplace_dag(as_expr(c), to_jet, memo)
         if not is_const(c):
             conds.append(Condition(c, "threshold", f"a condition of the result ({_label(eom)}), "
                                     f"{describe(c, 200)}, vanishes"))

@@ -11,7 +11,8 @@ import sympy as sp
 
 from ...errors import InputError, JetgeoError
 from ...geometry.coerce import check_assumptions
-from ...mechanics import ConstrainedSystem
+from ...geometry.exact import is_small
+from ...mechanics import ConstrainedSystem, Motion
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
 from .events import singular_state_events
@@ -141,6 +142,10 @@ def simulate(
     if formulation == "full" and isinstance(system, ConstrainedSystem) and system.is_large:
         # the accelerations are an unsimplified DAG: 0/0 at special states (the Whipple bicycle
         # upright); the bordered system, solved numerically at each step, has the same motions on Q
+        formulation = "multipliers"
+    if (formulation == "full" and isinstance(system, Motion) and system.bordered is not None
+            and not all(is_small(e) for e in system.acc.values())):
+        # the same for a route that carries its own bordered system (Hamel's equations of a rolling body)
         formulation = "multipliers"
     if prepared and first_integrals:
         raise InputError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
