@@ -37,7 +37,7 @@ import sympy as sp
 
 from ..errors import InputError
 from .coerce import as_expr
-from .exact.affine import free_symbols_dag
+from .exact.affine import free_symbols_dag, xreplace_dag
 from .exact.size import READABLE_MAX_NODES, tree_size
 from .exact.trig import expand_multiple_angles, reduce_pythagorean, reduce_pythagorean_shortest
 from .zero import ZeroTest, zero_tests
@@ -96,7 +96,8 @@ class ReadableForm:
         Returns
         -------
         dict or list
-            Same keys (or order) as :attr:`equations`.
+            Same keys (or order) as :attr:`equations`; the names are substituted on the DAG
+        (each distinct subexpression once), so the result shares its subexpressions.
 
         Examples
         --------
@@ -106,11 +107,12 @@ class ReadableForm:
         0
         """
         back: dict = {}
+        memo: dict = {}  # shared: a node of definition i holds only names < i, already in ``back``
         for name, value in self.definitions:
-            back[name] = value.xreplace(back)
+            back[name] = xreplace_dag(value, back, memo)
         if isinstance(self.equations, dict):
-            return {k: v.xreplace(back) for k, v in self.equations.items()}
-        return [v.xreplace(back) for v in self.equations]
+            return {k: xreplace_dag(v, back, memo) for k, v in self.equations.items()}
+        return [xreplace_dag(v, back, memo) for v in self.equations]
 
     def size(self) -> int:
         """Tree nodes of the equations plus those of the named subexpressions (one per name
@@ -195,6 +197,36 @@ def _denominator(d: sp.Expr) -> tuple:
     return coeff, [f ** (-k) for f, k in factors]
 
 
+def _fold_tangent(m: sp.Mul) -> sp.Expr:
+    """sinᵃu·cos⁻ᵇu ↦ tanᵏu·sinᵃ⁻ᵏu·cos⁻⁽ᵇ⁻ᵏ⁾u, k = min(a, b), in one product (an identity)."""
+    powers = dict(f.as_base_exp() for f in m.args if f.as_base_exp()[0].func in (sp.sin, sp.cos))
+    rep = {}
+    for base, a in powers.items():
+        if base.func is sp.sin and a.is_Integer and a > 0:
+            b = powers.get(sp.cos(base.args[0]))
+            if b is not None and b.is_Integer and b < 0:
+                k = min(a, -b)
+                rep[base.args[0]] = k
+    if not rep:
+        return m
+    out = []
+    for f in m.args:
+        base, x = f.as_base_exp()
+        if base.func in (sp.sin, sp.cos) and base.args[0] in rep:
+            k = rep[base.args[0]]
+            out.append(base ** (x - k if base.func is sp.sin else x + k))
+        else:
+            out.append(f)
+    return sp.Mul(*out, *[sp.tan(u) ** k for u, k in rep.items()])
+
+
+def _tangents(e: sp.Expr) -> sp.Expr:
+    """``e`` with sin u / cos u written tan u in its products (display form; exact)."""
+    if not (e.has(sp.sin) and e.has(sp.cos)):
+        return e
+    return e.replace(lambda x: x.is_Mul, _fold_tangent)
+
+
 def _normal_form(e: sp.Expr, velocities: tuple) -> sp.Expr:
     """Steps 2–3 for one expression; the shortest of it and its normal form (both exact)."""
     if e.is_Atom or tree_size(e, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES:
@@ -206,12 +238,24 @@ def _normal_form(e: sp.Expr, velocities: tuple) -> sp.Expr:
     if n == 0:
         return sp.Integer(0)
     coeff, den = _denominator(d)
-    out = sp.Mul(_numerator(sp.expand(n / coeff), velocities), *den)
+    out = _tangents(sp.Mul(_numerator(sp.expand(n / coeff), velocities), *den))
     return _shortest(out, e)
 
 
-def _uses(sym: sp.Symbol, exprs) -> int:
-    return sum(e.count(sym) for e in exprs)
+def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
+    """{name: occurrences in the tree of ``e``}, counted on the DAG (memoised per node)."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if e in names:
+        out = {e: 1}
+    else:
+        out: dict = {}
+        for arg in e.args:
+            for k, v in _occurrences(arg, names, memo).items():
+                out[k] = out.get(k, 0) + v
+    memo[e] = out
+    return out
 
 
 def _name_shared(values: list, velocities: tuple, taken: set) -> tuple:
@@ -220,19 +264,28 @@ def _name_shared(values: list, velocities: tuple, taken: set) -> tuple:
     defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
     defs = [(s, _normal_form(v, velocities)) for s, v in defs]
     eqs = [_normal_form(v, velocities) for v in eqs]
-    changed = True
-    while changed:  # drop names that do not shorten the whole: uses × size ≤ uses + size + 1
-        changed = False
-        for i, (s, v) in enumerate(defs):
-            others = [w for j, (_, w) in enumerate(defs) if j != i] + eqs
-            k = _uses(s, others)
-            size = tree_size(v)
+    for _ in range(20):  # drop the names that do not shorten the whole: uses × size ≤ uses + size + 1
+        names = {s for s, _ in defs}
+        occ_memo: dict = {}
+        uses: dict = {}
+        for w in [v for _, v in defs] + eqs:
+            for k, n in _occurrences(w, names, occ_memo).items():
+                uses[k] = uses.get(k, 0) + n
+        rep: dict = {}
+        memo: dict = {}
+        kept = []
+        for s, v in defs:  # in order: a value is measured with the names dropped before it inlined
+            v = xreplace_dag(v, rep, memo)
+            size = tree_size(v, cap=10**6)
+            k = uses.get(s, 0)
             if size < NAME_MIN_NODES or k * size <= k + size + 1:
-                rep = {s: v}
-                defs = [(t, w.xreplace(rep)) for j, (t, w) in enumerate(defs) if j != i]
-                eqs = [w.xreplace(rep) for w in eqs]
-                changed = True
-                break
+                rep[s] = v
+            else:
+                kept.append((s, v))
+        if not rep:
+            break
+        defs = kept
+        eqs = [xreplace_dag(v, rep, memo) for v in eqs]
     # the names Δ₁, Δ₂, … in order of definition (avoiding the input's own symbol names)
     names = {}
     k = 0
@@ -241,8 +294,9 @@ def _name_shared(values: list, velocities: tuple, taken: set) -> tuple:
         while f"Delta_{k}" in taken:
             k += 1
         names[s] = sp.Symbol(f"Delta_{k}")
-    defs = [(names[s], v.xreplace(names)) for s, v in defs]
-    eqs = [v.xreplace(names) for v in eqs]
+    memo = {}
+    defs = [(names[s], xreplace_dag(v, names, memo, renaming=True)) for s, v in defs]
+    eqs = [xreplace_dag(v, names, memo, renaming=True) for v in eqs]
     return defs, eqs
 
 
@@ -292,6 +346,7 @@ def readable(exprs, velocities=None) -> ReadableForm:
     if bad:
         raise InputError(f"readable: velocities must be symbols, got {bad[0]!r}")
     # 1. exact zeros
+    original = list(values)
     tests = zero_tests(values)
     zeros = {}
     for i, t in enumerate(tests):
@@ -303,5 +358,9 @@ def readable(exprs, velocities=None) -> ReadableForm:
     # 4. shared subexpressions named once; 2-3 again on each piece
     taken = {s.name for s in free_symbols_dag(values)}
     defs, eqs = _name_shared(values, vel, taken)
+    for i, e in enumerate(eqs):  # zeros found by the exact rewriting itself (a normal form is 0)
+        key = keys[i] if keys is not None else i
+        if e == 0 and key not in zeros and original[i] != 0:
+            zeros[key] = ZeroTest(True, "trig normal form")
     equations = dict(zip(keys, eqs)) if keys is not None else eqs
     return ReadableForm(equations, tuple(defs), zeros)
