@@ -258,12 +258,16 @@ def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
     return out
 
 
-def _name_shared(values: list, velocities: tuple, taken: set) -> tuple:
-    """Step 4: ``cse`` on the values, the pieces normalised, non-paying names substituted back."""
+def _name_shared(values: list, velocities: tuple, taken: set, again: bool) -> tuple:
+    """Step 4: ``cse`` on the values, non-paying names substituted back; with ``again`` (some
+    entry was too large for steps 2–3) the pieces are brought to normal form first."""
+    if all(v.is_Atom for v in values):
+        return [], list(values)
     gen = sp.numbered_symbols("_readable_cse")
     defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
-    defs = [(s, _normal_form(v, velocities)) for s, v in defs]
-    eqs = [_normal_form(v, velocities) for v in eqs]
+    if again:
+        defs = [(s, _normal_form(v, velocities)) for s, v in defs]
+        eqs = [_normal_form(v, velocities) for v in eqs]
     for _ in range(20):  # drop the names that do not shorten the whole: uses × size ≤ uses + size + 1
         names = {s for s, _ in defs}
         occ_memo: dict = {}
@@ -354,10 +358,11 @@ def readable(exprs, velocities=None) -> ReadableForm:
             zeros[keys[i] if keys is not None else i] = t
             values[i] = sp.Integer(0)
     # 2-3. per entry: trigonometric normal form, common denominator, collected numerator
+    again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
     values = [_normal_form(v, vel) for v in values]
-    # 4. shared subexpressions named once; 2-3 again on each piece
+    # 4. shared subexpressions named once (2-3 again on each piece if some entry was too large)
     taken = {s.name for s in free_symbols_dag(values)}
-    defs, eqs = _name_shared(values, vel, taken)
+    defs, eqs = _name_shared(values, vel, taken, again)
     for i, e in enumerate(eqs):  # zeros found by the exact rewriting itself (a normal form is 0)
         key = keys[i] if keys is not None else i
         if e == 0 and key not in zeros and original[i] != 0:
