@@ -74,13 +74,14 @@ def main(argv=None) -> None:
     prov = provenance()
     reused = json.loads(args.reuse.read_text()) if args.reuse else {}
     sympy_cap = reused.get("cap", args.cap) if reused else args.cap
-    raw: dict = {"cap": sympy_cap, "entries": {}}
+    raw: dict = {"cap": sympy_cap, "entries": {}, "provenance": reused.get("provenance", prov)}
     header = [
         "jetgeo readable vs sympy simplify(trigsimp(cancel(e))) on the catalogue's accelerations "
         "(benchmarks/readable.py)",
         *provenance_lines(fields=prov),
-        f"sympy cap per entry: {sympy_cap:g} s (forked child, killed after the cap)"
-        + (f"; sympy column reused from {args.reuse.name}" if reused else ""),
+        f"sympy cap per entry: {sympy_cap:g} s (forked child, killed after the cap)",
+        *([f"sympy column reused from {args.reuse.name}, measured at commit {reused['provenance']['commit']}, "
+           f"{reused['provenance']['date']}, load {reused['provenance']['load_1min']}"] if reused else []),
         "nodes: tree nodes (jetgeo.geometry.exact.size.tree_size); jetgeo: equation + named subexpressions",
         "size ok: jetgeo nodes <= sympy nodes; time ok: jetgeo time <= sympy time / 10",
         "",
@@ -106,10 +107,10 @@ def main(argv=None) -> None:
                 s_col, st_col = "-", f"did not finish in {sympy_cap:g} s"
                 size_ok, time_ok = "n/a", "yes" if j_time <= sympy_cap / 10 else "no"
             else:
-                s_col, st_col = str(s_nodes), f"{s_time:.2f}"
+                s_col, st_col = str(s_nodes), f"{s_time:.2g}"
                 size_ok = "yes" if j_nodes <= s_nodes else "no"
                 time_ok = "yes" if j_time <= s_time / 10 else "no"
-            lines.append(f"{name:<36} {str(key):<12} {tree_size(expr):>10} {j_nodes:>7} {s_col:>7} {j_time:>9.2f} "
+            lines.append(f"{name:<36} {str(key):<12} {tree_size(expr):>10} {j_nodes:>7} {s_col:>7} {j_time:>9.2g} "
                          f"{st_col:>9}  {size_ok:>7}  {time_ok:>7}")
             args.out.write_text("\n".join(lines) + "\n")
         w_nodes, w_time = readable_form(acc, vel)

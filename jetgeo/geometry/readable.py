@@ -349,6 +349,8 @@ def readable(exprs, velocities=None) -> ReadableForm:
     bad = [v for v in vel if not isinstance(v, sp.Symbol)]
     if bad:
         raise InputError(f"readable: velocities must be symbols, got {bad[0]!r}")
+    if all(v.is_Atom for v in values):  # nothing to rewrite (a number, a symbol)
+        return ReadableForm(dict(zip(keys, values)) if keys is not None else values)
     # 1. exact zeros
     original = list(values)
     tests = zero_tests(values)
