@@ -176,8 +176,9 @@ def _factor_if_shorter(e: sp.Expr) -> sp.Expr:
         return e
 
 
-def _numerator(n: sp.Expr, velocities: tuple) -> sp.Expr:
-    """``n`` collected in the velocities (each coefficient factored if shorter), or factored."""
+def _numerators(n: sp.Expr, velocities: tuple) -> list:
+    """Equal forms of ``n``: as it is, common factors out, factored (if small), collected in the
+    velocities (each coefficient factored if shorter) — the caller keeps the shortest."""
     forms = [n, sp.factor_terms(n)]
     if tree_size(n, cap=FACTOR_MAX_NODES) <= FACTOR_MAX_NODES:
         forms.append(_factor_if_shorter(n))
@@ -185,7 +186,7 @@ def _numerator(n: sp.Expr, velocities: tuple) -> sp.Expr:
         parts = sp.collect(sp.expand(n), list(velocities), evaluate=False)
         collected = sp.Add(*[m * _factor_if_shorter(c) for m, c in parts.items()])
         forms += [collected, sp.factor_terms(collected)]
-    return _shortest(*forms)
+    return forms
 
 
 def _denominator(d: sp.Expr) -> tuple:
@@ -238,8 +239,9 @@ def _normal_form(e: sp.Expr, velocities: tuple) -> sp.Expr:
     if n == 0:
         return sp.Integer(0)
     coeff, den = _denominator(d)
-    out = _tangents(sp.Mul(_numerator(sp.expand(n / coeff), velocities), *den))
-    return _shortest(out, e)
+    # the shortest as a whole: a factored numerator merges into the product with the denominator
+    outs = [_tangents(sp.Mul(num, *den)) for num in _numerators(sp.expand(n / coeff), velocities)]
+    return _shortest(*outs, e)
 
 
 def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
