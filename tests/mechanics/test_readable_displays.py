@@ -1,5 +1,5 @@
 """Displays built on jetgeo.geometry.readable: ConstrainedSystem, NormalForm, Classification,
-MomentumEquation.
+MomentumEquation, SteadyMotion.
 
 Independent truths: the printed LaTeX is compared with sympy's own printing of the expected
 (hand-written) textbook expressions, and the readable accelerations are checked equal to
@@ -12,7 +12,7 @@ import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
 from jetgeo.geometry import zero_tests
-from jetgeo.mechanics import momentum_equation
+from jetgeo.mechanics import momentum_equation, steady_motions
 from jetgeo.systems import load
 
 
@@ -55,3 +55,16 @@ def test_momentum_equation_latex():
     [me] = momentum_equation(cs, [{th: 1}], section=[[1]])
     tex = me._repr_latex_()
     assert tex == r"$\begin{aligned}\frac{d}{dt}\left(" + sp.latex(thd) + r"\right) &= 0\end{aligned}$"
+
+
+def test_steady_motion_latex_shows_values_and_rates():
+    cs = load("rolling_disc").constrained()
+    syms = {s.name: s for s in cs.coordinates}
+    W = sp.Symbol("Omega")
+    # rolling straight upright (θ = π/2: the disc's plane vertical), heading ψ = 0, spin rate Ω
+    [sm] = steady_motions(cs, {syms["theta"]: sp.pi / 2, syms["psi"]: 0, syms["psidot"]: 0, syms["phidot"]: W})
+    assert sm.rates
+    tex = sm._repr_latex_()
+    assert tex.startswith("$\\begin{aligned}")
+    for k in sm.rates:
+        assert sp.latex(sp.Symbol(f"{k}dot")) + " &=" in tex
