@@ -5,9 +5,10 @@ share their subexpressions; printed as trees they are unreadable, and a generic 
 minutes on them.  :func:`readable` rewrites them in the form papers print, by steps that are each
 an *exact* rewriting (theory/readable.md):
 
-1. **zeros** — an entry proven identically zero (:func:`~jetgeo.geometry.zero_tests`: exactly,
-   or in the prime field with a stated Schwartz–Zippel bound; never by floating point) becomes
-   ``0``;
+1. **zeros** — an entry proven identically zero becomes ``0``: by its normal form (step 2: for a
+   rational function of symbols and of sines and cosines of symbols the reduced numerator is a
+   normal form, zero iff the entry is), else by :func:`~jetgeo.geometry.zero_tests` (exactly, or
+   in the prime field with a stated Schwartz–Zippel bound; never by floating point);
 2. **trigonometric normal form and one common denominator** — an entry of at most
    :data:`~jetgeo.geometry.exact.size.READABLE_MAX_NODES` tree nodes is written as one fraction
    n/d of polynomials in its atoms (multiple angles expanded, ``cancel``), n and d reduced
@@ -144,11 +145,15 @@ class ReadableForm:
 
 
 def _fraction(e: sp.Expr) -> tuple | None:
-    """(n, d): expanded polynomials with ``e = n/d``, n and d reduced modulo sin² + cos² − 1 and
-    cancelled; ``None`` where the reduction does not apply (then only the cancelled fraction)."""
+    """(n, d, canonical): expanded polynomials with ``e = n/d``, n and d reduced modulo
+    sin² + cos² − 1 and cancelled; ``canonical`` when ``e`` is a rational function of symbols and
+    sines and cosines of symbols, so that n is the normal form of the numerator and n = 0 iff
+    ``e`` vanishes identically (see :mod:`jetgeo.geometry.exact.trig`).  ``None`` where ``cancel`` does not apply."""
     e = expand_multiple_angles(e)
     if e.atoms(sp.tan):
         e = e.replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
+    canonical = (all(f.func in (sp.sin, sp.cos) and f.args[0].is_Symbol for f in e.atoms(sp.Function))
+                 and all(p.exp.is_Integer for p in e.atoms(sp.Pow)) and not e.has(sp.Derivative))
     try:
         n, d = sp.fraction(sp.cancel(sp.together(e)))
     except (sp.PolynomialError, TypeError, ValueError):
@@ -156,13 +161,14 @@ def _fraction(e: sp.Expr) -> tuple | None:
     for _ in range(3):  # the gcd of reduced polynomials can bring cos² back: reduce to a fixed point
         rn, rd = reduce_pythagorean(n), reduce_pythagorean(d)
         if rn is None or rd is None:
+            canonical = False
             break
         nn, dd = sp.fraction(sp.cancel(rn / rd))
         if (nn, dd) == (n, d):
             break
         n, d = nn, dd
     sn, sd = reduce_pythagorean_shortest(n), reduce_pythagorean_shortest(d)
-    return (n if sn is None else sn), (d if sd is None else sd)
+    return (n if sn is None else sn), (d if sd is None else sd), canonical
 
 
 def _shortest(*forms):
@@ -230,18 +236,25 @@ def _tangents(e: sp.Expr) -> sp.Expr:
 
 def _normal_form(e: sp.Expr, velocities: tuple) -> sp.Expr:
     """Steps 2–3 for one expression; the shortest of it and its normal form (both exact)."""
-    if e.is_Atom or tree_size(e, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES:
-        return e
+    return _normal_form_decided(e, velocities)[0]
+
+
+def _normal_form_decided(e: sp.Expr, velocities: tuple) -> tuple:
+    """(:func:`_normal_form` of ``e``, whether that decided if ``e`` vanishes identically)."""
+    if e.is_Atom:
+        return e, True
+    if tree_size(e, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES:
+        return e, False
     got = _fraction(e)
     if got is None:
-        return e
-    n, d = got
+        return e, False
+    n, d, canonical = got
     if n == 0:
-        return sp.Integer(0)
+        return sp.Integer(0), True
     coeff, den = _denominator(d)
     # the shortest as a whole: a factored numerator merges into the product with the denominator
     outs = [_tangents(sp.Mul(num, *den)) for num in _numerators(sp.expand(n / coeff), velocities)]
-    return _shortest(*outs, e)
+    return _shortest(*outs, e), canonical
 
 
 def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
@@ -353,17 +366,19 @@ def readable(exprs, velocities=None) -> ReadableForm:
         raise InputError(f"readable: velocities must be symbols, got {bad[0]!r}")
     if all(v.is_Atom for v in values):  # nothing to rewrite (a number, a symbol)
         return ReadableForm(dict(zip(keys, values)) if keys is not None else values)
-    # 1. exact zeros
     original = list(values)
-    tests = zero_tests(values)
+    again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
+    # 2-3. per entry: trigonometric normal form, common denominator, collected numerator; for a
+    # rational function of symbols and sin/cos of symbols this also decides whether it is zero
+    decided = [_normal_form_decided(v, vel) for v in values]
+    values = [v for v, _ in decided]
+    # 1. exact zeros of the entries not decided by their normal form (large ones, other functions)
+    undecided = [i for i, (_, ok) in enumerate(decided) if not ok]
     zeros = {}
-    for i, t in enumerate(tests):
+    for i, t in zip(undecided, zero_tests([values[i] for i in undecided])):
         if values[i] != 0 and _proven_zero(t):
             zeros[keys[i] if keys is not None else i] = t
             values[i] = sp.Integer(0)
-    # 2-3. per entry: trigonometric normal form, common denominator, collected numerator
-    again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
-    values = [_normal_form(v, vel) for v in values]
     # 4. shared subexpressions named once (2-3 again on each piece if some entry was too large)
     taken = {s.name for s in free_symbols_dag(values)}
     defs, eqs = _name_shared(values, vel, taken, again)
