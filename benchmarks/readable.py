@@ -4,9 +4,10 @@ For every catalogue system (``jetgeo.systems.names()``) and every entry of its c
 accelerations (``load(name).constrained().accelerations()``): the tree nodes
 (:func:`~jetgeo.geometry.exact.size.tree_size`) of the entry as derived, of jetgeo's readable
 form of that entry alone (its equation plus its named subexpressions, one node per name) and of
-sympy's form, and the wall times of both.  sympy's ``simplify`` runs in a forked child per
-entry, killed after ``--cap`` seconds (the issue asks for 10 minutes; on a shared machine a
-smaller cap is used and the header says which); such entries read "did not finish in N s".
+sympy's form, and the wall times of both, each starting with sympy's cache cleared.  sympy's
+``simplify`` runs in a forked child per entry, killed after ``--cap`` seconds (the issue asks for
+10 minutes; on a shared machine a smaller cap is used and the header says which); such entries
+read "did not finish in N s".
 Each row also says whether jetgeo's form is at most sympy's in size, and in at most 1/10 of its
 time.  A last line per system gives readable of the whole system at once (names shared by the
 entries).
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 
 import sympy as sp
+from sympy.core.cache import clear_cache
 
 from benchmarks.provenance import ROOT, provenance, provenance_lines
 from jetgeo.geometry import readable
@@ -35,6 +37,7 @@ OUT = ROOT / "benchmarks" / "results" / "readable.txt"
 
 
 def _sympy_child(expr, conn) -> None:
+    clear_cache()  # the forked child inherits the parent's sympy cache: start cold, as readable does
     t = time.perf_counter()
     out = sp.simplify(sp.trigsimp(sp.cancel(expr)))
     conn.send((tree_size(out), time.perf_counter() - t))
@@ -58,7 +61,8 @@ def sympy_form(expr, cap: float) -> tuple:
 
 
 def readable_form(exprs: dict, velocities) -> tuple:
-    """(tree nodes of the readable form, seconds) of ``exprs``."""
+    """(tree nodes of the readable form, seconds) of ``exprs``, sympy's cache cleared first."""
+    clear_cache()
     t = time.perf_counter()
     r = readable(exprs, velocities=velocities)
     return r.size(), time.perf_counter() - t
