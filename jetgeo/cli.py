@@ -274,9 +274,34 @@ def _derive(args: argparse.Namespace) -> int:
     if args.simplify:
         acc = _simplified(acc)
     with stage("formatting the equations"):
-        text = format_motion(spec, acc, info, args.format)
+        text = format_readable(spec, acc, info, args.format) if args.readable else format_motion(
+            spec, acc, info, args.format)
     sys.stdout.write(text)
     return 0
+
+
+def format_readable(spec, acc: dict, info: dict, fmt: str) -> str:
+    """``derive --readable``: the accelerations in readable form (:func:`jetgeo.geometry.readable`:
+    exact zeros, sin² + cos² = 1 used, factored denominators, numerators collected in the velocities,
+    shared subexpressions named once).  Text and LaTeX print the equations and the names; JSON keeps
+    the exact accelerations and adds the readable equations and definitions; Python is unchanged."""
+    from .geometry import readable
+    from .io import expr_text
+    from .io.emit import one_line
+
+    if fmt == "python":
+        return format_motion(spec, acc, info, fmt)
+    form = readable(acc, velocities=spec.Y.qdot)
+    if fmt == "text":
+        return f"# {one_line(spec.name)}: equations of motion by {info['method']} (readable form)\n{form}\n"
+    if fmt == "latex":
+        return form.latex().replace(r"\\ ", "\\\\\n") + "\n"
+    if fmt == "json":
+        out = json.loads(format_motion(spec, acc, info, fmt))
+        out["readable"] = {"equations": {str(a): expr_text(e) for a, e in form.equations.items()},
+                           "definitions": [[str(n), expr_text(v)] for n, v in form.definitions]}
+        return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    raise InputError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
 
 
 def _simplified(acc: dict) -> dict:
@@ -680,6 +705,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--format", default="text", help=f"one of: {', '.join(FORMATS)} (default text)")
     d.add_argument("--simplify", action="store_true",
                    help="tidy the expressions for display (factor + trigsimp; can be slow on large systems)")
+    d.add_argument("--readable", action="store_true",
+                   help="print the readable form: exact zeros, sin²+cos²=1, factored denominators, named "
+                        "subexpressions (JSON keeps the exact expressions and adds it)")
     d.set_defaults(func=_derive)
     d = sub.add_parser("check", parents=[common, limits],
                        help="regularity, classification, singular states, compatibility")

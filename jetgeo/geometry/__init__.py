@@ -25,6 +25,7 @@ from .exact import (
 )
 from .forms import Form
 from .linalg import nullspace, singular_locus, solve_linear
+from .readable import ReadableForm, readable
 from .vectorfields import VectorField
 from .zero import ZeroTest, canonical_forms, is_zero, normalise, zero_test, zero_tests
 
@@ -57,4 +58,6 @@ __all__ = [
     "normalise",
     "canonical_forms",
     "trig_normal_form",
+    "readable",
+    "ReadableForm",
 ]

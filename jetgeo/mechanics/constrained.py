@@ -45,7 +45,6 @@ from ..geometry import (
 )
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
-from ..geometry.display import tidy
 from ..geometry.exact import (
     AFFINE_CANONICAL_MAX_NODES,
     CANONICAL_MAX_NODES,
@@ -57,6 +56,7 @@ from ..geometry.exact import (
     tree_size,
     xreplace_dag,
 )
+from ..geometry.readable import ReadableForm, readable
 from ..geometry.zero import canonical_forms, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
@@ -707,8 +707,27 @@ class ConstrainedSystem:
     def __repr__(self) -> str:
         return f"ConstrainedSystem(L={self.system.L}, Q: {self.nf})"
 
+    def readable_accelerations(self) -> ReadableForm:
+        """The accelerations in readable form (:func:`~jetgeo.geometry.readable`): exact zeros,
+        sin² + cos² = 1 used, one factored denominator, numerators collected in the velocities,
+        shared subexpressions named once.
+
+        Returns
+        -------
+        ReadableForm
+            ``equations`` {q̈^σ: …}; ``expand()`` equals :meth:`accelerations`.
+
+        Examples
+        --------
+        >>> from jetgeo.systems import load
+        >>> print(load("skate").constrained().readable_accelerations())
+        xddot = -thetadot*xdot*tan(theta)
+        yddot = thetadot*xdot
+        thetaddot = 0
+        """
+        return readable(self.accelerations(), velocities=self.Y.qdot)
+
     def _repr_latex_(self) -> str:
-        """Normal form and reduced equations; small expressions tidied for display."""
-        rows = [sp.latex(sp.Eq(tidy(e), 0)) for e in self._reduced]
-        nf = [sp.latex(sp.Eq(k, tidy(v))) for k, v in self.g.items()]
-        return r"$\begin{gathered}" + r"\\".join(nf + rows) + r"\end{gathered}$"
+        """The normal form q̇^D = g and the accelerations, both in readable form."""
+        nf = readable(self.g, velocities=self.Y.qdot).latex()
+        return r"$\begin{gathered}" + nf + r"\\" + self.readable_accelerations().latex() + r"\end{gathered}$"

@@ -19,7 +19,9 @@ genuinely *nonlinear*.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -41,6 +43,7 @@ from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
 from ..geometry.exact import det_sized, diff_dag, xreplace_dag
 from ..geometry.polydiff import polys_of
+from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
 from ..limits import staged
@@ -94,6 +97,15 @@ class NormalForm:
 
     def __str__(self) -> str:
         return ", ".join(f"{k} = {tidy(v)}" for k, v in self.g.items())
+
+    def _repr_latex_(self) -> str:
+        """q̇^D = g in readable form (:func:`~jetgeo.geometry.readable`), and where it is valid."""
+        form = readable(self.g, velocities=self.independent)
+        cond = readable([self.condition]).equations[0]
+        rows = form.latex().removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
+        if as_expr(cond).free_symbols:
+            rows += r"\\ &\text{valid where } " + sp.latex(cond) + r" \neq 0"
+        return r"$\begin{aligned}" + rows + r"\end{aligned}$"
 
 
 #: how many k-subsets of the velocities :meth:`ConstraintSubmanifold.admissible_choices` examines
@@ -150,6 +162,25 @@ class Classification:
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.explanation}"
+
+    def _repr_html_(self) -> str:
+        """The classification as a small HTML table (kind, properties, explanation)."""
+        def yes(v) -> str:
+            return "undecided" if v is None else ("yes" if v else "no")
+
+        rows = [("kind", self.kind), ("affine in the velocities", yes(self.affine)),
+                ("homogeneous (linear)", yes(self.homogeneous)), ("scleronomic", yes(self.scleronomic)),
+                ("integrable", yes(self.integrable)), ("Chaplygin form", yes(self.chaplygin))]
+        if self.chaplygin_choices:
+            rows.append(("Chaplygin choices", "; ".join(", ".join(map(str, c)) for c in self.chaplygin_choices)))
+        rows.append(("explanation", self.explanation))
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                       for k, v in rows)
+        return f"<table>{body}</table>"
+
+    def _repr_latex_(self) -> str:
+        """The kind and the explanation as LaTeX text."""
+        return r"$\text{" + _latex_text(self.kind) + r": " + _latex_text(self.explanation) + r"}$"
 
 
 class ConstraintSubmanifold:
@@ -602,6 +633,15 @@ class ConstraintSubmanifold:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+_LATEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&", "%": r"\%", "#": r"\#",
+               "$": r"\$", "^": r"\^{}", "~": r"\~{}"}
+
+
+def _latex_text(text: str) -> str:
+    """``text`` escaped for LaTeX's ``\\text{…}`` (every special character in one pass)."""
+    return re.sub(r"[\\{}_&%#$^~]", lambda m: _LATEX_TEXT[m.group()], text)
 
 
 def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:

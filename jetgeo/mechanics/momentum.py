@@ -44,6 +44,7 @@ from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.exact import trig_reduce, within_ops
 from ..geometry.linalg import nullspace
+from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise_if_small
 
 __all__ = ["MomentumEquation", "momentum_equation"]
@@ -65,6 +66,16 @@ class MomentumEquation:
         from ..geometry.display import tidy
 
         return f"d/dt({tidy(self.momentum)}) = {tidy(self.rhs)}"
+
+    def _repr_latex_(self) -> str:
+        """ṗ = rhs with p and the right-hand side in readable form (:func:`~jetgeo.geometry.readable`)."""
+        form = readable({"p": self.momentum, "rhs": self.rhs})
+        p, rhs = form.equations["p"], form.equations["rhs"]
+        rows = [r"\frac{d}{dt}\left(" + sp.latex(p) + r"\right) &= " + sp.latex(rhs)]
+        if form.definitions:
+            rows.append(r"\text{where}\quad")
+            rows += [f"{sp.latex(n)} &= {sp.latex(v)}" for n, v in form.definitions]
+        return r"$\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}$"
 
 
 def momentum_equation(cs, action: Sequence, section: Sequence | None = None) -> list:

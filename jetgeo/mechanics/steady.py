@@ -35,6 +35,7 @@ import sympy as sp
 from ..errors import InputError, NotApplicableError, UndecidedError
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.exact import NORMALISE_MAX_NODES, is_small, trig_reduce
+from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise_if_small
 
 __all__ = ["SteadyMotion", "steady_motions"]
@@ -63,6 +64,14 @@ class SteadyMotion:
         sol = ", ".join(f"{k} = {v}" for k, v in self.values.items()) or "no unknowns"
         rates = ", ".join(f"d{k}/dt = {v}" for k, v in self.rates.items())
         return f"steady motion: {sol}" + (f"; cyclic rates {rates}" if rates else "")
+
+    def _repr_latex_(self) -> str:
+        """The values and the cyclic rates (q̇ of each cyclic q) in readable form
+        (:func:`~jetgeo.geometry.readable`)."""
+        rows = {**self.values, **{sp.Symbol(f"{k}dot"): v for k, v in self.rates.items()}}
+        if not rows:
+            return r"$\text{steady motion (no unknowns)}$"
+        return "$" + readable(rows).latex() + "$"
 
 
 def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:

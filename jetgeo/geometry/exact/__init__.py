@@ -58,7 +58,7 @@ from .size import (
     within_ops,
 )
 from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rational, substitute_affine
-from .trig import reduce_pythagorean, trig_normal_form, trig_reduce, trig_reduce_if_small
+from .trig import reduce_pythagorean, reduce_pythagorean_shortest, trig_normal_form, trig_reduce, trig_reduce_if_small
 
 __all__ = [
     "AffineSolution",
@@ -115,6 +115,7 @@ __all__ = [
     "solve_rational",
     "substitute_affine",
     "reduce_pythagorean",
+    "reduce_pythagorean_shortest",
     "trig_normal_form",
     "trig_reduce",
     "trig_reduce_if_small",

@@ -38,6 +38,7 @@ __all__ = [
     "FRACTION_FREE_MAX_TERMS",
     "FRACTION_FREE_MAX_WORK",
     "CSE_PREPROCESS_MAX_NODES",
+    "READABLE_MAX_NODES",
 ]
 
 #: Above this many tree nodes an expression is not passed through ``cancel``/``together``
@@ -102,6 +103,13 @@ FRACTION_FREE_MAX_WORK = 3_000_000
 #: "basic" pre-processing (``factor_terms`` of every expression, a walk over the *tree*): on the
 #: unexpanded DAG accelerations of a 4-trailer that walk took 25 of the 26 s of ``simulate``.
 CSE_PREPROCESS_MAX_NODES = 20000
+
+
+#: Above this many tree nodes an expression (an entry, or a named subexpression after the
+#: common subexpressions are named) is not brought to a common denominator with a trigonometric
+#: normal form by :func:`jetgeo.geometry.readable` (``cancel`` with sin/cos generators is the
+#: costly step); it is kept as it is, with its shared subexpressions named.
+READABLE_MAX_NODES = 3000
 
 
 #: Above this many tree nodes an expression is not printed into a message (:func:`describe`):

@@ -16,7 +16,14 @@ import sympy as sp
 
 from ..coerce import as_expr
 
-__all__ = ["trig_reduce", "trig_reduce_if_small", "trig_normal_form", "reduce_pythagorean", "expand_multiple_angles"]
+__all__ = [
+    "trig_reduce",
+    "trig_reduce_if_small",
+    "trig_normal_form",
+    "reduce_pythagorean",
+    "reduce_pythagorean_shortest",
+    "expand_multiple_angles",
+]
 
 _TRIG = (sp.sin, sp.cos, sp.tan)
 
@@ -33,6 +40,40 @@ def reduce_pythagorean(p: sp.Expr) -> sp.Expr | None:
         except sp.PolynomialError:
             return None
         p = sp.expand(sp.Add(*[coeff * c ** (k % 2) * (1 - s**2) ** (k // 2) for (k,), coeff in poly.terms()]))
+    return p
+
+
+def reduce_pythagorean_shortest(p: sp.Expr) -> sp.Expr | None:
+    """The expanded polynomial ``p`` reduced modulo sin²u + cos²u − 1, angle by angle, in the
+    shorter of the two directions: cos^{2j+e} u ↦ cos^e u (1 − sin²u)^j or
+    sin^{2j+e} u ↦ sin^e u (1 − cos²u)^j, whichever has fewer tree nodes (ties: the first).
+    Each direction is a normal form for its angle (the basis sⁱ, sⁱc, resp. cⁱ, cⁱs of
+    ℚ(x)[s, c]/(s² + c² − 1)), so the result equals ``p`` exactly and is zero iff ``p``
+    vanishes identically (for sin/cos of independent symbols).  ``None`` if ``p`` is not
+    polynomial in a sine or cosine it contains.
+
+    >>> th, a, b = sp.symbols("theta a b")
+    >>> reduce_pythagorean_shortest(a * sp.cos(th)**2 + a * sp.sin(th)**2 + b * sp.cos(th)**2)
+    a + b*cos(theta)**2
+    """
+    from .size import tree_size
+
+    p = sp.expand(p)
+    angles = sorted({a.args[0] for a in p.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
+    for u in angles:
+        s, c = sp.sin(u), sp.cos(u)
+        forms = []
+        for x, y in ((c, s), (s, c)):  # reduce powers of x by x² = 1 − y²
+            if not p.has(x):
+                forms.append(p)
+                continue
+            try:
+                poly = sp.Poly(p, x)
+            except sp.PolynomialError:
+                return None
+            forms.append(sp.expand(sp.Add(*[coeff * x ** (k % 2) * (1 - y**2) ** (k // 2)
+                                            for (k,), coeff in poly.terms()])))
+        p = min(forms, key=tree_size)
     return p
 
 

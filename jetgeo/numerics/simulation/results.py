@@ -163,6 +163,10 @@ class SimulationResult:
 
     __str__ = summary
 
+    def __repr__(self) -> str:
+        """The summary on one line, not the arrays (the dataclass's repr printed every array)."""
+        return "SimulationResult(" + "; ".join(line.strip() for line in self.summary().splitlines()) + ")"
+
     def _repr_html_(self) -> str:
         import html
 

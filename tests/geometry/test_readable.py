@@ -1,0 +1,204 @@
+"""jetgeo.geometry.readable: every step an exact rewriting (theory/readable.md).
+
+Independent truths: the zero test of the difference between ``expand()`` and the input (proofs
+for small expressions, F_p points with a bound for large ones), sympy's own ``expand`` for the
+trigonometric identities, and explicit constructions whose zeros and shared parts are known.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jetgeo.errors import InputError
+from jetgeo.geometry import ReadableForm, readable, zero_test, zero_tests
+from jetgeo.geometry.exact.shadow import mod_value
+from jetgeo.geometry.exact.size import tree_size
+from jetgeo.geometry.exact.trig import reduce_pythagorean_shortest
+from jetgeo.systems import load, names
+
+a, b, x, xd, th, ph = sp.symbols("a b x xdot theta phi")
+
+
+def _equal(r: ReadableForm, exprs) -> bool:
+    back = r.expand()
+    keys = list(exprs) if isinstance(exprs, dict) else range(len(exprs))
+    return all(t.zero for t in zero_tests([back[k] - exprs[k] for k in keys]))
+
+
+@pytest.fixture(scope="module", params=names())
+def catalogue(request):
+    cs = load(request.param).constrained()
+    acc = cs.accelerations()
+    return request.param, acc, readable(acc, velocities=cs.Y.qdot)
+
+
+def test_catalogue_readable_expands_to_the_accelerations(catalogue):
+    name, acc, r = catalogue
+    assert list(r.equations) == list(acc)
+    assert _equal(r, acc), name
+
+
+def test_catalogue_zero_entries_are_exactly_zero(catalogue):
+    name, acc, r = catalogue
+    tests = zero_tests(list(acc.values()))
+    for key, t in zip(acc, tests):
+        if t.zero:
+            assert r.equations[key] == 0, (name, key)
+        else:
+            assert r.equations[key] != 0, (name, key)
+
+
+def test_catalogue_readable_is_no_larger_than_derived(catalogue):
+    name, acc, r = catalogue
+    assert r.size() <= sum(tree_size(v) for v in acc.values()), name
+
+
+def test_pythagorean_identity_and_multiple_angles_are_reduced():
+    r = readable({"u": a * xd**2 * (sp.sin(th) ** 2 + sp.cos(th) ** 2) / (1 + a**2),
+                  "v": sp.sin(2 * th) - 2 * sp.sin(th) * sp.cos(th)}, velocities=[xd])
+    assert r.equations["u"] == a * xd**2 / (a**2 + 1)
+    assert r.equations["v"] == 0
+    assert set(r.zeros) == {"v"} and r.zeros["v"].zero
+
+
+def test_a_large_identically_zero_dag_becomes_exactly_zero():
+    # a nested DAG of more than 10^9 tree nodes times (sin² + cos² − 1): zero, decided in F_p
+    e = x
+    for _ in range(40):
+        e = e * (e + a) / (1 + e**2)
+    assert tree_size(e) > 10**9
+    big_zero = e * (sp.sin(th) ** 2 + sp.cos(th) ** 2 - 1)
+    t0 = time.perf_counter()
+    r = readable([big_zero, e + 1])
+    assert time.perf_counter() - t0 < 30
+    assert r.equations[0] == 0
+    # the F_p test alone gives no useful bound here (degree 2^40): the normal form of the named
+    # factor sin² + cos² − 1 is 0 and makes the product exactly 0
+    assert r.zeros[0].method == "trig normal form"
+    assert r.equations[1] != 0
+    # equal values in F_p at random points: the difference of two separately built DAGs of this
+    # size cannot be formed (sympy compares their trees), the values are computed on the DAGs
+    back = r.expand()[1]
+    for trial in (1, 2, 3):
+        rep, angles = {}, {}
+        assert mod_value(back, rep, angles, {}, trial) == mod_value(e + 1, rep, angles, {}, trial)
+    # the shared chain is written with names, each small enough to print
+    assert r.size() < 2000
+
+
+def test_shared_subexpression_is_named_once():
+    delta = a**2 * sp.sin(th) ** 2 + b * sp.cos(ph) + a * b + 7
+    exprs = {"p": xd**2 / delta + a, "q": x * xd / delta + b, "s": sp.sin(th) / delta}
+    r = readable(exprs, velocities=[xd])
+    assert len(r.definitions) == 1
+    name, value = r.definitions[0]
+    assert name.name == "Delta_1"
+    assert zero_test(value - delta).zero or zero_test(value - 1 / delta).zero
+    assert all(e.has(name) for e in r.equations.values())
+    assert _equal(r, exprs)
+
+
+def test_numerator_is_collected_in_the_velocities():
+    e = sp.expand((a * xd**2 + b * xd * x + sp.sin(th) * x * xd**2 + a * b) / (1 + a))
+    r = readable([e], velocities=[xd])
+    num, den = sp.fraction(r.equations[0])
+    assert den == a + 1
+    parts = sp.collect(num, [xd], evaluate=False)
+    assert set(parts) == {xd**2, xd, sp.Integer(1)}
+    assert _equal(r, [e])
+
+
+def test_denominator_keeps_its_factors():
+    e = sp.expand(x / ((1 + a**2) * (b + sp.cos(th)) ** 2))
+    r = readable([sp.together(e)])
+    den = sp.fraction(r.equations[0])[1]
+    assert den.is_Mul and {f.as_base_exp() for f in den.args} == {(a**2 + 1, 1), (b + sp.cos(th), 2)}
+
+
+def test_product_to_sum_form_is_written_as_a_product():
+    # issue 27: `derive --simplify` printed g cos(α − 2φ)/4 − g cos(α + 2φ)/4 for g sin α sin 2φ / 2
+    g, al = sp.symbols("g alpha")
+    e = g * sp.cos(al - 2 * ph) / 4 - g * sp.cos(al + 2 * ph) / 4
+    r = readable([e])
+    assert r.equations[0] == g * sp.sin(al) * sp.sin(ph) * sp.cos(ph)
+    assert sp.expand(sp.expand_trig(r.equations[0] - g * sp.sin(al) * sp.sin(2 * ph) / 2)) == 0
+
+
+def test_tangent_in_products():
+    r = readable([-xd * sp.sin(th) / sp.cos(th)])
+    assert r.equations[0] == -xd * sp.tan(th)
+
+
+def test_shortest_pythagorean_direction():
+    p = a * sp.cos(th) ** 2 + a * sp.sin(th) ** 2 + b * sp.cos(th) ** 2
+    assert reduce_pythagorean_shortest(p) == a + b * sp.cos(th) ** 2
+    q = sp.sin(th) ** 4 + 2 * sp.sin(th) ** 2 * sp.cos(th) ** 2 + sp.cos(th) ** 4
+    assert reduce_pythagorean_shortest(q) == 1
+
+
+def test_display_lists_equations_and_definitions():
+    delta = a**2 * sp.sin(th) ** 2 + b * sp.cos(ph) + a * b + 7
+    r = readable({sp.Symbol("xddot"): xd**2 / delta, sp.Symbol("yddot"): x / delta})
+    text = str(r)
+    assert text.splitlines()[0].startswith("xddot = ") and "where" in text and "Delta_1 = " in text
+    tex = r._repr_latex_()
+    assert tex.startswith("$\\begin{aligned}") and "\\ddot{x}" in tex and "\\Delta_{1}" in tex
+
+
+def test_bad_input_raises_input_error():
+    with pytest.raises(InputError, match="dict or a list"):
+        readable(x + 1)
+    with pytest.raises(InputError, match="velocities must be symbols"):
+        readable([x], velocities=[x + 1])
+
+
+def test_names_avoid_the_input_symbols():
+    d1 = sp.Symbol("Delta_1")
+    delta = a**2 * sp.sin(th) ** 2 + b * sp.cos(ph) + a * b + 7
+    exprs = [d1 * xd / delta, x / delta]
+    r = readable(exprs)
+    assert all(n != d1 for n, _ in r.definitions)
+    assert _equal(r, exprs)
+
+
+_atoms = st.sampled_from([a, b, x, xd, sp.sin(th), sp.cos(th), sp.sin(2 * th), sp.cos(th - ph), sp.Integer(2)])
+
+
+@st.composite
+def small_expressions(draw, depth: int = 3):
+    if depth == 0 or draw(st.booleans()):
+        return draw(_atoms)
+    left = draw(small_expressions(depth - 1))
+    right = draw(small_expressions(depth - 1))
+    op = draw(st.sampled_from(["+", "*", "/", "-"]))
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    return left / (3 + right**2)  # a denominator without real zeros
+
+
+@settings(max_examples=20)  # the deterministic profile of tests/conftest.py, fewer examples: readable is ~0.1 s
+@given(st.lists(small_expressions(), min_size=1, max_size=3))
+def test_property_expand_of_readable_is_the_input(exprs):
+    r = readable(exprs, velocities=[xd])
+    back = r.expand()
+    for e, f in zip(exprs, back):
+        t = zero_test(f - e, prove=True)
+        assert t.zero, (e, f)
+
+
+@settings(max_examples=20)
+@given(small_expressions())
+def test_property_pythagorean_zero_multiples_vanish(e):
+    z = e * (sp.sin(th) ** 2 + sp.cos(th) ** 2 - 1)
+    r = readable([z, e])
+    assert r.equations[0] == 0
+    assert (r.equations[1] == 0) == zero_test(e).zero
