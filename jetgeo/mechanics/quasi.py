@@ -54,6 +54,7 @@ from ..geometry.exact import (
     trig_reduce_if_small,
     xreplace_dag,
 )
+from ..geometry.readable import ReadableForm, readable
 from ..jets.fibred import FibredManifold
 from .bordered import BorderedSystem
 from .constrained import ConstrainedSystem
@@ -423,6 +424,33 @@ class QuasiVelocitySystem:
         """
         vals, _, _ = self._solution
         return {vd: vals[vd] for vd in self.frame.vdot}
+
+    def readable_accelerations(self) -> ReadableForm:
+        """The accelerations v̇ in readable form (:func:`~jetgeo.geometry.readable`): exact zeros, one
+        factored denominator, numerators collected in the quasi-velocities, shared subexpressions named.
+
+        Returns
+        -------
+        ReadableForm
+            ``equations`` {v̇^α: …}; ``expand()`` equals :meth:`accelerations`.
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from jetgeo import FibredManifold
+        >>> from jetgeo.mechanics.rigid import body_angular_velocity
+        >>> F = body_angular_velocity(FibredManifold(["a", "b", "c"]), "XYZ", ["p", "q", "r"])
+        >>> A, B, C = sp.symbols("A B C")
+        >>> print(QuasiVelocitySystem(F, (A*F.v[0]**2 + B*F.v[1]**2 + C*F.v[2]**2)/2).readable_accelerations())
+        pdot = q*r*(B - C)/A
+        qdot = p*r*(-A + C)/B
+        rdot = p*q*(A - B)/C
+        """
+        return readable(self.accelerations(), velocities=self.frame.v)
+
+    def _repr_latex_(self) -> str:
+        """Hamel's equations solved for v̇, in readable form."""
+        return readable(self.accelerations(), velocities=self.frame.v)._repr_latex_()
 
     def multipliers(self) -> list:
         """Chetaev's multipliers λ_κ: H_β = λ_κ ∂φ^κ/∂v^β, the same λ as the coordinate route's
