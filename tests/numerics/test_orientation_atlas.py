@@ -158,7 +158,7 @@ def test_tumbling_through_the_pole_switches_chart_and_agrees_with_quaternions(su
     te = np.linspace(0, 2, 41)
     res = simulate_orientation(lambda seq: build(seq, suslov), ["ZXZ", "XYZ"], ANGLES, (0, 2), ini, PAR, t_eval=te,
                                formulation=formulation)
-    assert res.formulation == formulation
+    assert res.formulation == formulation and res.params == PAR
     assert isinstance(res, SimulationResult) and res.status == "finished"
     assert len(res.charts) >= 1 and isinstance(res.charts[0], OrientationSwitch)
     sw = res.charts[0]
@@ -230,3 +230,15 @@ def test_a_build_that_differs_across_charts_is_refused_at_the_switch():
 
     with pytest.raises(OffManifoldError):
         simulate_orientation(off, ["ZXZ", "XYZ"], ANGLES, (0, 0.3), ini, PAR)
+
+
+def test_a_quaternion_run_crosses_every_coordinate_hyperplane():
+    """|q|² = 1 has no global normal form (q̇_D = −(Σ q_σ q̇_σ)/q_D for any choice D): a Motion run in
+    (q, q̇) does not use it, and used to stop where the default chart's denominator q₃ vanished."""
+    S = build_quaternion()
+    x, y, z, w = Rotation.from_rotvec([0.5, 0.0, 0.02]).as_quat()
+    iq = S.jet_state({"q0": w, "q1": x, "q2": y, "q3": z, "w1": 0.2, "w2": 0.1, "w3": -2.0}, params=PAR)
+    rq = simulate(S.motion(), (0, 1), iq, PAR, t_eval=np.linspace(0, 1, 21))
+    assert rq.status == "finished" and rq.relative_energy_drift < 1e-9
+    assert rq.q[0, 3] > 0 > rq.q[-1, 3]  # q₃ changed sign
+    assert np.max(np.abs(np.linalg.norm(rq.q, axis=1) - 1)) < 1e-9

@@ -268,7 +268,8 @@ def simulate_orientation(
     cur = chart(seqs[0])
     y = initial_data(cur.prep, initial, False, t0, cur.p)
     check_on_manifold(cur.prep, t0, y, cur.p, manifold_tol)
-    run = dict(method=method, t_eval=t_eval, dense_output=dense_output, singular_tol=singular_tol, options=opts)
+    run = dict(method=method, t_eval=t_eval, dense_output=dense_output, singular_tol=singular_tol, options=opts,
+               params=params)
     switches: list = []
     segments: list = []
     watch = True  # False once the chart's degradation was warned of and no switch is possible
@@ -335,7 +336,7 @@ def _switch(cur: _Chart, t: float, y: np.ndarray, seqs: list, chart: Callable, t
 
 
 def _segment(ch: _Chart, t0: float, t1: float, y0: np.ndarray, threshold: float | None, *, method, t_eval,
-             dense_output, singular_tol, options):
+             dense_output, singular_tol, options, params):
     """Integrate in the chart ``ch`` from the full state y0 at t0 until t1 or until |det Φ| falls to
     ``threshold`` (None: not watched).  Returns (result, hit), hit = (t, full state) at the threshold."""
     prep, p = ch.prep, ch.p
@@ -368,7 +369,7 @@ def _segment(ch: _Chart, t0: float, t1: float, y0: np.ndarray, threshold: float 
         te = float(out.t_events[-1][0])
         hit = (te, np.asarray(out.y_events[-1][0], dtype=float))
         out.status, out.message = 0, f"orientation chart boundary at t = {te:.6g}"
-    res = finish(prep, out, p, {}, ev_list, False, t0)
+    res = finish(prep, out, p, params, ev_list, False, t0)
     res.orientation_charts = [ch.sequence] * len(res.t)
     return res, hit
 
