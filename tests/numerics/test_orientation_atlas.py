@@ -166,7 +166,9 @@ def test_tumbling_through_the_pole_switches_chart_and_agrees_with_quaternions(su
     assert res.relative_energy_drift <= 1e-9
     if suslov:
         assert res.max_residual < 1e-9
+    assert "orientation chart ZXZ → XYZ" in res.summary() and "ZXZ" in res._repr_latex_()
     # the chart of each row: ZXZ before the switch, XYZ after
+    assert len(res.orientation_charts) == len(res.t)
     rows = np.array(res.orientation_charts)
     assert set(rows[res.t < sw.t]) == {"ZXZ"} and set(rows[res.t > sw.t]) <= {"XYZ", "ZXZ"}
     assert rows[-1] == "XYZ" or len(res.charts) > 1
