@@ -55,6 +55,7 @@ from ..geometry.exact import (
     xreplace_dag,
 )
 from ..geometry.readable import ReadableForm, readable
+from ..geometry.zero import is_zero
 from ..jets.fibred import FibredManifold
 from .bordered import BorderedSystem
 from .constrained import ConstrainedSystem
@@ -89,9 +90,11 @@ class QuasiVelocities:
         v^α = Φ^α_σ(t, q) q̇^σ, linear and homogeneous in q̇ (e.g. a body's angular velocity
         written in Euler-angle rates).
     frame : matrix, optional
-        Ψ(t, q), m × m, the columns the frame fields X_α.  Give exactly one of ``velocities`` and
+        Ψ(t, q), m × m, the columns the frame fields X_α.  Give at least one of ``velocities`` and
         ``frame``; the other matrix is obtained by one exact solve (never an explicit inverse of a
-        large matrix: :func:`~jetgeo.geometry.exact.lu_solve_dag`).
+        large matrix: :func:`~jetgeo.geometry.exact.lu_solve_dag`).  Both may be given when both
+        are known in closed form (a quaternion frame: the solve would bury Φ's rational entries in
+        nested quotients); Φ Ψ = 1 is then checked (zero test of every entry).
 
     Returns
     -------
@@ -128,8 +131,10 @@ class QuasiVelocities:
         clash = set(self.vdot) & (set(Y.J2.coords) | set(self.v))
         if clash:
             raise InputError(f"QuasiVelocities: derivative names clash: {sorted(map(str, clash))}")
-        if (velocities is None) == (frame is None):
-            raise InputError("QuasiVelocities: give exactly one of velocities= (v = Φ q̇) and frame= (Ψ with q̇ = Ψ v)")
+        if velocities is None and frame is None:
+            raise InputError("QuasiVelocities: give exactly one of velocities= (v = Φ q̇) and frame= (Ψ with "
+                             "q̇ = Ψ v), or both when each is known in closed form")
+        Psi_given = None if frame is None else self._frame_matrix(frame, m)
         if velocities is not None:
             rows = [as_expr(e) for e in velocities]
             if len(rows) != m:
@@ -142,19 +147,30 @@ class QuasiVelocities:
                 raise InputError("QuasiVelocities: the velocities must be linear and homogeneous in q̇ "
                                  f"(v = Φ(t, q) q̇); not so: {bad or rows}")
             self.Phi = Phi
-            self.Psi = self._inverse(Phi, "Φ")
+            if Psi_given is None:
+                self.Psi = self._inverse(Phi, "Φ")
+            else:
+                off = [(a, b) for a in range(m) for b in range(m)
+                       if not is_zero(sp.Add(*[Phi[a, s] * Psi_given[s, b] for s in range(m)]) - int(a == b))]
+                if off:
+                    raise InputError("QuasiVelocities: the frame Ψ given is not the inverse of the velocities' "
+                                     f"matrix Φ: (Φ Ψ) differs from the identity at {off}")
+                self.Psi = Psi_given
         else:
-            try:
-                Psi = sp.Matrix(frame)
-            except (TypeError, ValueError, sp.SympifyError) as exc:
-                raise InputError(f"QuasiVelocities: frame= must be an m × m matrix, got {frame!r}") from exc
-            if Psi.shape != (m, m):
-                raise InputError(f"QuasiVelocities: frame= must be {m} × {m}, got {Psi.shape[0]} × {Psi.shape[1]}")
-            Psi = Psi.applyfunc(as_expr)
-            if depends_on(list(Psi), set(Y.qdot) | set(Y.qddot)):
-                raise InputError("QuasiVelocities: the frame Ψ(t, q) must not depend on velocities")
-            self.Psi = Psi
-            self.Phi = self._inverse(Psi, "Ψ")
+            self.Psi = Psi_given
+            self.Phi = self._inverse(Psi_given, "Ψ")
+
+    def _frame_matrix(self, frame, m: int) -> sp.Matrix:
+        try:
+            Psi = sp.Matrix(frame)
+        except (TypeError, ValueError, sp.SympifyError) as exc:
+            raise InputError(f"QuasiVelocities: frame= must be an m × m matrix, got {frame!r}") from exc
+        if Psi.shape != (m, m):
+            raise InputError(f"QuasiVelocities: frame= must be {m} × {m}, got {Psi.shape[0]} × {Psi.shape[1]}")
+        Psi = Psi.applyfunc(as_expr)
+        if depends_on(list(Psi), set(self.Y.qdot) | set(self.Y.qddot)):
+            raise InputError("QuasiVelocities: the frame Ψ(t, q) must not depend on velocities")
+        return Psi
 
     def _inverse(self, M: sp.Matrix, name: str) -> sp.Matrix:
         info = generic_rank(M)

@@ -13,6 +13,18 @@ Euler–Poincaré–Suslov equations [Bloch 2003].
 The chart is singular where det Φ = 0 (the gimbal lock of the sequence: sin θ = 0 for a proper
 Euler sequence such as ZXZ, cos θ = 0 for a Tait–Bryan sequence such as XYZ);
 :func:`chart_singularity` returns that determinant.
+
+**Unit quaternions** (:func:`body_angular_velocity_quaternion`) have no pole: four coordinates
+q = (q₀, q₁, q₂, q₃) ∈ R⁴ ∖ {0}, the rotation R(q) = q (·) q̄ / |q|² (``sympy.algebras.Quaternion``),
+and the frame q̇ = ½ q ⊗ (0, Ω) + s q whose fourth quasi-velocity s = ⟨q, q̇⟩/|q|² is the radial
+rate.  The fields ½ q ⊗ e_α are left-invariant on the quaternion group, so
+[X_α, X_β] = ε_{αβγ} X_γ as in every Euler chart, and the radial (Euler) field q·∂_q commutes with
+them.  The unit sphere |q| = 1 is kept by the constraint s = 0: the holonomic constraint
+|q|² = 1 stated as a velocity constraint (d/dt |q|² = 2 s |q|²), whose Chetaev reaction
+λ ∂s/∂q̇ = λ q/|q|² is normal to the sphere — the reaction of the holonomic constraint.  Since R(q)
+is homogeneous of degree 0 in q, a Lagrangian ℓ(q, Ω) that depends on q through R only has
+X_s(ℓ) = 0 and the multiplier of s = 0 vanishes: Hamel's equations are Euler's, the quaternion
+stays on its sphere up to the integrator's error.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy as sp
+from sympy.algebras.quaternion import Quaternion
 from sympy.physics.mechanics import ReferenceFrame, dynamicsymbols
 
 from ..errors import InputError
@@ -28,11 +41,13 @@ from ..geometry.exact import det_exact, trig_reduce_if_small
 from ..jets.fibred import FibredManifold
 from .quasi import QuasiVelocities, QuasiVelocitySystem
 
-__all__ = ["EULER_SEQUENCES", "body_angular_velocity", "chart_singularity", "ellipsoid_support", "rolling_on_plane",
-           "rotation_matrix"]
+__all__ = ["EULER_SEQUENCES", "QUATERNION", "body_angular_velocity", "body_angular_velocity_quaternion",
+           "chart_singularity", "ellipsoid_support", "rolling_on_plane", "rotation_matrix"]
 
 #: the twelve body-fixed rotation sequences: six proper Euler (first axis = last) and six Tait–Bryan
 EULER_SEQUENCES = ("XYX", "XZX", "YXY", "YZY", "ZXZ", "ZYZ", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+#: the name of the quaternion chart in :func:`rotation_matrix`
+QUATERNION = "quaternion"
 
 
 def _oriented(Y: FibredManifold, sequence: str, angles: Sequence):
@@ -118,20 +133,23 @@ def body_angular_velocity(Y: FibredManifold, sequence: str, names: Sequence, ang
 
 def rotation_matrix(Y: FibredManifold, sequence: str, angles: Sequence | None = None) -> sp.Matrix:
     """The rotation R(q) taking a body's components to the space components (x_space = R x_body), in
-    the Euler-angle chart of ``sequence`` (``sympy.physics.mechanics``' direction cosine matrix).
+    the Euler-angle chart of ``sequence`` (``sympy.physics.mechanics``' direction cosine matrix) or
+    in quaternions (``sequence=QUATERNION``: ``sympy.algebras.Quaternion.to_rotation_matrix``,
+    x_space = q x_body q̄ / |q|², rational in q and orthogonal for every q ≠ 0).
 
     Parameters
     ----------
     Y : FibredManifold
     sequence : str
-        One of :data:`EULER_SEQUENCES`.
+        One of :data:`EULER_SEQUENCES`, or :data:`QUATERNION`.
     angles : sequence of Symbols, optional
-        The three angle coordinates of Y (default: the first three).
+        The three angle coordinates of Y (default: the first three); for quaternions the four
+        coordinates (q₀, q₁, q₂, q₃), scalar part first (default: the first four).
 
     Returns
     -------
     sympy.Matrix
-        3 × 3, orthogonal, in the angles.
+        3 × 3, orthogonal, in the angles (the quaternion).
 
     Examples
     --------
@@ -139,10 +157,93 @@ def rotation_matrix(Y: FibredManifold, sequence: str, angles: Sequence | None = 
     >>> Y = FibredManifold(["phi", "theta", "psi"])
     >>> rotation_matrix(Y, "ZXZ")[2, 2]          # the body's third axis against the vertical
     cos(theta)
+    >>> Yq = FibredManifold(["q0", "q1", "q2", "q3"])
+    >>> rotation_matrix(Yq, QUATERNION)[2, 2]
+    (q0**2 - q1**2 - q2**2 + q3**2)/(q0**2 + q1**2 + q2**2 + q3**2)
     """
+    if isinstance(sequence, str) and sequence.lower() == QUATERNION:
+        q = _quaternion_coordinates(Y, angles)
+        return Quaternion(*q).to_rotation_matrix()  # divided by |q|² = q.norm()**2: orthogonal for q ≠ 0
     angles = tuple(Y.q[:3]) if angles is None else tuple(angles)
     N, B, back = _oriented(Y, sequence, angles)
     return N.dcm(B).subs(back)
+
+
+def _quaternion_coordinates(Y: FibredManifold, quaternion: Sequence | None) -> tuple:
+    if not isinstance(Y, FibredManifold):
+        raise InputError(f"a quaternion chart needs a FibredManifold, got {type(Y).__name__}")
+    if Y.m < 4 and quaternion is None:
+        raise InputError(f"a quaternion chart needs four coordinates; Y has {Y.m}")
+    q = tuple(Y.q[:4]) if quaternion is None else tuple(quaternion)
+    if len(q) != 4 or len(set(q)) != 4 or not set(q) <= set(Y.q):
+        raise InputError(f"the quaternion must be four distinct coordinates of Y, got {[str(c) for c in q]}")
+    return q
+
+
+def body_angular_velocity_quaternion(Y: FibredManifold, names: Sequence, quaternion: Sequence | None = None,
+                                     others: Sequence | None = None) -> QuasiVelocities:
+    r"""The body-frame angular velocity Ω of a rigid body in the quaternion chart, as quasi-velocities.
+
+    The frame q̇ = ½ q ⊗ (0, Ω) + s q on four coordinates q = (q₀, q₁, q₂, q₃) of Y (module
+    docstring): the quasi-velocities are Ω = 2 Im(q̄ ⊗ q̇)/|q|² and the radial rate
+    s = ⟨q, q̇⟩/|q|².  Both Φ and Ψ are given in closed form (Ψ polynomial, Φ with the one
+    denominator |q|²).  The unit norm is kept by stating the system with the constraint s = 0
+    (``QuasiVelocitySystem(F, ℓ, constraints=[F.v[3], …])``): the holonomic constraint |q| = 1 as
+    a velocity constraint, whose Chetaev reaction is the holonomic one.
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration fibration; four of its coordinates are the quaternion.
+    names : sequence of str or Symbol
+        Names for Ω₁, Ω₂, Ω₃, the radial rate s, then for the quasi-velocities of the further
+        coordinates of Y (``others``).
+    quaternion : sequence of Symbols, optional
+        The four coordinates (q₀, q₁, q₂, q₃) of Y, scalar part first (default: the first four).
+    others : sequence of expressions, optional
+        For the other coordinates of Y: their quasi-velocities as linear homogeneous expressions in
+        q̇ (default: the rates of the remaining coordinates themselves).
+
+    Returns
+    -------
+    QuasiVelocities
+        v = (Ω₁, Ω₂, Ω₃, s, …); R(q) is :func:`rotation_matrix` with ``QUATERNION``.
+
+    Examples
+    --------
+    >>> from jetgeo import FibredManifold
+    >>> Y = FibredManifold(["q0", "q1", "q2", "q3"])
+    >>> F = body_angular_velocity_quaternion(Y, ["w1", "w2", "w3", "s"])
+    >>> F.kinematics()[Y.qdot[0]]             # q̇₀ = −½ ⟨q⃗, Ω⟩ + s q₀
+    q0*s - q1*w1/2 - q2*w2/2 - q3*w3/2
+    >>> F.structure_functions()[2][0][1]      # [X_1, X_2] = X_3, as in every Euler chart
+    1
+    """
+    q = _quaternion_coordinates(Y, quaternion)
+    idx = [Y.q.index(c) for c in q]
+    qd = [Y.qdot[i] for i in idx]
+    Q, Qd = Quaternion(*q), Quaternion(*qd)
+    n2 = sp.Add(*[c**2 for c in q])
+    P = Q.conjugate() * Qd  # q̄ ⊗ q̇ = |q|² (s + ½ Ω)
+    rows = [2 * P.b / n2, 2 * P.c / n2, 2 * P.d / n2, P.a / n2]
+    rest = [c for c in Y.q if c not in q]
+    given = others is not None
+    others = [Y.qdot[Y.q.index(c)] for c in rest] if others is None else [as_expr(e) for e in others]
+    if len(others) != len(rest):
+        raise InputError(f"need {len(rest)} further quasi-velocities for {[str(c) for c in rest]}, got {len(others)}")
+    if given:  # Ψ from the exact solve
+        return QuasiVelocities(Y, names, velocities=[*rows, *others])
+    m = Y.m
+    Psi = sp.zeros(m, m)
+    for a, e in enumerate(((0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))):
+        col = Q * Quaternion(*e)
+        for i, c in zip(idx, (col.a, col.b, col.c, col.d)):
+            Psi[i, a] = c / 2
+    for i, c in zip(idx, q):
+        Psi[i, 3] = c
+    for a, c in enumerate(rest, start=4):
+        Psi[Y.q.index(c), a] = sp.Integer(1)
+    return QuasiVelocities(Y, names, velocities=[*rows, *others], frame=Psi)
 
 
 def chart_singularity(frame: QuasiVelocities) -> sp.Expr:

@@ -14,17 +14,22 @@ from . import plots  # matplotlib itself is imported only when a plot is made
 from .compile import CompiledFunction, compile_rhs
 from .ensembles import ensemble, grid, sample
 from .simulation import (
+    ChartConditioningWarning,
     ChartSwitch,
+    OrientationSwitch,
     PreparedSystem,
     SimulationResult,
     SimulationStoppedWarning,
     SingularEvent,
+    orientation_along,
     prepare,
     simulate,
+    simulate_orientation,
 )
 from .stability import StabilityMap, stability_map
 
 __all__ = ["simulate", "prepare", "PreparedSystem", "SimulationResult", "SingularEvent", "ChartSwitch",
-           "SimulationStoppedWarning", "compile_rhs", "CompiledFunction", "linearise", "Linearisation", "plots",
+           "SimulationStoppedWarning", "simulate_orientation", "orientation_along", "OrientationSwitch",
+           "ChartConditioningWarning", "compile_rhs", "CompiledFunction", "linearise", "Linearisation", "plots",
            "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
 

@@ -146,7 +146,7 @@ def model_of(obj, formulation: str = "full") -> Model:
         return Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
                       "constrained system", cs=cs, Q=cs.Q)
     if isinstance(obj, EquationsOfMotion):
-        return model_of_eom(obj)
+        return model_of_eom(obj, formulation)
     if isinstance(obj, LagrangianSystem):
         acc = obj.accelerations()
         return Model(obj.Y, [acc[a] for a in obj.Y.qddot], {}, [], obj, None, None, [], "LagrangianSystem")
@@ -163,8 +163,13 @@ def model_of(obj, formulation: str = "full") -> Model:
 
 
 
-def model_of_eom(eom: EquationsOfMotion) -> Model:
-    """The model of equations of motion other than the canonical route (a recipe's Motion, …)."""
+def model_of_eom(eom: EquationsOfMotion, formulation: str = "full") -> Model:
+    """The model of equations of motion other than the canonical route (a recipe's Motion, …).
+
+    Q's normal form (for the reduced formulation and the completion of initial data) is a chart of Q
+    the equations are not written in: its denominators bound the run only in the reduced formulation
+    (the constraint |q|² = 1 of a quaternion has a denominator q_D in every chart of Q, and a run in
+    (q, q̇) crossed q_D = 0 without harm)."""
     system, Q = eom.system, eom.Q
     Y = system.Y if system is not None else Q.Y
     acc = eom.accelerations()
@@ -192,7 +197,7 @@ def model_of_eom(eom: EquationsOfMotion) -> Model:
             nf = None
         if nf is not None:
             g = dict(nf.g)
-            conds += branch_conditions(nf.branch)
+            conds += [c for c in branch_conditions(nf.branch) if formulation == "reduced" or c.kind == "sign"]
     for c in eom.validity_conditions():
         c = xreplace_dag(as_expr(c), to_jet, memo)
         if not is_const(c):

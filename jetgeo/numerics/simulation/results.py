@@ -79,6 +79,9 @@ class SimulationResult:
     #: the time the integration ended at: the end of the span, a stopping event's time or where a step
     #: failed — not the last output sample (``t[-1]``), which may lie before it
     t_stop: float | None = None
+    #: the orientation chart (an Euler sequence) of each output row, for a run across charts of SO(3)
+    #: (:func:`~jetgeo.numerics.simulation.orientation.simulate_orientation`); None otherwise
+    orientation_charts: list | None = None
 
     # --- derived figures ----------------------------------------------------------------------
     @property
@@ -322,6 +325,10 @@ def merge(segments: list, have_t_eval: bool) -> SimulationResult:
     def to_full(tt, yy):
         return yy[:m], yy[m:]
 
+    orientation = None
+    if all(seg.orientation_charts is not None for seg in segments):
+        orientation = [c for seg, mk in zip(segments, keep) for c, k in zip(seg.orientation_charts, mk) if k]
+
     return SimulationResult(
         t=cat("t"), q=cat("q"), qdot=cat("qdot"), q_symbols=first.q_symbols, qdot_symbols=first.qdot_symbols,
         constraints=first.constraints, residuals=cat("residuals"), residual_scale=cat("residual_scale"),
@@ -329,5 +336,5 @@ def merge(segments: list, have_t_eval: bool) -> SimulationResult:
         reaction_power=cat("reaction_power"), force_power=cat("force_power"), explicit_power=cat("explicit_power"),
         integrals=integrals, success=last.success, status=last.status, message=last.message, event=last.event,
         nfev=sum(seg.nfev for seg in segments), projected=first.projected, formulation=first.formulation,
-        params=first.params, sol=sol, _to_full=to_full, t_stop=last.t_stop,
+        params=first.params, sol=sol, _to_full=to_full, t_stop=last.t_stop, orientation_charts=orientation,
     )
