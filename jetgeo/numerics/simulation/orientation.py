@@ -48,7 +48,7 @@ from .initial import check_on_manifold, initial_data, lookup
 from .integrate import IMPLICIT, integrate
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult, finish, merge
-from .run import DEFAULT_OPTIONS, SimulationStoppedWarning, _check_arguments
+from .run import DEFAULT_OPTIONS, SimulationStoppedWarning, check_arguments
 
 __all__ = ["simulate_orientation", "orientation_along", "OrientationSwitch", "ChartConditioningWarning"]
 
@@ -239,7 +239,7 @@ def simulate_orientation(
     (True, 'XYZ')
     """
     opts = {**DEFAULT_OPTIONS, **options}
-    _check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
+    check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol, caller="simulate_orientation")
     if formulation not in ("full", "multipliers"):
         raise InputError(f"simulate_orientation: formulation must be 'full' or 'multipliers', got {formulation!r}")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
