@@ -815,13 +815,7 @@ def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: s
     if check_degree:
         _check_solvable_degree(eqs, unknowns)
     try:
-        # polynomial equations in the unknowns: every root sympy returns is a root (no squaring, no
-        # denominator in the unknowns), so its check — substitution and ``simplify``, 2.6 of 4.3 s on
-        # the non-linear rolling disc — is skipped, and so is the simplification of the roots
-        # (no simplify in computation paths); anything else keeps sympy's check
-        poly = all(as_expr(e).is_polynomial(*unknowns) for e in eqs)
-        flags = {"check": False, "simplify": False} if poly else {}
-        sols = sp.solve(list(eqs), list(unknowns), dict=True, **flags)
+        sols = sp.solve(list(eqs), list(unknowns), dict=True)
     except NotImplementedError as exc:
         raise UndecidedError(
             f"{what}: sympy cannot solve {list(eqs)} for {list(unknowns)}; "

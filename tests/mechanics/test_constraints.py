@@ -186,25 +186,3 @@ def test_classification_004_section_2():
     # genuinely nonlinear
     c = ConstraintSubmanifold(Y, [zd - xd**2 - yd**2]).classify()
     assert c.kind == "nonlinear" and not c.affine
-
-
-def test_polynomial_constraints_are_solved_without_sympys_check(monkeypatch):
-    """Ghori's two wheels on an axle with the non-linear rolling constraint [Ghori 1960, §3.2] (issue 28):
-    the constraints are polynomial in the dependent velocities, so every root sympy returns is one —
-    its solution check (substitution and ``simplify``: most of the 4.3 s of ``Q.branches()`` of the
-    non-linear rolling disc) is not run; each branch still satisfies f = 0 exactly."""
-    import sympy.solvers.solvers as solvers
-
-    from jetgeo import systems
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("sympy's solution check ran")
-
-    monkeypatch.setattr(solvers, "checksol", refuse)
-    entry = systems.load("two_wheels_axle", form="nonlinear")
-    Q = ConstraintSubmanifold(entry.Y, list(entry.Q.f))
-    branches = Q.branches()
-    assert len(branches) == 2
-    for br in branches:
-        for f in Q.f:
-            assert is_zero(f.xreplace(br.solution), prove=True)
