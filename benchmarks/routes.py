@@ -56,6 +56,15 @@ Method
   [Ghori 1960, §3.2] (catalogue option ``form="nonlinear"``, one branch chosen through
   ``ConstraintSubmanifold(..., branch=...)``; ``tests/benchmarks/test_routes.py`` checks that each
   has the accelerations of the linear form on that branch).
+* **Same-bodies rows** ``n_trailer_bodies_n`` (n = 4, 6, 8, 10; issue 28): jetgeo gets exactly what
+  KanesMethod gets — the n-trailer's ``sympy.physics.mechanics`` frames, points and rigid bodies
+  (:mod:`benchmarks.same_bodies`).  Only ``TQ``, ``acc`` and ``Kane`` apply (``n/a`` elsewhere), and
+  here **nothing is set-up**: each cell times what a user waits for — building the bodies,
+  ``from_mechanics`` (kinetic energy, velocity check, translation to jet coordinates) and the route
+  for jetgeo; building the bodies, ``KanesMethod``, ``kanes_equations`` and the ``LUsolve`` for Kane.
+  Each cell is the **median of 3** runs (each in its own fresh child), the three columns
+  alternating (Kane, TQ, acc; Kane, TQ, acc; …) so that a change of load hits all alike; a cell
+  that times out is not repeated.
 * The Kane/Lagrange models are those of benchmarks/systems.py: skate ↔ ``chaplygin_sleigh``
   (its centre of mass is offset by a from the knife edge: a slightly larger problem),
   vertical_disc ↔ ``vertical_disc``, rolling_disc ↔ ``heavy_disc``, benenti_problem ↔
@@ -73,6 +82,7 @@ import argparse
 import multiprocessing as mp
 import os
 import shlex
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -103,6 +113,7 @@ class Row:
     lagrange: str | None = None
     family: str | None = None  # n-trailer: a route that timed out for a smaller n is skipped
     size: int = 0
+    bodies: int = 0  # n > 0: the same-bodies n-trailer of benchmarks/same_bodies.py (module docstring)
 
 
 _PEERS = {  # catalogue name -> (Kane model, Lagrange model)
@@ -133,7 +144,14 @@ def _rows() -> list:
                         "n_trailer", n))
     k, la = _PEERS["whipple_bicycle"]
     rows.append(Row("whipple_bicycle", "whipple_bicycle", (), k, la))
+    for n in BODIES_N:
+        rows.append(Row(f"n_trailer_bodies_{n}", "n_trailer", (("n", n),), "bodies", None, "n_trailer_bodies", n, n))
     return rows
+
+
+BODIES_N = (4, 6, 8, 10)  # the same-bodies rows
+BODIES_ROUTES = ("Kane", "TQ", "acc")  # their columns, in the order they alternate
+BODIES_REPEATS = 3
 
 
 ROWS: list = _rows()
@@ -141,10 +159,13 @@ _BY_LABEL = {r.label: r for r in ROWS}
 
 
 def row_entry(label: str):
-    """The catalogue entry of the row ``label`` (``jetgeo.systems.load(name, **options)``)."""
+    """The catalogue entry of the row ``label`` (``jetgeo.systems.load(name, **options)``); None for
+    a same-bodies row (its cells build their own input)."""
     from jetgeo import systems
 
     r = _BY_LABEL[label]
+    if r.bodies:
+        return None
     return systems.load(r.name, **dict(r.options))
 
 
@@ -311,12 +332,26 @@ def _exc_name(exc: BaseException) -> str:
     return name
 
 
+def _setup_bodies(row, route: str):
+    """The timed callable of a same-bodies cell: everything from the bodies on (module docstring)."""
+    from benchmarks import same_bodies as SB
+
+    if route == "Kane":
+        return lambda: SB.kane(row.bodies)
+    if route in ("TQ", "acc"):
+        return lambda: SB.jet(row.bodies, route)
+    raise _NotApplicable(f"same-bodies row: only {', '.join(BODIES_ROUTES)}")
+
+
 def _child(conn, label: str, route: str) -> None:
     row = _BY_LABEL[label]
     try:
         t0 = time.perf_counter()
-        entry = row_entry(label) if route in NEEDS_ENTRY or row.kane == "whipple" else None
-        fn = ROUTES[route](row, entry)
+        if row.bodies:
+            fn = _setup_bodies(row, route)
+        else:
+            entry = row_entry(label) if route in NEEDS_ENTRY or row.kane == "whipple" else None
+            fn = ROUTES[route](row, entry)
         conn.send(("ready", time.perf_counter() - t0))
     except _NotApplicable as exc:
         conn.send(("n/a", str(exc)))
@@ -443,6 +478,28 @@ def footer(results: dict, timeout: float, load_end, wall: float) -> list:
                 parts.append(f"{route}/Kane —")
         if r:
             out.append(f"  n = {n}: " + ", ".join(parts))
+    bodies = [(r, results[r.label]) for r in ROWS if r.bodies and r.label in results]
+    if bodies:
+        out += ["", f"same bodies: jetgeo / KanesMethod (medians of {BODIES_REPEATS} alternating runs in this run; "
+                "bodies, from_mechanics and the route in jetgeo's time, bodies and kanes_equations + LUsolve in "
+                "Kane's)"]
+        for r, cells in bodies:
+            k = cells.get("Kane")
+            parts = []
+            for route in ("TQ", "acc"):
+                a = cells.get(route)
+                if a is None or k is None:
+                    continue
+                if a["status"] == "ok" and k["status"] == "ok":
+                    parts.append(f"{route}/Kane {a['seconds'] / k['seconds']:.3g}")
+                elif a["status"] in ("timeout", "skipped") and k["status"] == "ok":
+                    parts.append(f"{route}/Kane > {timeout / k['seconds']:.3g}")
+                elif a["status"] == "ok" and k["status"] in ("timeout", "skipped"):
+                    parts.append(f"{route}/Kane < {a['seconds'] / timeout:.3g}")
+                else:
+                    parts.append(f"{route}/Kane —")
+            if parts:
+                out.append(f"  n = {r.bodies}: " + ", ".join(parts))
     best = None
     for row, cells in results.items():
         for route, res in cells.items():
@@ -487,6 +544,10 @@ def run_table(labels: list, routes: list, timeout: float, out: Path | None = Non
     for label in labels:
         row = _BY_LABEL[label]
         results[label] = {}
+        if row.bodies:
+            results[label] = _bodies_cells(label, routes, timeout, timed_out if skip else {}, log)
+            write(False)
+            continue
         for route in routes:
             fam = timed_out.get(row.family, {}) if row.family else {}
             if skip and route in fam and fam[route] < row.size:
@@ -500,6 +561,39 @@ def run_table(labels: list, routes: list, timeout: float, out: Path | None = Non
                 log(f"{label:20s} {route:14s} {cell_text(res, timeout)}")
         write(False)
     return {"results": results, "text": write(True)}
+
+
+def _bodies_cells(label: str, routes: list, timeout: float, timed_out: dict, log=None) -> dict:
+    """The cells of a same-bodies row: medians of BODIES_REPEATS runs, Kane, TQ and acc alternating
+    (each run a fresh child); a cell that times out (or did for a smaller n) is not run again."""
+    row = _BY_LABEL[label]
+    fam = timed_out.setdefault(row.family, {})
+    cols = [r for r in BODIES_ROUTES if r in routes]
+    runs: dict = {r: [] for r in cols}
+    setups: dict = {r: [] for r in cols}
+    final: dict = {r: {"status": "n/a", "info": "same-bodies row"} for r in routes if r not in cols}
+    for r in cols:
+        if r in fam and fam[r] < row.size:
+            final[r] = {"status": "skipped"}
+    for _ in range(BODIES_REPEATS):
+        for r in cols:
+            if r in final:
+                continue
+            res = run_cell(label, r, timeout)
+            if res["status"] != "ok":
+                final[r] = res
+                if res["status"] in ("timeout", "setup-timeout"):
+                    fam[r] = min(row.size, fam.get(r, row.size))
+            else:
+                runs[r].append(res["seconds"])
+                setups[r].append(res["setup"])
+            if log:
+                log(f"{label:20s} {r:14s} {cell_text(res, timeout)}")
+    for r in cols:
+        if r not in final:
+            final[r] = {"status": "ok", "seconds": statistics.median(runs[r]), "runs": runs[r],
+                        "setup": max(setups[r])}
+    return {r: final[r] for r in routes}
 
 
 def main(argv=None) -> int:

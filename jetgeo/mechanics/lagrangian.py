@@ -32,7 +32,8 @@ import sympy as sp
 from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_sized
+from ..geometry.exact import det_sized, diff_dag
+from ..geometry.exact.size import tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
@@ -40,6 +41,17 @@ from ..jets import FibredManifold
 from ..limits import staged
 
 __all__ = ["LagrangianSystem"]
+
+#: Above this many tree nodes of L, its derivatives — momenta, Hessian W and the Euler–Lagrange
+#: expressions without accelerations e — are taken on L's expression DAG (exact, unexpanded, each
+#: distinct subexpression once: :func:`~jetgeo.geometry.exact.diff_dag`) instead of in its
+#: polynomial ring (:mod:`jetgeo.geometry.polydiff`, expanded and collected).  Expanded, a chain of
+#: rigid bodies grows like 2ⁿ in sin, cos of the relative angles: the 8-trailer's L from
+#: ``sympy.physics.mechanics`` bodies (23 687 nodes) has 15 835 terms and its e_σ up to 19 177 each
+#: (ring: 12 s for e, 8 s for converting L and W; DAG: 0.3 s for all), and the Whipple bicycle's
+#: (4 424 nodes, 12 505 terms) TQ route takes 8 s instead of 22 s (one loaded machine, issue 28).
+#: The catalogue's compact Lagrangians (the 8-trailer: 557 nodes) keep the ring's collected forms.
+EL_DAG_MIN_NODES = 1000
 
 
 def _normalise_forces(Y: FibredManifold, forces) -> tuple:
@@ -143,6 +155,20 @@ class LagrangianSystem:
         return syms - jets
 
     @cached_property
+    def _on_dag(self) -> bool:
+        """Whether L's derivatives are taken on its expression DAG (:data:`EL_DAG_MIN_NODES`)."""
+        return tree_size(self.L, cap=EL_DAG_MIN_NODES) > EL_DAG_MIN_NODES
+
+    @cached_property
+    def _dag_memos(self) -> dict:
+        """{velocity: diff_dag memo}: ∂/∂q̇^ν of L's nodes, shared by the momenta and the Hessian."""
+        return {v: {} for v in self.Y.qdot}
+
+    @cached_property
+    def _momenta_dag(self) -> tuple:
+        return tuple(diff_dag(self.L, v, self._dag_memos[v]) for v in self.Y.qdot)
+
+    @cached_property
     def _L_poly(self):
         """L as a sparse polynomial in (t, q, q̇, sin, cos of the angles) when it is one
         (:mod:`jetgeo.geometry.polydiff`: derivatives 30× faster than ``sympy.diff``), else None."""
@@ -151,12 +177,16 @@ class LagrangianSystem:
 
     @cached_property
     def _momenta_poly(self):
+        if self._on_dag:
+            return None
         P = self._L_poly
         return None if P is None else tuple(P.diff(v) for v in self.Y.qdot)
 
     @cached_property
     def momenta(self) -> tuple:
         """p_σ = ∂L/∂q̇^σ."""
+        if self._on_dag:
+            return self._momenta_dag
         if self._momenta_poly is not None:
             return tuple(p.expr for p in self._momenta_poly)
         return tuple(sp.diff(self.L, v) for v in self.Y.qdot)
@@ -164,13 +194,21 @@ class LagrangianSystem:
     def euler_lagrange_without_accelerations(self) -> list:
         """e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ: the Euler–Lagrange expressions without their
         q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2]).
-        For a polynomial L they are collected in the velocities (Σ_α c_α(t, q) q̇^α).  Computed
-        once per system (every route starts from them)."""
+        For a polynomial L of at most :data:`EL_DAG_MIN_NODES` tree nodes they are collected in the
+        velocities (Σ_α c_α(t, q) q̇^α); for a larger one they are exact, unexpanded expression DAGs
+        (each distinct subexpression of L differentiated once: d̄/dt along {t: 1, q: q̇} in one pass,
+        :func:`~jetgeo.geometry.exact.diff_dag`).  Computed once per system (every route starts
+        from them)."""
         return list(self._e)
 
     @cached_property
     def _e(self) -> tuple:
         Y = self.Y
+        if self._on_dag:
+            along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: the total derivative without q̈
+            memo: dict = {}
+            return tuple(diff_dag(self.L, q) - diff_dag(p, along, memo) + A
+                         for q, p, A in zip(Y.q, self._momenta_dag, self.forces))
         if self._momenta_poly is None:
             return tuple(sp.diff(self.L, q) - Y.cut_total_derivative(p) + A
                          for q, p, A in zip(Y.q, self.momenta, self.forces))
@@ -196,7 +234,7 @@ class LagrangianSystem:
         (the Whipple bicycle: 85 s of ``total_derivative`` on the expanded momenta → 2 s) —
         else ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ by ``sympy.diff``."""
         Y = self.Y
-        if self._momenta_poly is not None:
+        if self._on_dag or self._momenta_poly is not None:
             e = self.euler_lagrange_without_accelerations()
             W = self._hessian
             return tuple(sp.Add(e[s], *[-W[s, v] * a for v, a in enumerate(Y.qddot) if W[s, v] != 0])
@@ -255,6 +293,12 @@ class LagrangianSystem:
         qd = self.Y.qdot
         n = len(qd)
         W = sp.zeros(n, n)
+        if self._on_dag:
+            p, memos = self._momenta_dag, self._dag_memos
+            for i in range(n):  # symmetric: the upper triangle
+                for j in range(i, n):
+                    W[i, j] = W[j, i] = diff_dag(p[i], qd[j], memos[qd[j]])
+            return W
         mp = self._momenta_poly
         for i in range(n):  # from the momenta, once each; symmetric
             for j in range(i, n):

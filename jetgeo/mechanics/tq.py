@@ -39,8 +39,15 @@ import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag, lu_solve_dag
+from ..geometry.exact import diff_dag
 
 __all__ = ["accelerations_on_TQ"]
+
+#: A constraint with more terms than this in its polynomial ring has its cut total derivative d̄f
+#: taken on its expression DAG (:func:`~jetgeo.geometry.exact.diff_dag`) rather than expanded in
+#: the ring and converted back: the last knife edge of the 8-trailer built from rigid bodies has
+#: 447 terms, and d̄f of its constraints took 1.8 s of the 8 s TQ route in the ring (issue 28).
+DBAR_RING_MAX_TERMS = 100
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:
@@ -108,10 +115,15 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> Reduced
     def d(i, v):
         return J[i, qd.index(v)]
 
+    along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: the total derivative without q̈
+    memo: dict = {}
+
     def dbar(i):
         P = polys[i]
         if P is None:
             return Y.cut_total_derivative(fs[i])
+        if len(P.p) > DBAR_RING_MAX_TERMS:  # on the DAG, unexpanded (see DBAR_RING_MAX_TERMS)
+            return diff_dag(fs[i], along, memo)
         out = P.diff(Y.t)
         for s_, v in zip(Y.q, Y.qdot):
             ds = P.diff(s_)

@@ -88,3 +88,75 @@ def test_nonlinear_rows_have_the_linear_accelerations(linear, nonlinear, seed):
     acc_nl = nl.constrained().accelerations()
     for a in Y.qddot:
         assert float(sp.N(acc_nl[a].xreplace(pt))) == pytest.approx(float(sp.N(acc_lin[a].xreplace(pt))), abs=1e-10)
+
+
+def test_same_bodies_cells_alternate_and_take_medians(monkeypatch):
+    """A same-bodies row (issue 28): Kane, TQ and acc alternate run by run, each cell is the median of
+    its runs, a cell that timed out is not run again, the other routes do not apply, and the footer
+    gives the ratios of the medians."""
+    calls = []
+    fake = {"Kane": [3.0, 1.0, 2.0], "TQ": [0.5, 0.7, 0.6]}
+
+    def run_cell(label, route, timeout):
+        calls.append(route)
+        if route == "acc":
+            return {"status": "timeout", "setup": 0.0}
+        return {"status": "ok", "seconds": fake[route][calls.count(route) - 1], "setup": 0.0}
+
+    monkeypatch.setattr(routes, "run_cell", run_cell)
+    res = routes.run_table(["n_trailer_bodies_6"], ["TQ", "acc", "Kane", "constrain"], 30)
+    assert calls == ["Kane", "TQ", "acc", "Kane", "TQ", "Kane", "TQ"]
+    cells = res["results"]["n_trailer_bodies_6"]
+    assert cells["Kane"]["seconds"] == 2.0 and cells["TQ"]["seconds"] == 0.6
+    assert routes.cell_text(cells["acc"], 30) == "> 30 s"
+    assert routes.cell_text(cells["constrain"], 30) == "n/a"
+    assert "n = 6: TQ/Kane 0.3, acc/Kane > 15" in res["text"]
+
+
+def test_same_bodies_cell_times_bodies_and_conversion():
+    """A same-bodies cell builds its input in the timed part (no set-up) and finishes."""
+    res = routes.run_cell("n_trailer_bodies_4", "TQ", 120)
+    assert res["status"] == "ok", res
+    assert res["setup"] < 0.5 and res["seconds"] > 0  # nothing prepared before the clock starts
+
+
+@pytest.mark.parametrize("dbar_on_dag", [False, True])
+def test_same_bodies_give_kane_accelerations(dbar_on_dag, monkeypatch):
+    """The same frames and bodies (benchmarks/same_bodies.py, 3-trailer) through from_mechanics and the
+    TQ route give KanesMethod's angular accelerations θ̈, φ̈ᵢ at a random point of Q — with d̄f of the
+    constraints in the polynomial ring, and on the DAG (as for the long chains, DBAR_RING_MAX_TERMS)."""
+    import sympy.physics.mechanics as me
+
+    import jetgeo.mechanics.tq as tq
+    from benchmarks import same_bodies as SB
+    from jetgeo.mechanics import accelerations_on_TQ
+
+    if dbar_on_dag:
+        monkeypatch.setattr(tq, "DBAR_RING_MAX_TERMS", 0)
+
+    n = 3
+    _, q, u, _, cons = SB.chain(n, kane=True)
+    m, inertia, a, lengths = SB._params(n)
+    rng = np.random.default_rng(7)
+    par = {s: float(rng.uniform(0.5, 2.0)) for s in (*m, *inertia, *a, *lengths)}
+    qv = {c: float(rng.uniform(-1.0, 1.0)) for c in q}
+    uv = {u[0]: float(rng.uniform(0.5, 1.5)), u[2]: float(rng.uniform(-1.0, 1.0))}
+    dep = [u[1], *u[3:]]
+    eqs = [me.msubs(c, qv, uv, par) for c in cons]
+    A, b = sp.linear_eq_to_matrix(eqs, dep)
+    uv.update(zip(dep, (float(x) for x in A.LUsolve(b))))
+    order = [u[0], u[2], *dep]  # KanesMethod's u_ind + u_dependent, the rows of its solution
+    kane = dict(zip(order, (float(me.msubs(e, qv, uv, par)) for e in SB.kane(n))))
+
+    model = SB.imported(n)
+    Y = model.Y
+    th = float(qv[q[2]])
+    xd = uv[u[0]] * np.cos(th) - uv[u[1]] * np.sin(th)
+    yd = uv[u[0]] * np.sin(th) + uv[u[1]] * np.cos(th)
+    pt = {**{Y.q[i]: qv[c] for i, c in enumerate(q)}, Y.qdot[0]: xd, Y.qdot[1]: yd,
+          **{Y.qdot[2 + k]: uv[u[2 + k]] for k in range(n)}, **par, Y.t: 0.0}
+    for f in model.Q.f:  # the point lies on Q
+        assert abs(float(f.xreplace(pt))) < 1e-12
+    acc = accelerations_on_TQ(model.system, model.Q)
+    for k in range(n):  # θ̈ = u̇₃, φ̈ᵢ = u̇ᵢ₊₂
+        assert float(acc[Y.qddot[2 + k]].xreplace(pt)) == pytest.approx(kane[u[2 + k]], rel=1e-9, abs=1e-12)

@@ -160,3 +160,28 @@ def test_kinematic_equations_that_cannot_define_the_speeds_are_reported():
                        kinematic_equations=[u1 + u2 - x.diff(), 2 * u1 + 2 * u2 - y.diff(), u3 - th.diff()])
     with pytest.raises(InputError, match=r"not coordinates: \['u3\(t\)'\]"):   # u3 left without its equation
         from_mechanics([th, x, y], [body], N, kinematic_equations=kd[:2])
+
+
+def test_bodies_lagrangian_is_differentiated_on_its_dag():
+    """The 4-trailer's L from its rigid bodies (1 258 tree nodes, 393 terms expanded; the 8-trailer's
+    expansion has 15 835, issue 28) is never expanded into the polynomial ring: momenta, Hessian and
+    e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ come from its DAG and equal sympy's derivatives at a rational point."""
+    from benchmarks import same_bodies as SB
+
+    system = SB.imported(4).system
+    Y, L = system.Y, system.L
+    e = system.euler_lagrange_without_accelerations()
+    W = system.hessian()
+    assert "_L_poly" not in system.__dict__ and "_momenta_poly" not in system.__dict__
+    rng = np.random.default_rng(11)
+    pt = {s: sp.Rational(int(rng.integers(1, 90)), 37) for s in L.free_symbols | {Y.t}}
+
+    def value(x):
+        return sp.N(x.xreplace(pt), 40)
+
+    for s, (q, v) in enumerate(zip(Y.q, Y.qdot)):
+        p = sp.diff(L, v)
+        want = sp.diff(L, q) - sp.diff(p, Y.t) - sp.Add(*[sp.diff(p, c) * cd for c, cd in zip(Y.q, Y.qdot)])
+        assert abs(value(e[s] - want)) < 1e-30
+        for j, w in enumerate(Y.qdot):
+            assert abs(value(W[s, j] - sp.diff(p, w))) < 1e-30

@@ -157,19 +157,26 @@ def diff_dag(expr, x, memo: dict | None = None) -> sp.Expr:
     ``sp.diff(expr, x)``, not always the same expression.  Nodes of another kind (derivatives,
     piecewise, …) are handed to ``sp.diff``.
 
+    ``x`` may also be a dict {symbol: its rate}: the derivative along that direction,
+    Σ rate·∂expr/∂symbol, in one pass (e.g. the total derivative cut before the accelerations,
+    {t: 1, q: q̇}; one memo per direction).
+
     >>> x, y = sp.symbols("x y")
     >>> diff_dag(sp.sin(x * y) + x**3, x)
     3*x**2 + y*cos(x*y)
+    >>> diff_dag(x * y, {x: 1, y: 2})
+    2*x + y
     """
     memo = {} if memo is None else memo  # by identity, as in xreplace_dag
     zero = sp.S.Zero
+    seed = {k: as_expr(v) for k, v in x.items()} if isinstance(x, dict) else {x: sp.S.One}
 
     def d(e):
         got = memo.get(id(e))
         if got is not None and got[0] is e:
             return got[1]
         if e.is_Atom:
-            out = sp.S.One if e == x else zero
+            out = seed.get(e, zero)
         elif e.is_Add:
             out = sp.Add(*[d(a) for a in e.args])
         elif e.is_Mul:
@@ -196,7 +203,7 @@ def diff_dag(expr, x, memo: dict | None = None) -> sp.Expr:
                     terms.append(e.fdiff(i + 1) * da)
             out = sp.Add(*terms)
         else:
-            out = sp.diff(e, x)
+            out = sp.Add(*[r * sp.diff(e, k) for k, r in seed.items()])
         memo[id(e)] = (e, out)
         return out
 

@@ -1,0 +1,135 @@
+r"""Equal input: the n-trailer's frames and rigid bodies given to KanesMethod and to jetgeo (issue 28).
+
+Both tools start from the same ``sympy.physics.mechanics`` description of the n-trailer (n rigid
+bodies in the plane, each hitched to the previous one, a knife edge under each: the frames, points
+and :class:`~sympy.physics.mechanics.RigidBody` objects built by :func:`chain`):
+
+* **KanesMethod** (:func:`kane`) gets the bodies with generalised speeds u (the body-frame
+  velocity of the first hitch, the angular velocities), the kinematic differential equations and
+  the knife-edge conditions as velocity constraints, then ``kanes_equations`` and the ``LUsolve``
+  of (mass matrix, forcing) — the accelerations, as the other Kane cells of the route table;
+* **jetgeo** (:func:`jet`) gets the same bodies with the coordinate velocities, through
+  :func:`jetgeo.io.sympy_import.from_mechanics` (kinetic energy, velocity check, translation to
+  jet coordinates), then the route: ``accelerations_on_TQ`` (``"TQ"``) or ``cs.accelerations()``
+  (``"acc"``).
+
+Every timed call builds its bodies itself: Kane's kinematics are in Kane's time, the conversion
+is in jetgeo's.  The hitch velocities are the derivatives of the positions (``v2pt_theory`` from the
+first hitch, whose velocity is ẋ N.x + ẏ N.y), which :func:`from_mechanics` verifies.
+
+    PYTHONPATH=. python -m benchmarks.same_bodies 6        # medians of 3, alternating, one process
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import sympy as sm
+import sympy.physics.mechanics as me
+
+from benchmarks.run import clear_caches
+
+__all__ = ["chain", "kane", "jet", "compare"]
+
+
+def _params(n: int):
+    m = sm.symbols(f"m1:{n + 1}")
+    inertia = sm.symbols(f"I1:{n + 1}")
+    a = sm.symbols(f"a1:{n + 1}")
+    lengths = sm.symbols(f"L2:{n + 1}") if n > 1 else ()
+    return m, inertia, a, lengths
+
+
+def chain(n: int, kane: bool):
+    """(N, q, u, bodies, constraints) of the n-trailer; ``kane``: velocities through the speeds u
+    (KanesMethod's form), else through the coordinates' derivatives (a Lagrangian's)."""
+    t = me.dynamicsymbols._t
+    x, y, th = me.dynamicsymbols("x y theta")
+    phi = [me.dynamicsymbols(f"phi{i}") for i in range(2, n + 1)]
+    m, inertia, a, lengths = _params(n)
+    q = [x, y, th, *phi]
+    u = [me.dynamicsymbols(f"u{k}") for k in range(1, n + 3)]
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    frames = [N.orientnew("B1", "Axis", (th, N.z))]
+    for i in range(2, n + 1):
+        frames.append(frames[-1].orientnew(f"B{i}", "Axis", (phi[i - 2], N.z)))
+    P = [O.locatenew("P1", x * N.x + y * N.y)]
+    if kane:
+        frames[0].set_ang_vel(N, u[2] * N.z)
+        for i in range(2, n + 1):
+            frames[i - 1].set_ang_vel(frames[i - 2], u[i + 1] * N.z)
+        P[0].set_vel(N, u[0] * frames[0].x + u[1] * frames[0].y)
+    else:
+        P[0].set_vel(N, x.diff(t) * N.x + y.diff(t) * N.y)
+    for i in range(2, n + 1):
+        Pi = P[-1].locatenew(f"P{i}", -lengths[i - 2] * frames[i - 1].x)
+        Pi.v2pt_theory(P[-1], N, frames[i - 1])
+        P.append(Pi)
+    bodies = []
+    for i in range(n):
+        G = P[i].locatenew(f"G{i + 1}", a[i] * frames[i].x)
+        G.v2pt_theory(P[i], N, frames[i])
+        bodies.append(me.RigidBody(f"body{i + 1}", G, frames[i], m[i], (me.inertia(frames[i], 0, 0, inertia[i]), G)))
+    cons = [me.dot(P[i].vel(N), frames[i].y) for i in range(n)]
+    return N, q, u, bodies, cons
+
+
+def kane(n: int):
+    """KanesMethod on the n-trailer's bodies; the accelerations ``LUsolve(mass matrix, forcing)``."""
+    t = me.dynamicsymbols._t
+    N, q, u, bodies, cons = chain(n, kane=True)
+    c, s = sm.cos(q[2]), sm.sin(q[2])
+    kd = [q[0].diff(t) - (u[0] * c - u[1] * s), q[1].diff(t) - (u[0] * s + u[1] * c), q[2].diff(t) - u[2]]
+    kd += [q[k].diff(t) - u[k] for k in range(3, n + 2)]
+    km = me.KanesMethod(N, q_ind=q, u_ind=[u[0], u[2]], u_dependent=[u[1], *u[3:]], kd_eqs=kd,
+                        velocity_constraints=cons)
+    km.kanes_equations(bodies, [])
+    return km.mass_matrix.LUsolve(km.forcing)
+
+
+def imported(n: int):
+    """The n-trailer's bodies through :func:`jetgeo.io.sympy_import.from_mechanics`."""
+    from jetgeo.io.sympy_import import from_mechanics
+
+    N, q, _, bodies, cons = chain(n, kane=False)
+    return from_mechanics(q, bodies, N, velocity_constraints=cons)
+
+
+def jet(n: int, route: str):
+    """jetgeo from the bodies: ``"TQ"`` (``accelerations_on_TQ``) or ``"acc"`` (``cs.accelerations()``)."""
+    from jetgeo.mechanics import accelerations_on_TQ
+
+    model = imported(n)
+    if route == "TQ":
+        return accelerations_on_TQ(model.system, model.Q)
+    if route == "acc":
+        return model.constrain().accelerations()
+    raise ValueError(f"route {route!r}: 'TQ' or 'acc'")
+
+
+def _timed(fn) -> float:
+    clear_caches()  # sympy's cache and jetgeo's memo tables: no run profits from the previous one
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def compare(n: int, repeats: int = 3) -> dict:
+    """Medians of ``repeats`` alternating runs in this process: {"Kane", "TQ", "acc": seconds}."""
+    runs: dict = {"Kane": [], "TQ": [], "acc": []}
+    for _ in range(repeats):
+        runs["Kane"].append(_timed(lambda: kane(n)))
+        runs["TQ"].append(_timed(lambda: jet(n, "TQ")))
+        runs["acc"].append(_timed(lambda: jet(n, "acc")))
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 6
+    med = compare(n)
+    print(f"n = {n}: Kane {med['Kane']:.3g} s, jetgeo TQ {med['TQ']:.3g} s ({med['TQ'] / med['Kane']:.3g} x), "
+          f"acc {med['acc']:.3g} s ({med['acc'] / med['Kane']:.3g} x)")
