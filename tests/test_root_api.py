@@ -1,0 +1,49 @@
+"""The package root exposes what a notebook reaches for (issue 29, item 6): ``jetgeo.load``,
+``jetgeo.simulate``, ``jetgeo.equivalent``, ``jetgeo.linearise`` (and sympy's spelling
+``linearize``), ``jetgeo.systems``, ``jetgeo.recipes``, ``jetgeo.numerics`` — without further
+imports, while ``import jetgeo`` itself loads neither numpy nor scipy (checked in a fresh process)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import jetgeo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fresh(code: str) -> str:
+    env_path = str(ROOT)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+    return out.stdout.strip()
+
+
+def test_import_jetgeo_loads_neither_numpy_nor_scipy():
+    got = _fresh("import sys, jetgeo; print('numpy' in sys.modules, 'scipy' in sys.modules)")
+    assert got == "False False"
+
+
+def test_notebook_names_work_without_further_imports():
+    got = _fresh("import jetgeo; e = jetgeo.load('skate'); "
+                 "r = jetgeo.simulate(e.constrained(), (0, 0.1), e.initial, e.params); "
+                 "print(r.status, jetgeo.linearize is jetgeo.linearise, jetgeo.systems.__name__, "
+                 "jetgeo.recipes.__name__, jetgeo.numerics.__name__, jetgeo.equivalent.__module__)")
+    assert got == "finished True jetgeo.systems jetgeo.recipes jetgeo.numerics jetgeo.recipes.equivalence"
+
+
+def test_lazy_names_are_the_real_objects_and_unknown_names_fail():
+    from jetgeo.mechanics import linearise
+    from jetgeo.numerics import simulate
+    from jetgeo.recipes import equivalent
+    from jetgeo.systems import load
+
+    assert (jetgeo.load, jetgeo.simulate, jetgeo.equivalent, jetgeo.linearise) == (load, simulate, equivalent,
+                                                                                  linearise)
+    assert {"load", "simulate", "linearize", "systems"} <= set(dir(jetgeo))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        jetgeo.nope  # noqa: B018
