@@ -117,7 +117,13 @@ class ReadableForm:
 
     def size(self) -> int:
         """Tree nodes of the equations plus those of the named subexpressions (one per name
-        and the nodes of its expression)."""
+        and the nodes of its expression).
+
+        Returns
+        -------
+        int
+            The size the issue's comparison with ``simplify(trigsimp(cancel(e)))`` uses.
+        """
         memo: dict = {}
         total = sum(tree_size(v, memo) for _, v in self._items())
         return total + sum(1 + tree_size(v, memo) for _, v in self.definitions)
@@ -137,7 +143,12 @@ class ReadableForm:
         return rows
 
     def latex(self) -> str:
-        """The equations and the definitions as one LaTeX ``aligned`` block (no ``$``)."""
+        """The equations and the definitions as one LaTeX ``aligned`` block (no ``$``).
+
+        Returns
+        -------
+        str
+        """
         return r"\begin{aligned}" + r"\\ ".join(self._latex_rows()) + r"\end{aligned}"
 
     def _repr_latex_(self) -> str:

@@ -181,21 +181,50 @@ class QuasiVelocities:
 
     @property
     def m(self) -> int:
-        """The number of quasi-velocities (the dimension of the fibres of Y)."""
+        """The number of quasi-velocities (the dimension of the fibres of Y).
+
+        Returns
+        -------
+        int
+        """
         return self.Y.m
 
     def kinematics(self) -> dict:
-        """{q̇^σ: (Ψ v)^σ}: the velocities in the quasi-velocities."""
+        """{q̇^σ: (Ψ v)^σ}: the velocities in the quasi-velocities.
+
+        Returns
+        -------
+        dict
+            One entry per velocity of Y, in (t, q, v).
+        """
         return {qd: sp.Add(*[self.Psi[s, a] * self.v[a] for a in range(self.m)])
                 for s, qd in enumerate(self.Y.qdot)}
 
     def to_velocities(self) -> dict:
-        """{v^α: (Φ q̇)^α}: the quasi-velocities in the jet coordinates."""
+        """{v^α: (Φ q̇)^α}: the quasi-velocities in the jet coordinates.
+
+        Returns
+        -------
+        dict
+            One entry per quasi-velocity, in (t, q, q̇).
+        """
         return {va: sp.Add(*[self.Phi[a, s] * self.Y.qdot[s] for s in range(self.m)])
                 for a, va in enumerate(self.v)}
 
     def frame_derivative(self, F, alpha: int) -> sp.Expr:
-        """X_α(F) = Ψ^σ_α ∂F/∂q^σ (at fixed t and v)."""
+        """X_α(F) = Ψ^σ_α ∂F/∂q^σ (at fixed t and v).
+
+        Parameters
+        ----------
+        F : expression
+            A function of (t, q, v).
+        alpha : int
+            The index of the frame field.
+
+        Returns
+        -------
+        sympy.Expr
+        """
         return sp.Add(*[self.Psi[s, alpha] * sp.diff(F, q) for s, q in enumerate(self.Y.q)])
 
     @cached_property
@@ -370,7 +399,14 @@ class QuasiVelocitySystem:
     # --- the equations ----------------------------------------------------------------------------------
     @cached_property
     def normal_form(self) -> dict:
-        """{v^D: g(t, q, v^I)}: the constraints solved for the dependent quasi-velocities (affine φ)."""
+        """{v^D: g(t, q, v^I)}: the constraints solved for the dependent quasi-velocities (affine φ).
+
+        Returns
+        -------
+        dict
+            Empty without constraints; :class:`~jetgeo.errors.NotApplicableError` for constraints
+            not affine in v (their normal form has branches).
+        """
         if self.k == 0:
             return {}
         if not self.affine:
@@ -381,7 +417,13 @@ class QuasiVelocitySystem:
         return {d: trig_reduce_if_small(sol.values[d]) for d in self.dependent}
 
     def momenta(self) -> list:
-        """p_α = ∂ℓ/∂v^α."""
+        """p_α = ∂ℓ/∂v^α.
+
+        Returns
+        -------
+        list
+            m expressions in (t, q, v).
+        """
         return [sp.diff(self.ell, va) for va in self.frame.v]
 
     def _ddt(self, G) -> sp.Expr:
@@ -470,12 +512,24 @@ class QuasiVelocitySystem:
 
     def multipliers(self) -> list:
         """Chetaev's multipliers λ_κ: H_β = λ_κ ∂φ^κ/∂v^β, the same λ as the coordinate route's
-        d/dt ∂L/∂q̇ − ∂L/∂q = A + λ_κ ∂f^κ/∂q̇ [Benenti 2007, eq. (3.14)]."""
+        d/dt ∂L/∂q̇ − ∂L/∂q = A + λ_κ ∂f^κ/∂q̇ [Benenti 2007, eq. (3.14)].
+
+        Returns
+        -------
+        list
+            k expressions on the constraint set, in the coordinates of :meth:`accelerations`.
+        """
         vals, lam, _ = self._solution
         return [vals[x] for x in lam]
 
     def validity_conditions(self) -> list:
-        """The determinant of the bordered system in (v̇, λ) (the equations hold where it is non-zero)."""
+        """The determinant of the bordered system in (v̇, λ) (the equations hold where it is non-zero).
+
+        Returns
+        -------
+        list
+            One expression.
+        """
         return [self._solution[2]]
 
     def bordered_system(self) -> BorderedSystem:
@@ -523,20 +577,37 @@ class QuasiVelocitySystem:
         return self.frame.to_velocities()
 
     def lagrangian_system(self) -> LagrangianSystem:
-        """L(t, q, q̇) = ℓ(t, q, Φ q̇) with the forces A_σ = Φ^α_σ F_α(t, q, Φ q̇)."""
+        """L(t, q, q̇) = ℓ(t, q, Φ q̇) with the forces A_σ = Φ^α_σ F_α(t, q, Φ q̇).
+
+        Returns
+        -------
+        LagrangianSystem
+            The coordinate form, on which every route of jetgeo runs.
+        """
         F = self.frame
         A = [sp.Add(*[F.Phi[a, s] * xreplace_dag(self.forces[a], self._to_v) for a in range(F.m)])
              for s in range(F.m)]
         return LagrangianSystem(F.Y, xreplace_dag(self.ell, self._to_v), forces=A)
 
     def constraint_submanifold(self) -> ConstraintSubmanifold:
-        """f^κ(t, q, q̇) = φ^κ(t, q, Φ q̇) (requires at least one constraint)."""
+        """f^κ(t, q, q̇) = φ^κ(t, q, Φ q̇) (requires at least one constraint).
+
+        Returns
+        -------
+        ConstraintSubmanifold
+        """
         if not self.phi:
             raise InputError("QuasiVelocitySystem: no constraints, so no constraint submanifold")
         return ConstraintSubmanifold(self.frame.Y, [xreplace_dag(ph, self._to_v) for ph in self.phi])
 
     def constrain(self) -> ConstrainedSystem:
-        """Krupková's constrained system of the coordinate route [Stolařová 2009, eq. (12)]."""
+        """Krupková's constrained system of the coordinate route [Stolařová 2009, eq. (12)].
+
+        Returns
+        -------
+        ConstrainedSystem
+            ``lagrangian_system().constrain(constraint_submanifold())``.
+        """
         return self.lagrangian_system().constrain(self.constraint_submanifold())
 
     def motion(self) -> Motion:
