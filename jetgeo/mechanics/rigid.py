@@ -292,7 +292,7 @@ def ellipsoid_support(a, b, c):
 
 
 def rolling_on_plane(Y: FibredManifold, sequence: str, names: Sequence, support, mass, inertia_matrix,
-                     offset=(0, 0, 0), gravity=0, rubber: bool = False):
+                     offset=(0, 0, 0), gravity=0, rubber: bool = False) -> QuasiVelocitySystem:
     r"""A convex rigid body rolling without slipping on the horizontal plane z = 0, in quasi-velocities.
 
     The body is given by its support function h(ξ) = max_{x ∈ body} ⟨x, ξ⟩ about a body-fixed

@@ -47,7 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError
-from ..geometry.coerce import SIGN_ASSUMPTIONS as _SIGN_WORDS
+from ..geometry.coerce import check_assumptions
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
@@ -286,10 +286,7 @@ def _check_assumptions(prep: Prepared, model: BatchModel, cols: dict, P) -> None
     for r, sym in enumerate(prep.params):
         if model.params[r] in cols or not len(P[r]) or not math.isfinite(P[r, 0]):
             continue
-        v = float(P[r, 0])
-        broken = [a for a in model.assumptions[r] if not _SIGN_WORDS[a](v)]
-        if broken:
-            raise InputError(f"ensemble: the parameter {sym} = {v:g} contradicts its assumption {broken[0]!r}")
+        check_assumptions({sym: float(P[r, 0])}, "ensemble")  # the one check of a value against its symbol
 
 
 # ----------------------------------------------------------------------------------------------
