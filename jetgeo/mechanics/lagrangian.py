@@ -33,7 +33,7 @@ from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_sized, diff_dag
-from ..geometry.exact.size import tree_size
+from ..geometry.exact.size import EL_DAG_MIN_NODES, tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
@@ -41,17 +41,6 @@ from ..jets import FibredManifold
 from ..limits import staged
 
 __all__ = ["LagrangianSystem"]
-
-#: Above this many tree nodes of L, its derivatives — momenta, Hessian W and the Euler–Lagrange
-#: expressions without accelerations e — are taken on L's expression DAG (exact, unexpanded, each
-#: distinct subexpression once: :func:`~jetgeo.geometry.exact.diff_dag`) instead of in its
-#: polynomial ring (:mod:`jetgeo.geometry.polydiff`, expanded and collected).  Expanded, a chain of
-#: rigid bodies grows like 2ⁿ in sin, cos of the relative angles: the 8-trailer's L from
-#: ``sympy.physics.mechanics`` bodies (23 687 nodes) has 15 835 terms and its e_σ up to 19 177 each
-#: (ring: 12 s for e, 8 s for converting L and W; DAG: 0.3 s for all), and the Whipple bicycle's
-#: (4 424 nodes, 12 505 terms) TQ route takes 8 s instead of 22 s (one loaded machine, issue 28).
-#: The catalogue's compact Lagrangians (the 8-trailer: 557 nodes) keep the ring's collected forms.
-EL_DAG_MIN_NODES = 1000
 
 
 def _normalise_forces(Y: FibredManifold, forces) -> tuple:
@@ -156,7 +145,8 @@ class LagrangianSystem:
 
     @cached_property
     def _on_dag(self) -> bool:
-        """Whether L's derivatives are taken on its expression DAG (:data:`EL_DAG_MIN_NODES`)."""
+        """Whether L's derivatives are taken on its expression DAG
+        (:data:`~jetgeo.geometry.exact.size.EL_DAG_MIN_NODES`)."""
         return tree_size(self.L, cap=EL_DAG_MIN_NODES) > EL_DAG_MIN_NODES
 
     @cached_property
@@ -194,11 +184,11 @@ class LagrangianSystem:
     def euler_lagrange_without_accelerations(self) -> list:
         """e_σ = ∂L/∂q^σ − d̄/dt ∂L/∂q̇^σ + A_σ: the Euler–Lagrange expressions without their
         q̈ terms (E_σ = e_σ − W_σν q̈^ν, d̄ the total derivative cut before q̈, [Stolařová 2009, §2]).
-        For a polynomial L of at most :data:`EL_DAG_MIN_NODES` tree nodes they are collected in the
-        velocities (Σ_α c_α(t, q) q̇^α); for a larger one they are exact, unexpanded expression DAGs
-        (each distinct subexpression of L differentiated once: d̄/dt along {t: 1, q: q̇} in one pass,
-        :func:`~jetgeo.geometry.exact.diff_dag`).  Computed once per system (every route starts
-        from them)."""
+        For a polynomial L of at most :data:`~jetgeo.geometry.exact.size.EL_DAG_MIN_NODES` tree nodes
+        they are collected in the velocities (Σ_α c_α(t, q) q̇^α); for a larger one they are exact,
+        unexpanded expression DAGs (each distinct subexpression of L differentiated once: d̄/dt along
+        {t: 1, q: q̇} in one pass, :func:`~jetgeo.geometry.exact.diff_dag`).  Computed once per system
+        (every route starts from them)."""
         return list(self._e)
 
     @cached_property

@@ -40,14 +40,9 @@ import sympy as sp
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag, lu_solve_dag
 from ..geometry.exact import diff_dag
+from ..geometry.exact.size import DBAR_RING_MAX_TERMS
 
 __all__ = ["accelerations_on_TQ"]
-
-#: A constraint with more terms than this in its polynomial ring has its cut total derivative d̄f
-#: taken on its expression DAG (:func:`~jetgeo.geometry.exact.diff_dag`) rather than expanded in
-#: the ring and converted back: the last knife edge of the 8-trailer built from rigid bodies has
-#: 447 terms, and d̄f of its constraints took 1.8 s of the 8 s TQ route in the ring (issue 28).
-DBAR_RING_MAX_TERMS = 100
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:

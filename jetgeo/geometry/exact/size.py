@@ -39,6 +39,8 @@ __all__ = [
     "FRACTION_FREE_MAX_WORK",
     "CSE_PREPROCESS_MAX_NODES",
     "READABLE_MAX_NODES",
+    "EL_DAG_MIN_NODES",
+    "DBAR_RING_MAX_TERMS",
 ]
 
 #: Above this many tree nodes an expression is not passed through ``cancel``/``together``
@@ -110,6 +112,25 @@ CSE_PREPROCESS_MAX_NODES = 20000
 #: normal form by :func:`jetgeo.geometry.readable` (``cancel`` with sin/cos generators is the
 #: costly step); it is kept as it is, with its shared subexpressions named.
 READABLE_MAX_NODES = 3000
+
+#: Above this many tree nodes of L, its derivatives — momenta, Hessian W and the Euler–Lagrange
+#: expressions without accelerations e — are taken on L's expression DAG (exact, unexpanded, each
+#: distinct subexpression once: :func:`~jetgeo.geometry.exact.diff_dag`; used by
+#: :class:`~jetgeo.mechanics.LagrangianSystem`) instead of in its
+#: polynomial ring (:mod:`jetgeo.geometry.polydiff`, expanded and collected).  Expanded, a chain of
+#: rigid bodies grows like 2ⁿ in sin, cos of the relative angles: the 8-trailer's L from
+#: ``sympy.physics.mechanics`` bodies (23 687 nodes) has 15 835 terms and its e_σ up to 19 177 each
+#: (ring: 12 s for e, 8 s for converting L and W; DAG: 0.3 s for all), and the Whipple bicycle's
+#: (4 424 nodes, 12 505 terms) TQ route takes 8 s instead of 22 s (one loaded machine, issue 28).
+#: The catalogue's compact Lagrangians (the 8-trailer: 557 nodes) keep the ring's collected forms.
+EL_DAG_MIN_NODES = 1000
+
+#: A constraint with more terms than this in its polynomial ring has its cut total derivative d̄f
+#: taken on its expression DAG (:func:`~jetgeo.geometry.exact.diff_dag`, in
+#: :func:`~jetgeo.mechanics.accelerations_on_TQ`) rather than expanded in
+#: the ring and converted back: the last knife edge of the 8-trailer built from rigid bodies has
+#: 447 terms, and d̄f of its constraints took 1.8 s of the 8 s TQ route in the ring (issue 28).
+DBAR_RING_MAX_TERMS = 100
 
 
 #: Above this many tree nodes an expression is not printed into a message (:func:`describe`):
