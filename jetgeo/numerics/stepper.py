@@ -1,7 +1,7 @@
 r"""A compiled implicit stepper: Newton's method on F(z; w, p) = 0 at every step, then w ← advance(w, z, p).
 
-A one-step scheme written implicitly (implicit midpoint, the discrete Lagrange–d'Alembert equations
-[Cortés–Martínez 2001], [McLachlan–Perlmutter 2006]) solves at each step k a square system
+A one-step scheme written implicitly (implicit midpoint, the discrete Lagrange–d'Alembert equations of
+discrete non-holonomic mechanics) solves at each step k a square system
 
 .. math:: F(z;\, w_k, p) = 0, \qquad w_{k+1} = A(w_k, z, p)
 
@@ -47,9 +47,14 @@ w_{failed_step}); ``raise_for_status()`` turns a failure into :class:`~jetgeo.er
 Newton's method
 ---------------
 Iterates z ← z − Δz with J Δz = F, J = ∂F/∂z(z; w, p), solved by a dense LU factorisation with
-partial pivoting [Golub–Van Loan 2013, Algorithm 3.4.1].  Converged when the last update satisfied
-‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) *and* the residual at the updated z satisfies ‖F‖∞ ≤ ftol (F is evaluated
-after every update, so the residual reported is the one of the accepted z).  The step fails
+partial pivoting [Golub–Van Loan 2013, Algorithm 3.4.1].  Converged when the residual at the
+current z satisfies ‖F‖∞ ≤ ftol (F is evaluated after every update, so the residual reported is the
+one of the accepted z) *and* the last update satisfied ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) — or was no smaller
+than the update before it: Newton's iterates have reached the round-off floor of z, below which no
+update can be resolved (a multiplier λ multiplied by h in F is known only to about ε·|F's terms|/h:
+on the rolling disc at h = 0.01 the updates of λ stall near 1e-12 while ‖F‖∞ ≈ 4e-14; an absolute
+tol·(1 + ‖z‖∞) = 3e-13 would never be met).  Quadratic convergence shrinks every update until that
+floor, and ‖F‖∞ ≤ ftol is required in both cases.  The step fails
 
 * ``"singular"``: a pivot |u_kk| ≤ m·ε·max|J_ij| (ε the double's machine epsilon; an exactly zero
   column included);
@@ -387,7 +392,7 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
 
     The same algorithm, in the same order of floating-point operations, as the C template's
     ``newton`` (plain floats: for a few unknowns they are faster than NumPy's scalars)."""
-    it, small = 0, False
+    it, small, prev = 0, False, math.inf
     while True:
         out = _finite(resjac, y, p)
         if out is None:
@@ -403,7 +408,9 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
         for i in range(m):
             y[i] -= dz[i]
         it += 1
-        small = max(map(abs, dz)) <= tol * (1.0 + max(abs(v) for v in y[:m]))
+        dn = max(map(abs, dz))
+        small = dn <= tol * (1.0 + max(abs(v) for v in y[:m])) or dn >= prev
+        prev = dn
 
 
 def _lu_solve(J: list, b: list, m: int) -> list | None:
@@ -481,7 +488,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     backend : "python", "c" or "auto"
         Where the Newton and step loops run (see the module docstring).
     tol, ftol : float
-        Converged when ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) and ‖F‖∞ ≤ ftol.
+        Converged when ‖F‖∞ ≤ ftol and ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the update stopped shrinking: the
+        round-off floor; see the module docstring).
     max_iter : int
         Newton updates allowed per step.
 
@@ -684,6 +692,7 @@ static int newton(double *restrict y, const double *restrict p, const double tol
 {{
     double buf[M + M * M], dz[M];
     int it = 0, small = 0;
+    double prev = INFINITY;
     for (;;) {{
         resjac(y, p, buf);
         *iters = it;
@@ -705,7 +714,8 @@ static int newton(double *restrict y, const double *restrict p, const double tol
             if (b > zn) zn = b;
         }}
         it++;
-        small = dn <= tol * (1.0 + zn);
+        small = dn <= tol * (1.0 + zn) || dn >= prev;
+        prev = dn;
     }}
 }}
 
