@@ -48,13 +48,18 @@ Newton's method
 ---------------
 Iterates z ← z − Δz with J Δz = F, J = ∂F/∂z(z; w, p), solved by a dense LU factorisation with
 partial pivoting [Golub–Van Loan 2013, Algorithm 3.4.1].  Converged when the residual at the
-current z satisfies ‖F‖∞ ≤ ftol (F is evaluated after every update, so the residual reported is the
-one of the accepted z) *and* the last update satisfied ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) — or was no smaller
+current z satisfies ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞) (F is evaluated after every update, so the residual
+reported is the one of the accepted z) *and* the last update satisfied ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) — or was no smaller
 than the update before it: Newton's iterates have reached the round-off floor of z, below which no
 update can be resolved (a multiplier λ multiplied by h in F is known only to about ε·|F's terms|/h:
 on the rolling disc at h = 0.01 the updates of λ stall near 1e-12 while ‖F‖∞ ≈ 4e-14; an absolute
 tol·(1 + ‖z‖∞) = 3e-13 would never be met).  Quadratic convergence shrinks every update until that
-floor, and ‖F‖∞ ≤ ftol is required in both cases.  The step fails
+floor, and the residual test is required in both cases.  The residual is measured against the size
+of the point because the round-off of evaluating F grows with it: an angle that winds up (the
+rolling disc's spin angle reaches 8e3 rad in 1e6 steps) or a position that drifts away carries an
+absolute error ε·|q| into every term it enters, and an absolute ftol would eventually stop any long
+run.  The residual norms actually reached are recorded (``StepperRun.residual_norms``).  The step
+fails
 
 * ``"singular"``: a pivot |u_kk| ≤ m·ε·max|J_ij| (ε the double's machine epsilon; an exactly zero
   column included);
@@ -337,7 +342,8 @@ class ImplicitStepper:
                     "the discrete equations do not determine z there")
         if status == _NOCONV:
             return (f"{where}: Newton's method did not converge in {self.max_iter} iterations (‖F‖∞ = {fn:.3g}, "
-                    f"tol={self.tol:g}, ftol={self.ftol:g}); try a smaller step or a better predictor")
+                    f"tol={self.tol:g}, ftol={self.ftol:g} relative to 1 + ‖(z, w)‖∞); try a smaller step or a better "
+                    "predictor")
         return (f"{where}: a non-finite value (NaN or inf) in the residual, its Jacobian, the predictor or the "
                 f"advance map at Newton iteration {it}")
 
@@ -398,7 +404,7 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
         if out is None:
             return _NONFINITE, it, math.nan
         fn = max(map(abs, out[:m]))
-        if small and fn <= ftol:
+        if small and fn <= ftol * (1.0 + max(map(abs, y))):
             return _OK, it, fn
         if it >= max_iter:
             return _NOCONV, it, fn
@@ -488,8 +494,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     backend : "python", "c" or "auto"
         Where the Newton and step loops run (see the module docstring).
     tol, ftol : float
-        Converged when ‖F‖∞ ≤ ftol and ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the update stopped shrinking: the
-        round-off floor; see the module docstring).
+        Converged when ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞) and ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the update stopped
+        shrinking: the round-off floor; see the module docstring).
     max_iter : int
         Newton updates allowed per step.
 
@@ -703,7 +709,12 @@ static int newton(double *restrict y, const double *restrict p, const double tol
             if (a > fn) fn = a;
         }}
         *fnorm = fn;
-        if (small && fn <= ftol) return ST_OK;
+        double yn = 0.0;
+        for (int i = 0; i < M + N; i++) {{
+            const double a = fabs(y[i]);
+            if (a > yn) yn = a;
+        }}
+        if (small && fn <= ftol * (1.0 + yn)) return ST_OK;
         if (it >= max_iter) return ST_NOCONV;
         if (!lu_solve(buf + M, buf, dz)) return ST_SINGULAR;
         double dn = 0.0, zn = 0.0;

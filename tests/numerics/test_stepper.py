@@ -285,3 +285,16 @@ def test_newton_accepts_the_round_off_floor_only_when_the_residual_is_below_ftol
     strict = compile_stepper(F, *args[0], **args[1], ftol=1e-17)                    # below the residual's floor
     assert strict.run([0.3], 10).status == "no-convergence"
 
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_residual_tolerance_scales_with_the_point_a_wound_up_angle_steps_like_an_unwound_one(backend):
+    # a million turns carry an absolute error ε·|q| ≈ 1.4e-9 into F (ftol = 1e-12 absolute would stop
+    # the first step); the residual is measured against 1 + ‖(z, w)‖∞
+    st = pendulum(backend)
+    turns = 2 * np.pi * 1e6
+    wound = st.run([turns + 2.0, 0.0], 200, [0.1])
+    plain = st.run([2.0, 0.0], 200, [0.1])
+    assert wound.ok and plain.ok and wound.residual_norms.max() > 1e-12
+    assert np.allclose(wound.nodes[:, 0] - turns, plain.nodes[:, 0], rtol=0, atol=1e-6)
+    assert np.allclose(wound.nodes[:, 1], plain.nodes[:, 1], rtol=0, atol=1e-6)
