@@ -308,8 +308,8 @@ class ImplicitStepper:
         ('ok', [0, 5, 10], (3, 1))
         """
         for name, value, low in (("n_steps", n_steps, 0), ("every", every, 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise InputError(f"stepper: {name} must be an integer ≥ {low}, got {value!r:.40}")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value < 2**62:
+                raise InputError(f"stepper: {name} must be an integer in [{low}, 2**62), got {value!r:.40}")
         w, p, z0 = self._inputs(w0, p, guess)
         return self._run(w, p, z0, int(n_steps), int(every), use_predictor=True)
 

@@ -264,8 +264,9 @@ def test_bad_input_is_an_input_error():
         st.run([np.nan], 3, [1.0])
     with pytest.raises(InputError, match="every must be an integer"):
         st.run([1.0], 3, [1.0], every=0)
-    with pytest.raises(InputError, match="n_steps must be an integer"):
-        st.run([1.0], 2.5, [1.0])
+    for bad in (2.5, -1, 2**70):
+        with pytest.raises(InputError, match="n_steps must be an integer"):
+            st.run([1.0], bad, [1.0])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
