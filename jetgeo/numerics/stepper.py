@@ -47,19 +47,23 @@ w_{failed_step}); ``raise_for_status()`` turns a failure into :class:`~jetgeo.er
 Newton's method
 ---------------
 Iterates z ← z − Δz with J Δz = F, J = ∂F/∂z(z; w, p), solved by a dense LU factorisation with
-partial pivoting [Golub–Van Loan 2013, Algorithm 3.4.1].  Converged when the residual at the
-current z satisfies ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞) (F is evaluated after every update, so the residual
-reported is the one of the accepted z) *and* the last update satisfied ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) — or was no smaller
-than the update before it: Newton's iterates have reached the round-off floor of z, below which no
-update can be resolved (a multiplier λ multiplied by h in F is known only to about ε·|F's terms|/h:
-on the rolling disc at h = 0.01 the updates of λ stall near 1e-12 while ‖F‖∞ ≈ 4e-14; an absolute
-tol·(1 + ‖z‖∞) = 3e-13 would never be met).  Quadratic convergence shrinks every update until that
-floor, and the residual test is required in both cases.  The residual is measured against the size
-of the point because the round-off of evaluating F grows with it: an angle that winds up (the
-rolling disc's spin angle reaches 8e3 rad in 1e6 steps) or a position that drifts away carries an
-absolute error ε·|q| into every term it enters, and an absolute ftol would eventually stop any long
-run.  The residual norms actually reached are recorded (``StepperRun.residual_norms``).  The step
-fails
+partial pivoting [Golub–Van Loan 2013, Algorithm 3.4.1].  F is evaluated after every update, and
+the step has converged when
+
+1. the residual at the current z satisfies ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞), and
+2. the last update satisfied ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞), or it was no smaller than the update before
+   it while below √tol·(1 + ‖z‖∞).
+
+The second alternative of 2 is the round-off floor of z: quadratic convergence shrinks every update
+until no smaller one can be resolved.  A multiplier λ that enters F multiplied by h is known only to
+about ε·|F's terms|/h: on the rolling disc's bordered midpoint rule at h = 0.01 the updates of λ
+wander near 1e-12 while ‖F‖∞ ≈ 4e-14, and tol·(1 + ‖z‖∞) = 3e-13 is never met.  Far from a root
+Newton's updates may grow before they shrink; the bound √tol keeps that from counting as the floor.
+The residual is measured against the size of the point because the round-off of evaluating F
+grows with it: an angle that winds up (the disc's spin angle reaches 8e3 rad in 1e6 steps) or a
+position that drifts away carries an absolute error ε·|q| into every term it enters, and an
+absolute ftol would eventually stop any long run.  The residual norms reached are recorded
+(``StepperRun.residual_norms``).  The step fails
 
 * ``"singular"``: a pivot |u_kk| ≤ m·ε·max|J_ij| (ε the double's machine epsilon; an exactly zero
   column included);
@@ -398,7 +402,7 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
 
     The same algorithm, in the same order of floating-point operations, as the C template's
     ``newton`` (plain floats: for a few unknowns they are faster than NumPy's scalars)."""
-    it, small, prev = 0, False, math.inf
+    it, small, prev, stol = 0, False, math.inf, math.sqrt(tol)
     while True:
         out = _finite(resjac, y, p)
         if out is None:
@@ -415,7 +419,8 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
             y[i] -= dz[i]
         it += 1
         dn = max(map(abs, dz))
-        small = dn <= tol * (1.0 + max(abs(v) for v in y[:m])) or dn >= prev
+        scale = 1.0 + max(abs(v) for v in y[:m])
+        small = dn <= tol * scale or prev <= dn <= stol * scale
         prev = dn
 
 
@@ -494,8 +499,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     backend : "python", "c" or "auto"
         Where the Newton and step loops run (see the module docstring).
     tol, ftol : float
-        Converged when ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞) and ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the update stopped
-        shrinking: the round-off floor; see the module docstring).
+        Converged when ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞) and ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the update, below
+        √tol·(1 + ‖z‖∞), stopped shrinking: the round-off floor; see the module docstring).
     max_iter : int
         Newton updates allowed per step.
 
@@ -699,6 +704,7 @@ static int newton(double *restrict y, const double *restrict p, const double tol
     double buf[M + M * M], dz[M];
     int it = 0, small = 0;
     double prev = INFINITY;
+    const double stol = sqrt(tol);
     for (;;) {{
         resjac(y, p, buf);
         *iters = it;
@@ -725,7 +731,7 @@ static int newton(double *restrict y, const double *restrict p, const double tol
             if (b > zn) zn = b;
         }}
         it++;
-        small = dn <= tol * (1.0 + zn) || dn >= prev;
+        small = dn <= tol * (1.0 + zn) || (dn >= prev && dn <= stol * (1.0 + zn));
         prev = dn;
     }}
 }}

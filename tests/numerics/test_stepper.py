@@ -299,3 +299,15 @@ def test_residual_tolerance_scales_with_the_point_a_wound_up_angle_steps_like_an
     assert wound.ok and plain.ok and wound.residual_norms.max() > 1e-12
     assert np.allclose(wound.nodes[:, 0] - turns, plain.nodes[:, 0], rtol=0, atol=1e-6)
     assert np.allclose(wound.nodes[:, 1], plain.nodes[:, 1], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_growing_updates_far_from_the_root_are_not_taken_for_the_round_off_floor(backend):
+    # Newton on atan z from 1.5 overshoots with growing updates (3.2, 5.1, …); with a loose ftol the
+    # residual test alone passes (|atan z| < π/2 ≤ 0.99·(1 + |z|) from |z| ≥ 0.6), so only the bound
+    # √tol·(1 + ‖z‖∞) on a stalled update keeps the second iterate from being accepted as a root
+    z, w = sp.symbols("z w")
+    st = compile_stepper([sp.atan(z)], [z], [w], advance=[w], backend=backend, ftol=0.99, max_iter=8)
+    r = st.run([0.0], 1, guess=[1.5])
+    assert not r.ok and r.status in ("no-convergence", "non-finite") and r.failed_step == 0
+    assert st.run([0.0], 1, guess=[0.5]).last_unknowns.tolist() == [0.0]           # inside: converges to 0
