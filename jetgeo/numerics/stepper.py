@@ -365,7 +365,7 @@ class ImplicitStepper:
                     status, it, fn = _NONFINITE, 0, math.nan
                     break
                 y[:m] = zp
-            status, it, fn = _newton(kern["resjac"], y, p, m, self.tol, self.ftol, self.max_iter)
+            status, it, fn = _newton(kern["resjac"], kern["res"], y, p, m, self.tol, self.ftol, self.max_iter)
             if status != _OK:
                 break
             wn = _finite(kern["advance"], y, p)
@@ -397,14 +397,16 @@ def _finite(f, y: list, p: np.ndarray) -> list | None:
     return out if all(map(math.isfinite, out)) else None
 
 
-def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max_iter: int) -> tuple:
+def _newton(resjac, res, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max_iter: int) -> tuple:
     """Newton's method on the first m entries of the list ``y``, in place: (status, updates, final ‖F‖∞).
 
-    The same algorithm, in the same order of floating-point operations, as the C template's
-    ``newton`` (plain floats: for a few unknowns they are faster than NumPy's scalars)."""
+    After an update that meets the update test only F is evaluated (``res``), for the residual test;
+    F and ∂F/∂z together (``resjac``) otherwise, and again when the residual test fails.  The same
+    algorithm, in the same order of floating-point operations, as the C template's ``newton``
+    (plain floats: for a few unknowns they are faster than NumPy's scalars)."""
     it, small, prev, stol = 0, False, math.inf, math.sqrt(tol)
+    out = _finite(resjac, y, p)
     while True:
-        out = _finite(resjac, y, p)
         if out is None:
             return _NONFINITE, it, math.nan
         fn = max(map(abs, out[:m]))
@@ -412,6 +414,10 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
             return _OK, it, fn
         if it >= max_iter:
             return _NOCONV, it, fn
+        if len(out) == m:  # F only: the Jacobian at this z
+            out = _finite(resjac, y, p)
+            if out is None:
+                return _NONFINITE, it, math.nan
         dz = _lu_solve(out[m:], out[:m], m)
         if dz is None:
             return _SINGULAR, it, fn
@@ -422,6 +428,7 @@ def _newton(resjac, y: list, p: np.ndarray, m: int, tol: float, ftol: float, max
         scale = 1.0 + max(abs(v) for v in y[:m])
         small = dn <= tol * scale or prev <= dn <= stol * scale
         prev = dn
+        out = _finite(res if small else resjac, y, p)
 
 
 def _lu_solve(J: list, b: list, m: int) -> list | None:
@@ -564,7 +571,7 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     memos: list[dict] = [{} for _ in range(m)]  # one per variable, shared by the m equations
     J = [diff_dag(F[i], z[j], memos[j]) for i in range(m) for j in range(m)]
     resjac = F + J
-    parts = {"resjac": resjac, "advance": A, **({"predictor": P} if P is not None else {})}
+    parts = {"resjac": resjac, "res": F, "advance": A, **({"predictor": P} if P is not None else {})}
     options = {"tol": float(tol), "ftol": float(ftol), "max_iter": int(max_iter), "has_predictor": P is not None}
     if backend in ("c", "auto"):
         try:
@@ -590,7 +597,7 @@ def _compile_c(parts: dict, z: tuple, w: tuple, p: tuple, *, tol: float, ftol: f
     ren.update({s: sp.Symbol(f"_p{i}") for i, s in enumerate(p)})
     memo: dict = {}
     renamed = {k: [xreplace_dag(e, ren, memo, renaming=True) for e in v] for k, v in parts.items()}
-    names = ["resjac", "advance", "predictor"]
+    names = ["resjac", "res", "advance", "predictor"]
     exprs = [e for k in names for e in renamed.get(k, [])]
 
     def make_source(modname: str) -> tuple[str, tuple]:
@@ -602,7 +609,7 @@ def _compile_c(parts: dict, z: tuple, w: tuple, p: tuple, *, tol: float, ftol: f
             modname=modname, m=m, n=n, n_params=len(p), has_predictor=int(has_predictor),
             unpack="\n".join(f"    const double jg_y{i} = y[{i}];" for i in range(m + n))
             + "\n" + "\n".join(f"    const double jg_p{i} = p[{i}];" for i in range(len(p))),
-            resjac=kernels["resjac"], advance=kernels["advance"], predictor=kernels["predictor"])
+            resjac=kernels["resjac"], res=kernels["res"], advance=kernels["advance"], predictor=kernels["predictor"])
         return src, cse
 
     layout = ["stepper", _TEMPLATE_DIGEST, str(m), str(n), str(len(p)), str(has_predictor),
@@ -636,6 +643,13 @@ static void resjac(const double *restrict y, const double *restrict p, double *r
 {{
 {unpack}
 {resjac}
+}}
+
+/* F alone (out[0..M-1]) at y = (z, w) */
+static void res(const double *restrict y, const double *restrict p, double *restrict out)
+{{
+{unpack}
+{res}
 }}
 
 /* w_next (out[0..N-1]) at y = (z, w) */
@@ -697,18 +711,20 @@ static int lu_solve(double *restrict J, double *restrict b, double *restrict x)
     return 1;
 }}
 
-/* Newton's method on y[0..M-1]: status; *iters updates, *fnorm the last max|F| */
+/* Newton's method on y[0..M-1]: status; *iters updates, *fnorm the last max|F|.  After an update
+   that meets the update test only F is evaluated (res); F and dF/dz (resjac) otherwise, and again
+   when the residual test fails. */
 static int newton(double *restrict y, const double *restrict p, const double tol, const double ftol,
                   const int max_iter, int *iters, double *fnorm)
 {{
     double buf[M + M * M], dz[M];
-    int it = 0, small = 0;
+    int it = 0, small = 0, have_j = 1;
     double prev = INFINITY;
     const double stol = sqrt(tol);
+    resjac(y, p, buf);
     for (;;) {{
-        resjac(y, p, buf);
         *iters = it;
-        if (!all_finite(buf, M + M * M)) {{ *fnorm = NAN; return ST_NONFINITE; }}
+        if (!all_finite(buf, have_j ? M + M * M : M)) {{ *fnorm = NAN; return ST_NONFINITE; }}
         double fn = 0.0;
         for (int i = 0; i < M; i++) {{
             const double a = fabs(buf[i]);
@@ -722,6 +738,10 @@ static int newton(double *restrict y, const double *restrict p, const double tol
         }}
         if (small && fn <= ftol * (1.0 + yn)) return ST_OK;
         if (it >= max_iter) return ST_NOCONV;
+        if (!have_j) {{
+            resjac(y, p, buf);
+            if (!all_finite(buf, M + M * M)) {{ *fnorm = NAN; return ST_NONFINITE; }}
+        }}
         if (!lu_solve(buf + M, buf, dz)) return ST_SINGULAR;
         double dn = 0.0, zn = 0.0;
         for (int i = 0; i < M; i++) {{
@@ -733,6 +753,9 @@ static int newton(double *restrict y, const double *restrict p, const double tol
         it++;
         small = dn <= tol * (1.0 + zn) || (dn >= prev && dn <= stol * (1.0 + zn));
         prev = dn;
+        have_j = !small;
+        if (small) res(y, p, buf);
+        else resjac(y, p, buf);
     }}
 }}
 
