@@ -103,6 +103,9 @@ BACKENDS = ("python", "c", "auto")
 STATUS = ("ok", "singular", "no-convergence", "non-finite")
 _OK, _SINGULAR, _NOCONV, _NONFINITE = range(4)
 _EPS = float(np.finfo(float).eps)
+#: the C backend's bounds (its arrays live on the stack: (m + m²) doubles take 0.5 MB at m = 256)
+C_MAX_UNKNOWNS = 256
+C_MAX_KNOWN = 4096
 
 
 @dataclass(frozen=True)
@@ -525,6 +528,11 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     CompilerUnavailableError
         ``backend="c"`` without a working C compiler.
 
+    Notes
+    -----
+    The C backend takes at most :data:`C_MAX_UNKNOWNS` unknowns and :data:`C_MAX_KNOWN` known
+    values (an :class:`~jetgeo.errors.InputError` beyond; ``backend="auto"`` then uses Python).
+
     Examples
     --------
     >>> import sympy as sp
@@ -568,6 +576,12 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
         except InputError as exc:
             raise InputError(f"compile_stepper: in the {what}: {exc}") from exc
     m = len(z)
+    if backend != "python" and (m > C_MAX_UNKNOWNS or len(w) > C_MAX_KNOWN):
+        if backend == "c":
+            raise InputError(f"compile_stepper: the C backend keeps F, ∂F/∂z and the node on the stack: at most "
+                             f"{C_MAX_UNKNOWNS} unknowns and {C_MAX_KNOWN} known values, got {m} and {len(w)} "
+                             "(backend='python' has no such limit)")
+        backend = "python"
     memos: list[dict] = [{} for _ in range(m)]  # one per variable, shared by the m equations
     J = [diff_dag(F[i], z[j], memos[j]) for i in range(m) for j in range(m)]
     resjac = F + J

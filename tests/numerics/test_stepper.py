@@ -255,6 +255,9 @@ def test_bad_input_is_an_input_error():
         compile_stepper([z - w], [z], [w], advance=[w], tol=0.0)
     with pytest.raises(InputError, match="not a sympy Symbol"):
         compile_stepper([z - w], [z + 1], [w], advance=[w])
+    many = sp.symbols("u0:257")                                                    # the C stack bound
+    with pytest.raises(InputError, match="at most 256 unknowns"):
+        compile_stepper([u - w for u in many], many, [w], advance=[w], backend="c")
     st = compile_stepper([z - w * a], [z], [w], [a], advance=[w])
     with pytest.raises(InputError, match="the known vector w must have 1 entries"):
         st.run([1.0, 2.0], 3, [1.0])
