@@ -30,6 +30,11 @@ function ``f(t, y, p) -> ndarray`` implemented by a small CPython extension modu
    source of this file and of ``compile.py``, the jetgeo and sympy versions, the compiler
    command and flags and the ABI.
 
+Other generated modules reuse the same printer and cache: :func:`c_statements` prints renamed
+expressions as checked C statements, and :func:`c_module` builds (or finds) the module of a
+caller's own template — the implicit stepper's Newton and step loops
+(:mod:`jetgeo.numerics.stepper`).
+
 If there is no compiler or no Python/NumPy headers, :class:`CompilerUnavailableError` is
 raised; ``compile_rhs(..., backend="auto")`` catches it and keeps the Python path.
 
