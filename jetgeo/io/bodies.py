@@ -69,6 +69,8 @@ class _Body:
 
     def __init__(self, loader) -> None:
         self.L = loader
+        self.fit = None
+        self.initial_raw: dict = {}
 
     def err(self, table: str, key: str | None, msg: str) -> SpecError:
         return self.L.err(table, key, msg)
@@ -247,6 +249,8 @@ class _Body:
         if kind != "cylinder" and "axis" in contact:
             raise self.err("body.contact", "axis", "only a cylinder has an axis")
         surface = ContactSurface(kind) if kind == "plane" else ContactSurface(kind, radius, inside, axis, tuple(centre))
+        if inside and support.max_curvature_radius is not None:
+            self.fit = (surface.radius - support.max_curvature_radius, support.shape, surface)
         return rolling_contact(Y, QUATERNION if chart.lower() == QUATERNION else chart.upper(), quasi, support, mass,
                                inertia, surface, offset=offset, gravity=gravity, rubber=rubber)
 
@@ -274,6 +278,17 @@ class _Body:
             mass = self.L.expr(tab["mass"], self.L.params, "body", "mass").xreplace(at)
             if mass.is_number and not evaluate_constant(mass, self.L.where("body", "mass")) > 0:
                 raise self.err("body", "mass", f"must be positive, is {mass} at [values]")
+        contact = tab.get("contact", {})
+        if isinstance(contact, dict) and "radius" in contact:
+            radius = self.L.expr(contact["radius"], self.L.params, "body.contact", "radius").xreplace(at)
+            if radius.is_number and not evaluate_constant(radius, self.L.where("body.contact", "radius")) > 0:
+                raise self.err("body.contact", "radius", f"must be positive, is {radius} at [values]")
+        if self.fit is not None:  # inside a sphere or cylinder the body's radii of curvature stay below R
+            gap, shape, surface = self.fit
+            gap = gap.xreplace(at)
+            if gap.is_number and not evaluate_constant(gap, self.L.where("body.contact", "radius")) > 0:
+                raise self.err("body.contact", "radius", f"{shape} does not fit inside the {surface.kind} of radius "
+                               f"{surface.radius} at [values]: its largest radius of curvature must be smaller")
         inertia = self.inertia(tab, self.L.params).xreplace(at)
         if all(e.is_number for e in inertia):
             minors = [evaluate_constant(inertia[:k, :k].det(), self.L.where("body", "inertia")) for k in (1, 2, 3)]
