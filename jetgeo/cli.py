@@ -154,7 +154,7 @@ def derive_motion(spec, method: str = "krupkova"):
     if method == QUASI_METHOD:
         return _derive_quasi(spec)
     if method not in CLI_METHODS:
-        raise InputError(f"unknown method {method!r}; known methods: {', '.join(CLI_METHODS)}, {QUASI_METHOD}")
+        raise InputError(f"unknown method {method!r}; known methods: {', '.join(CLI_METHODS)}")
     fn, style = CLI_METHODS[method]
     info: dict = {"method": method, "conditions": []}
     if spec.Q is None:
@@ -282,7 +282,7 @@ def _derive(args: argparse.Namespace) -> int:
     if args.format not in FORMATS:
         raise InputError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
     if args.method is not None and args.method not in CLI_METHODS and args.method != QUASI_METHOD:
-        raise InputError(f"unknown method {args.method!r}; known methods: {', '.join(CLI_METHODS)}, {QUASI_METHOD}")
+        raise InputError(f"unknown method {args.method!r}; known methods: {', '.join(CLI_METHODS)}")
     from .limits import stage
 
     spec = _load(args.spec)

@@ -424,7 +424,7 @@ class _Loader:
         doc = self.doc
         bad = [k for k in doc if k not in _TABLES and k not in _TOP_STRINGS and k != "body"]
         if bad:
-            raise self.err(None, bad[0], f"unknown key (allowed: {', '.join(_TOP_STRINGS + _TABLES)}, body)")
+            raise self.err(None, bad[0], f"unknown key (allowed: {', '.join(_TOP_STRINGS + _TABLES)})")
         meta = {}
         for k in _TOP_STRINGS:
             v = doc.get(k, "")
