@@ -128,6 +128,16 @@ def test_plane_helper_is_rolling_on_plane_and_quaternions_give_the_same_body():
               **dict(zip(Sq.frame.v[4:], Se.frame.v[3:]))}
     for e_q, e_e in zip([Sq.ell, *Sq.phi[1:]], [Se.ell, *Se.phi]):
         assert is_zero(e_q.xreplace(quat).xreplace(rename) - e_e.xreplace(ang))
+    # and an ellipsoid on the plane in quaternions (the radial rate s drops out of ℓ: R(q) is 0-homogeneous)
+    Yp = FibredManifold(["q0", "q1", "q2", "q3", "x", "y"])
+    Sp = rolling_contact(Yp, QUATERNION, ["w1", "w2", "w3", "s", "v1", "v2"], h, m, sp.diag(1, 2, 3),
+                         offset=(0, 0, -rho), gravity=g)
+    assert Sp.dependent == (Sp.frame.v[3], *Sp.frame.v[4:])
+    Sz = rolling_contact(Y, "ZXZ", NAMES, h, m, sp.diag(1, 2, 3), offset=(0, 0, -rho), gravity=g)
+    quat = dict(zip(Yp.q[:4], (sp.Rational(1, 2),) * 4))
+    rename = {**dict(zip(Sp.frame.v[:3], Sz.frame.v[:3])), **dict(zip(Sp.frame.v[4:], Sz.frame.v[3:]))}
+    for e_q, e_e in zip([Sp.ell, *Sp.phi[1:]], [Sz.ell, *Sz.phi]):
+        assert is_zero(e_q.xreplace(quat).xreplace(rename) - e_e.xreplace(ang))
 
 
 def _fit_residual(t, y, omega):
