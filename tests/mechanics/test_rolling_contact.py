@@ -4,8 +4,9 @@ Independent truths: the contact kinematics built point by point with ``sympy.phy
 (centre, contact point, v_G + ω × (P − G)) at exact points; the ball inside a vertical cylinder,
 whose height oscillates with frequency √(2/7) Ω [Gualtieri et al. 2006]; the ball in a spherical
 bowl, small oscillations of frequency √(5g / (7(R − ρ))) and the spin about the normal an integral
-[Routh 1884]; [Borisov–Mamaev–Kilin 2002]; the rubber ball's integral |M × γ|², M = (I + mρ²) Ω
-[Borisov–Mamaev 2008]; energy kept by the integrator.
+[Routh 1884]; [Borisov–Mamaev–Kilin 2002]; the ball on a sphere of radius R → ∞ is the ball on the plane,
+exactly; the rubber ball's integral |M × γ|², M = (I + mρ²) Ω [Borisov–Mamaev 2008]; energy kept by the
+integrator.
 """
 
 from __future__ import annotations
@@ -138,6 +139,29 @@ def test_plane_helper_is_rolling_on_plane_and_quaternions_give_the_same_body():
     rename = {**dict(zip(Sp.frame.v[:3], Sz.frame.v[:3])), **dict(zip(Sp.frame.v[4:], Sz.frame.v[3:]))}
     for e_q, e_e in zip([Sp.ell, *Sp.phi[1:]], [Sz.ell, *Sz.phi]):
         assert is_zero(e_q.xreplace(quat).xreplace(rename) - e_e.xreplace(ang))
+
+
+def test_ball_on_a_sphere_tends_to_the_ball_on_the_plane_as_the_radius_grows():
+    """A ball on top of a sphere of radius R centred at (0, 0, −R), in the chart x = R a, y = −R b near the
+    top: as R → ∞ its no-slip constraints and its Lagrangian tend exactly to those of the ball on the
+    plane (rolling_on_plane), limits taken by sympy in ε = 1/R."""
+    eps = sp.Symbol("epsilon", positive=True)
+    Ys, Ss = _ball(ContactSurface("sphere", R, centre=(0, 0, -R)))
+    Yp = FibredManifold(["phi", "theta", "psi", "x", "y"])
+    Sp = rolling_on_plane(Yp, "ZXZ", ["w1", "w2", "w3", "u", "v"], ellipsoid_support(rho, rho, rho), m,
+                          sp.eye(3) * 2 * m * rho**2 / 5, gravity=g)
+    x, y = Yp.q[3:]
+    u, v = Sp.frame.v[3:]
+    a, b = Ys.q[3:]
+    va, vb = Ss.frame.v[3:]
+    chart = {a: eps * x, b: -eps * y, va: eps * u, vb: -eps * v, R: 1 / eps}
+
+    def limit(e):
+        return sp.limit(sp.expand(e.xreplace(chart)), eps, 0)
+
+    assert is_zero(limit(Ss.phi[0]) - Sp.phi[0])
+    assert is_zero(limit(Ss.phi[1]) + Sp.phi[1])  # E₂ = (0, −cos b, −sin b) → −e_y
+    assert is_zero(limit(Ss.ell) - Sp.ell)
 
 
 def _fit_residual(t, y, omega):
