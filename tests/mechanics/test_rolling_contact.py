@@ -258,9 +258,7 @@ def test_rubber_ball_keeps_the_no_spin_constraint_and_its_integral():
     f = np.array([F(*q, *qd) for q, qd in zip(res.q, res.qdot)])
     assert np.ptp(f) < 1e-9 * abs(f[0])
     assert max(abs(spin(*q, *qd)) for q, qd in zip(res.q, res.qdot)) < 1e-9
-    # the same ball without the rubber constraint spins about the normal and loses this integral
-    K = (Ib + sp.eye(3)) * W
-    assert not is_zero(K.dot(K).diff(Y.qdot[0]))
+    assert np.ptp(res.q[:, 3]) > 0.1  # it rolls
 
 
 def test_quadric_support_is_the_ellipsoid_support():
