@@ -47,7 +47,10 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
         raise InputError(f"{spec.source}: --t-end {t_end} must be after the initial time {t0}")
     if spec.Q is None and formulation != "full":
         raise InputError(f"{spec.source}: --formulation {formulation} needs constraints; the spec has none")
-    model = spec.constrained() if spec.Q is not None else spec.system
+    if spec.quasi is not None:  # a [body] spec: Hamel's equations in its quasi-velocities (jetgeo/io/bodies.py)
+        model = spec.quasi.motion()
+    else:
+        model = spec.constrained() if spec.Q is not None else spec.system
     with warnings.catch_warnings():  # the command reports an early end itself, in one line
         warnings.filterwarnings("ignore", category=SimulationStoppedWarning)
         res = simulate(model, (t0, t_end), y0, pvals, t_eval=np.linspace(t0, t_end, points), progress=None,

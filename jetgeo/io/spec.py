@@ -47,7 +47,8 @@ from ..errors import (
 from ..geometry.coerce import as_expr, respects_assumptions
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from .bodies import load_body
 from .parse import check_name, evaluate_constant, parse_expression
 
 if sys.version_info >= (3, 11):
@@ -108,6 +109,7 @@ class Spec:
     assumptions: dict = field(default_factory=dict)
     constraint_form: str | None = None  # "implicit" | "normal" | "parametric" | None
     normal: dict | None = None
+    quasi: QuasiVelocitySystem | None = None  # a [body] spec: the system in its quasi-velocities (io/bodies.py)
 
     # --- derived objects --------------------------------------------------------------
     @property
@@ -420,7 +422,7 @@ class _Loader:
     # main
     def load(self) -> Spec:
         doc = self.doc
-        bad = [k for k in doc if k not in _TABLES and k not in _TOP_STRINGS]
+        bad = [k for k in doc if k not in _TABLES and k not in _TOP_STRINGS and k != "body"]
         if bad:
             raise self.err(None, bad[0], f"unknown key (allowed: {', '.join(_TOP_STRINGS + _TABLES)})")
         meta = {}
@@ -429,6 +431,13 @@ class _Loader:
             if not isinstance(v, str):
                 raise self.err(None, k, f"must be a string, got {_kind(v)}")
             meta[k] = v
+        if "body" in doc:  # a rigid body in its quasi-velocities: jetgeo/io/bodies.py
+            both = [k for k in ("coordinates", "lagrangian", "constraints", "problem") if k in doc]
+            if both:
+                raise self.err(None, both[0], "a spec with [body] states its coordinates, Lagrangian and "
+                               "constraints in [body]; remove this table")
+            return Spec(source=self.src, name=meta["name"] or Path(self.src).stem, title=meta["title"],
+                        description=meta["description"], reference=meta["source"], **load_body(self))
         self.load_coordinates()
         self.load_parameters()
         self.load_lagrangian()
