@@ -432,6 +432,31 @@ class QuasiVelocitySystem:
     def _momenta(self) -> tuple:
         return tuple(diff_dag(self.ell, va) for va in self.frame.v)  # on the DAG (a contact point's ℓ is large)
 
+    def energy(self) -> sp.Expr:
+        """The energy E = p_α v^α − ℓ in the jets (v = Φ q̇): the energy q̇·∂L/∂q̇ − L of
+        :meth:`lagrangian_system` (q̇·∂L/∂q̇ = p_α Φ^α_σ q̇^σ), from the small expressions in v.
+
+        Returns
+        -------
+        sympy.Expr
+            A function of (t, q, q̇).
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from jetgeo import FibredManifold
+        >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+        >>> F = QuasiVelocities(Y, ["u", "w", "r"], velocities=[xd*sp.cos(th) + yd*sp.sin(th),
+        ...                                                    -xd*sp.sin(th) + yd*sp.cos(th), thd])
+        >>> u, w, r = F.v
+        >>> S = QuasiVelocitySystem(F, (u**2 + w**2 + r**2) / 2, constraints=[w])
+        >>> from jetgeo.geometry.zero import is_zero
+        >>> is_zero(S.energy() - S.lagrangian_system().energy())
+        True
+        """
+        p = self._momenta
+        return xreplace_dag(sp.Add(*[pa * va for pa, va in zip(p, self.frame.v)]) - self.ell, self._to_v)
+
     def _ddt(self, G, vdot: bool = True) -> sp.Expr:
         """Total derivative of G(t, q, v) along q̇ = Ψ v with v̇ the symbols ``vdot`` (``vdot=False``:
         without the v̇ terms), in one pass over the DAG of G (sympy's diff walks the tree: 12 of the

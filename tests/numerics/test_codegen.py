@@ -269,6 +269,14 @@ def test_multipliers_formulation_with_the_c_backend_solves_in_c_and_matches_pyth
     py = prepare(e, "multipliers")
     assert np.allclose(prep.jacobian_of_constraints(0.0, y, p), py.jacobian_of_constraints(0.0, y, p), atol=1e-14)
     assert prep.rhs.det(0.0, y, p) == pytest.approx(py.rhs.det(0.0, y, p), rel=1e-10)
+    # the metric is the W block, the scales Σ|terms of f^j| are summed numerically: both as from sympy
+    pt = dict(zip(prep.full_state, y)) | dict(zip(prep.params, p))
+    W = e.system.hessian().xreplace(pt)
+    assert np.allclose(prep.metric(0.0, y, p), np.array(W, dtype=float), rtol=1e-12, atol=1e-14)
+    scales = [float(sum(abs(a.xreplace(pt)) for a in sp.Add.make_args(f))) for f in e.Q.f]
+    assert np.allclose(prep.constraint_scales(0.0, y, p), scales, rtol=1e-12)
+    along = prep.constraint_scales_along(0.0, np.stack([y, y], axis=1), p)
+    assert along.shape == (len(scales), 2) and np.allclose(along[:, 1], scales, rtol=1e-12)
     kw = dict(initial=num, params=num, rtol=1e-10, atol=1e-12)
     r_c, r_py = simulate(prep, (0, 2), **kw), simulate(py, (0, 2), **kw)
     assert r_c.success and r_c.status == r_py.status == "finished"

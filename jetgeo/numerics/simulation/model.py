@@ -68,6 +68,9 @@ class Model:
     #: the route's own bordered system (:class:`~jetgeo.mechanics.bordered.BorderedSystem`, e.g. from
     #: Hamel's equations in quasi-velocities), or None: built from the Lagrangian
     bordered: object | None = None
+    #: the energy E_L in (t, q, q̇) when the route has it in a cheaper form than q̇·∂L/∂q̇ − L of
+    #: ``system`` (Hamel's p·v − ℓ), or None: from the Lagrangian system
+    energy: sp.Expr | None = None
 
     @property
     def t(self):
@@ -156,7 +159,8 @@ def model_of(obj, formulation: str = "full") -> Model:
             return model_of_eom(obj.motion(), formulation)
         Q = obj.constraint_submanifold()
         return Model(Q.Y, [], {}, list(Q.f), obj.lagrangian_system(), None, None, [],
-                     "quasi-velocities (Hamel's bordered system)", Q=Q, bordered=obj.bordered_system())
+                     "quasi-velocities (Hamel's bordered system)", Q=Q, bordered=obj.bordered_system(),
+                     energy=obj.energy())
     if isinstance(obj, EquationsOfMotion):
         return model_of_eom(obj, formulation)
     if isinstance(obj, LagrangianSystem):

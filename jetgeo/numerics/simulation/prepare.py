@@ -77,6 +77,11 @@ class BorderedRHS:
         m, k = self.m, self.k
         return self.dae(t, y, p)[m * m + m: m * m + m + k * m].reshape(k, m)
 
+    def metric(self, t, y, p) -> np.ndarray:
+        """W = ∂²L/∂q̇∂q̇ (m × m) at the full state y: the W block of the compiled blocks."""
+        m = self.m
+        return self.dae(t, y, p)[: m * m].reshape(m, m)
+
     def det(self, t, y, p) -> float:
         """det K at the full state y (the product of the pivots of the C elimination, or numpy's)."""
         if self.dae.bordered_solve is not None:
@@ -172,8 +177,9 @@ class PreparedSystem:
     #: J = ∂f/∂q̇ at a full state (k × m): a CompiledFunction, or the C bordered system's J block
     #: (:meth:`BorderedRHS.constraint_jacobian`)
     jacobian_of_constraints: CompiledFunction | Callable | None
-    #: the kinetic metric W = ∂²L/∂q̇∂q̇ (identity without L)
-    metric: CompiledFunction | None
+    #: the kinetic metric W = ∂²L/∂q̇∂q̇ (identity without L; in the multipliers formulation the W block
+    #: of the bordered system, :meth:`BorderedRHS.metric`)
+    metric: CompiledFunction | Callable | None
     #: J = ∂f/∂q̇ at an integration state (the rank monitor)
     jacobian_of_constraints_in_state: CompiledFunction | Callable | None
     #: ((Condition, c(t, y, p) at an integration state), ...): the singular-state monitors
@@ -228,7 +234,10 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     dep = tuple(v for v in qd if v in M.g)
     independent = tuple(v for v in qd if v not in M.g)
     sysL = M.system
-    energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
+    if M.energy is not None:
+        energy_expr = M.energy
+    else:
+        energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
     integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
     if formulation == "full":
         state = full_state
@@ -249,7 +258,12 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     pool += list(integrals.values())
     found = free_symbols_dag(pool) - set(jets)  # on the DAG: large results are not walked as trees
     P = tuple(sorted(found, key=str))
-    J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None
+    if not M.f:
+        J = None
+    elif M.Q is not None:
+        J = M.Q.jacobian()  # computed once by Q
+    else:
+        J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j]))
     bordered = bordered_exprs = None
     if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
         # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
@@ -264,16 +278,19 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     if sysL is not None:
         forces_along = along_solution(list(sysL.forces), full_state, P, t, vectorized=True, name="forces")
         dLdt_along = along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
-        W = sysL.hessian()
     else:
         forces_along = dLdt_along = None
-        W = sp.eye(len(q))
     if M.f:
-        if formulation == "multipliers" and bordered is not None and bordered.dae.backend == "c":
+        from_blocks = formulation == "multipliers" and bordered is not None
+        if from_blocks and bordered.dae.backend == "c":
             s_J = bordered.constraint_jacobian  # the J block of the compiled bordered system: no second build
         else:
             s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
-        s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
+        if from_blocks:  # W = ∂²L/∂q̇∂q̇ is the bordered system's first block (for the projection)
+            s_W = bordered.metric
+        else:
+            W = sysL.hessian() if sysL is not None else sp.eye(len(q))
+            s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
         # the constraint rank monitor works in the integration state
         i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
                if formulation == "reduced" else s_J)
