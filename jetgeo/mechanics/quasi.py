@@ -586,7 +586,9 @@ class QuasiVelocitySystem:
 
         the coordinate route's W = ∂²L/∂q̇∂q̇ and J = ∂f/∂q̇ and the same multipliers, but built
         from the small expressions in v (then v = Φ q̇): what simulation's ``"multipliers"``
-        formulation solves numerically at every step, with no symbolic solve and no large tree.
+        formulation solves numerically at every step, with no symbolic solve and no large tree
+        (``simulate(S, ..., formulation="multipliers", backend="c")`` takes the system itself and
+        builds nothing else; with the C backend the solve is generated code too).
 
         Returns
         -------

@@ -364,6 +364,8 @@ def test_a_quasi_velocity_system_is_simulated_from_hamels_bordered_system_direct
     direct = simulate(S, (0, 0.5), ini, par, **kw)
     in_c = simulate(S, (0, 0.5), ini, par, backend="c", **kw)
     via_motion = simulate(S.motion(), (0, 0.5), ini, par, **kw)
+    with pytest.raises(InputError, match="formulation='multipliers', or pass S.motion()"):
+        simulate(S, (0, 0.5), ini, par)
     for res in (direct, in_c):
         assert res.status == "finished" and res.relative_energy_drift < 1e-9 and res.max_residual < 1e-9
         assert np.max(np.abs(res.q - via_motion.q)) < 1e-10 and np.max(np.abs(res.qdot - via_motion.qdot)) < 1e-9

@@ -121,8 +121,8 @@ def model_of(obj, formulation: str = "full") -> Model:
       velocities, a rolling contact): in the multipliers formulation Hamel's bordered system
       (:meth:`~jetgeo.mechanics.QuasiVelocitySystem.bordered_system`, small expressions in v with
       v = Φ q̇) and nothing else — not the symbolic accelerations its :meth:`~jetgeo.mechanics.
-      QuasiVelocitySystem.motion` solves for (9 million tree nodes for a rattleback); in the other
-      formulations its motion;
+      QuasiVelocitySystem.motion` solves for (9 million tree nodes for a rattleback); the other
+      formulations need that motion (pass it; without constraints it is used here);
     * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
     * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
     """
@@ -155,8 +155,12 @@ def model_of(obj, formulation: str = "full") -> Model:
         return Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
                       "constrained system", cs=cs, Q=cs.Q)
     if isinstance(obj, QuasiVelocitySystem):
-        if formulation != "multipliers" or not obj.phi:
+        if not obj.phi:  # a free body: Hamel's equations are Euler's, small
             return model_of_eom(obj.motion(), formulation)
+        if formulation != "multipliers":
+            raise InputError("simulate: a QuasiVelocitySystem with constraints is integrated from Hamel's bordered "
+                             "system: give formulation='multipliers', or pass S.motion() (whose accelerations are "
+                             f"solved symbolically first) for formulation={formulation!r}")
         Q = obj.constraint_submanifold()
         return Model(Q.Y, [], {}, list(Q.f), obj.lagrangian_system(), None, None, [],
                      "quasi-velocities (Hamel's bordered system)", Q=Q, bordered=obj.bordered_system(),
