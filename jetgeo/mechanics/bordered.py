@@ -29,6 +29,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.exact import diff_dag
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
@@ -107,8 +108,12 @@ def bordered_system(system: LagrangianSystem, Q: ConstraintSubmanifold, *, group
     fs = [as_expr(f) for f in Q.f]
     J = Q.jacobian()
     if not grouped:
+        # d̄f on the DAG (the same function as Y.cut_total_derivative; sympy's diff of the Whipple
+        # bicycle's front-wheel constraints took 2.2 s, diff_dag 0.11 s)
+        along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}
+        memo: dict = {}
         return BorderedSystem(system.hessian(), tuple(system.free_motion_functions()), J,
-                              tuple(Y.cut_total_derivative(f) for f in fs))
+                              tuple(diff_dag(f, along, memo) for f in fs))
     if frozen_velocities is None:
         transport = list(zip(Y.q, Y.qdot))
     else:

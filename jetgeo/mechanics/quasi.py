@@ -50,6 +50,7 @@ from ..geometry.exact import (
     diff_dag,
     generic_rank,
     lu_solve_dag,
+    matmul_dag,
     solve_affine,
     trig_reduce_if_small,
     xreplace_dag,
@@ -225,7 +226,8 @@ class QuasiVelocities:
         -------
         sympy.Expr
         """
-        return sp.Add(*[self.Psi[s, alpha] * sp.diff(F, q) for s, q in enumerate(self.Y.q)])
+        along = {q: self.Psi[s, alpha] for s, q in enumerate(self.Y.q) if self.Psi[s, alpha] != 0}
+        return diff_dag(F, along) if along else sp.S.Zero  # on the DAG: sympy's diff walks the tree
 
     @cached_property
     def _c(self) -> list:
@@ -424,14 +426,55 @@ class QuasiVelocitySystem:
         list
             m expressions in (t, q, v).
         """
-        return [sp.diff(self.ell, va) for va in self.frame.v]
+        return list(self._momenta)
 
-    def _ddt(self, G) -> sp.Expr:
-        """Total derivative of G(t, q, v) along q̇ = Ψ v with v̇ the symbols ``vdot``."""
-        F, Y = self.frame, self.frame.Y
-        qdot = F.kinematics()
-        return sp.Add(sp.diff(G, Y.t), *[qdot[qd] * sp.diff(G, q) for q, qd in zip(Y.q, Y.qdot)],
-                      *[vd * sp.diff(G, va) for va, vd in zip(F.v, F.vdot)])
+    @cached_property
+    def _momenta(self) -> tuple:
+        return tuple(diff_dag(self.ell, va) for va in self.frame.v)  # on the DAG (a contact point's ℓ is large)
+
+    def energy(self) -> sp.Expr:
+        """The energy E = p_α v^α − ℓ in the jets (v = Φ q̇): the energy q̇·∂L/∂q̇ − L of
+        :meth:`lagrangian_system` (q̇·∂L/∂q̇ = p_α Φ^α_σ q̇^σ), from the small expressions in v.
+
+        Returns
+        -------
+        sympy.Expr
+            A function of (t, q, q̇).
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from jetgeo import FibredManifold
+        >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
+        >>> F = QuasiVelocities(Y, ["u", "w", "r"], velocities=[xd*sp.cos(th) + yd*sp.sin(th),
+        ...                                                    -xd*sp.sin(th) + yd*sp.cos(th), thd])
+        >>> u, w, r = F.v
+        >>> S = QuasiVelocitySystem(F, (u**2 + w**2 + r**2) / 2, constraints=[w])
+        >>> from jetgeo.geometry.zero import is_zero
+        >>> is_zero(S.energy() - S.lagrangian_system().energy())
+        True
+        """
+        p = self._momenta
+        return xreplace_dag(sp.Add(*[pa * va for pa, va in zip(p, self.frame.v)]) - self.ell, self._to_v)
+
+    def _ddt(self, G, vdot: bool = True) -> sp.Expr:
+        """Total derivative of G(t, q, v) along q̇ = Ψ v with v̇ the symbols ``vdot`` (``vdot=False``:
+        without the v̇ terms), in one pass over the DAG of G (sympy's diff walks the tree: 12 of the
+        19 s of the rattleback's bordered system)."""
+        key = "with" if vdot else "without"
+        if key not in self._ddt_memo:
+            F, Y = self.frame, self.frame.Y
+            qdot = F.kinematics()
+            along = {Y.t: sp.S.One, **{q: qdot[qd] for q, qd in zip(Y.q, Y.qdot)}}
+            if vdot:
+                along.update(zip(F.v, F.vdot))
+            self._ddt_memo[key] = (along, {})
+        along, memo = self._ddt_memo[key]
+        return diff_dag(G, along, memo)
+
+    @cached_property
+    def _ddt_memo(self) -> dict:
+        return {}
 
     @cached_property
     def _hamel(self) -> list:
@@ -543,7 +586,9 @@ class QuasiVelocitySystem:
 
         the coordinate route's W = ∂²L/∂q̇∂q̇ and J = ∂f/∂q̇ and the same multipliers, but built
         from the small expressions in v (then v = Φ q̇): what simulation's ``"multipliers"``
-        formulation solves numerically at every step, with no symbolic solve and no large tree.
+        formulation solves numerically at every step, with no symbolic solve and no large tree
+        (``simulate(S, ..., formulation="multipliers", backend="c")`` takes the system itself and
+        builds nothing else; with the C backend the solve is generated code too).
 
         Returns
         -------
@@ -552,12 +597,17 @@ class QuasiVelocitySystem:
         """
         F, Y, k, m = self.frame, self.frame.Y, self.k, self.frame.m
         zero = dict.fromkeys(F.vdot, sp.Integer(0))
-        Wv = sp.Matrix(m, m, lambda a, b: sp.diff(self._hamel[a], F.vdot[b]))
-        h = sp.Matrix([xreplace_dag(e, zero) for e in self._hamel])
+        p = self.momenta()
+        memos: list = [{} for _ in range(m)]
+        # H is affine in v̇ through ṗ only (ℓ, the forces and the transpositional terms have no v̇):
+        # W_v = ∂H/∂v̇ = ∂p/∂v, the Hessian of ℓ in v
+        Wv = sp.Matrix(m, m, lambda a, b: diff_dag(p[a], F.v[b], memos[b]))
+        zmemo: dict = {}
+        h = sp.Matrix([xreplace_dag(e, zero, zmemo) for e in self._hamel])
         kin = F.kinematics()
         Psidot = F.Psi.diff(Y.t) + sp.Add(*[F.Psi.diff(q) * kin[qd] for q, qd in zip(Y.q, Y.qdot)])
-        a = F.Phi * Psidot * sp.Matrix(F.v)
-        c = sp.Matrix([xreplace_dag(self._ddt(ph), zero) for ph in self.phi])
+        a = matmul_dag(F.Phi, Psidot * sp.Matrix(F.v))
+        c = sp.Matrix([self._ddt(ph, vdot=False) for ph in self.phi])
         Jv = self._J
         to_v = self._to_v
         memo: dict = {}
@@ -565,10 +615,11 @@ class QuasiVelocitySystem:
         def jets(M):
             return M.applyfunc(lambda e: xreplace_dag(e, to_v, memo))
 
-        W = jets(F.Phi.T * Wv * F.Phi)
-        ell = jets(F.Phi.T * (Wv * a - h))
-        J = jets(Jv * F.Phi) if k else sp.zeros(0, m)
-        b = jets(c - Jv * a) if k else sp.zeros(0, 1)
+        # products on the DAG (sympy's matrix product asks every zero entry's partner is_finite)
+        W = jets(matmul_dag(F.Phi.T, matmul_dag(Wv, F.Phi)))
+        ell = jets(matmul_dag(F.Phi.T, matmul_dag(Wv, a) - h))
+        J = jets(matmul_dag(Jv, F.Phi)) if k else sp.zeros(0, m)
+        b = jets(c - matmul_dag(Jv, a)) if k else sp.zeros(0, 1)
         return BorderedSystem(W, tuple(ell), J, tuple(b))
 
     # --- the coordinate route -------------------------------------------------------------------------

@@ -68,12 +68,17 @@ class CompiledFunction:
     ``shape`` of the output, ``source`` (the generated code), ``ops`` and ``ops_cse``
     (operation counts before and after common-subexpression elimination), ``jacobian``
     (a :class:`CompiledFunction` for ∂F/∂y, or None), ``vectorized``, ``backend`` ("python" or
-    "c": which code runs; ``source`` is Python or C accordingly).
+    "c": which code runs; ``source`` is Python or C accordingly), ``bordered_rhs`` and
+    ``bordered_solve`` (the C functions (q̇, q̈) and ((q̈, λ), det K) of a bordered system compiled
+    with ``compile_rhs(..., bordered=(m, k))``, or None).
     """
 
     def __init__(self, func, source: str, state: tuple, params: tuple, shape: tuple, exprs: list, cse_parts: tuple,
-                 vectorized: bool, jacobian: CompiledFunction | None = None, backend: str = "python") -> None:
+                 vectorized: bool, jacobian: CompiledFunction | None = None, backend: str = "python",
+                 bordered_rhs=None, bordered_solve=None) -> None:
         self._func = func
+        self.bordered_rhs = bordered_rhs
+        self.bordered_solve = bordered_solve
         self.backend = backend
         self.source = source
         self.state = state
@@ -133,6 +138,7 @@ def compile_rhs(
     optimizations: str | None = "basic",
     factor: bool = False,
     backend: str = "python",
+    bordered: tuple | None = None,
 ) -> CompiledFunction:
     r"""Compile expressions F(t, y; p) into one function ``f(t, y, p) -> ndarray``.
 
@@ -172,6 +178,12 @@ def compile_rhs(
         :class:`~jetgeo.numerics.codegen.CompilerUnavailableError` when there is no compiler.
         "auto": "c" when it works, otherwise (no compiler, ``vectorized``, an expression the C
         printer does not support) "python", silently.  ``.backend`` tells which one was used.
+    bordered : (m, k) or None
+        The expressions are the blocks [W, ℓ, J, b] of a bordered system
+        (:meth:`~jetgeo.mechanics.bordered.BorderedSystem.flat`) and the state is (q, q̇), 2m
+        symbols: with the C backend the module also solves K (q̈, λ) = (ℓ, −b) per call
+        (``.bordered_rhs(t, y, p)`` → (q̇, q̈), ``.bordered_solve(t, y, p)`` → ((q̈, λ), det K));
+        with the Python backend both stay None.
 
     Returns
     -------
@@ -207,6 +219,9 @@ def compile_rhs(
     if backend == "c" and vectorized:
         raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
                         "backend='python' (or 'auto')")
+    if bordered is not None and not (isinstance(bordered, tuple) and len(bordered) == 2
+                                     and all(isinstance(v, int) and v >= 0 for v in bordered)):
+        raise InputError(f"compile_rhs: bordered must be a pair (m, k) of integers >= 0, got {bordered!r:.60}")
     if isinstance(exprs, sp.MatrixBase):
         shape = exprs.shape
         flat = [as_expr(e, f"compile_rhs: entry {i + 1} of the matrix") for i, e in enumerate(exprs)]
@@ -243,8 +258,8 @@ def compile_rhs(
         from . import codegen
 
         try:
-            cfunc, csource, parts = codegen.c_function(flat_r, len(ys), len(ps), tuple(shape), cse=cse,
-                                                       optimizations=optimizations)
+            mod, csource, parts = codegen.c_rhs_module(flat_r, len(ys), len(ps), tuple(shape), cse=cse,
+                                                   optimizations=optimizations, bordered=bordered)
         except JetgeoError:
             if backend == "c":
                 raise
@@ -255,8 +270,9 @@ def compile_rhs(
                         return [], flat_r
                     return common_subexpressions(flat_r, optimizations)
             jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend)
-            return CompiledFunction(cfunc, csource, state, params, tuple(shape), flat_r, parts, vectorized, jac,
-                                    backend="c")
+            return CompiledFunction(mod.f, csource, state, params, tuple(shape), flat_r, parts, vectorized, jac,
+                                    backend="c", bordered_rhs=mod.rhs if bordered else None,
+                                    bordered_solve=mod.solve if bordered else None)
     if cse:
         repl, reduced = common_subexpressions(flat_r, optimizations)
     else:

@@ -628,7 +628,7 @@ def _compile_c(parts: dict, z: tuple, w: tuple, p: tuple, *, tol: float, ftol: f
 
     layout = ["stepper", _TEMPLATE_DIGEST, str(m), str(n), str(len(p)), str(has_predictor),
               *(f"{k}:{len(renamed.get(k, []))}" for k in names)]
-    module, source, _ = codegen.c_module(exprs, layout, make_source)
+    module, source, _ = codegen.c_module(exprs, layout, make_source, optimise=True)
     return ImplicitStepper(z, w, p, "c", tol, ftol, max_iter, has_predictor, module=module, source=source)
 
 

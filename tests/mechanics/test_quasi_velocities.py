@@ -323,10 +323,10 @@ def test_multipliers_formulation_integrates_hamels_bordered_system():
     assert np.max(np.abs(full.q - mult.q)) < 1e-8 and np.max(np.abs(full.qdot - mult.qdot)) < 1e-8
 
 
-def test_a_rattleback_from_rest_angles_simulates_through_its_bordered_system():
-    """At ψ = φ = 0 the symbolic accelerations of the rattleback (a DAG of an LU solve) hold removable
-    0/0; simulate integrates a large Hamel Motion through its own bordered system instead, and the
-    energy is kept."""
+@pytest.fixture(scope="module")
+def rattleback():
+    """A rattleback from the contact helper, its parameters, a state from rest angles, and its motion
+    (derived once for the tests below)."""
     from jetgeo.mechanics.rigid import ellipsoid_support, rolling_on_plane
 
     Y = FibredManifold(["phi", "theta", "psi", "x", "y"])
@@ -337,6 +337,35 @@ def test_a_rattleback_from_rest_angles_simulates_through_its_bordered_system():
     par = {a: 0.2, b: 0.03, c: 0.02, m: 1.0, g: 9.81, d: 0.01, A: 2e-4, B: 1.6e-3, C: 1.7e-3, dl: 0.1}
     w1, w2, w3 = S.frame.v[:3]
     ini = S.jet_state({Y.q[0]: 0, Y.q[1]: 0.05, Y.q[2]: 0, Y.q[3]: 0, Y.q[4]: 0, w1: 0, w2: 0, w3: 3.0}, params=par)
-    res = simulate(S.motion(), (0, 0.5), ini, par, rtol=1e-11, atol=1e-12)
+    return S, par, ini, S.motion()
+
+
+def test_a_rattleback_from_rest_angles_simulates_through_its_bordered_system(rattleback):
+    """At ψ = φ = 0 the symbolic accelerations of the rattleback (a DAG of an LU solve) hold removable
+    0/0; simulate integrates a large Hamel Motion through its own bordered system instead, and the
+    energy is kept."""
+    _, par, ini, motion = rattleback
+    res = simulate(motion, (0, 0.5), ini, par, rtol=1e-11, atol=1e-12)
     assert res.formulation == "multipliers"
     assert res.status == "finished" and res.relative_energy_drift < 1e-9 and res.max_residual < 1e-9
+
+
+def test_a_quasi_velocity_system_is_simulated_from_hamels_bordered_system_directly(rattleback):
+    """simulate(S, formulation="multipliers") takes the QuasiVelocitySystem itself: Hamel's bordered system
+    in v (with v = Φ q̇) and nothing else — not the symbolic accelerations of S.motion() — and gives the
+    same motion as simulate(S.motion(), ...), in the Python and the C backends."""
+    S, par, ini, motion = rattleback
+    prep = prepare(S, "multipliers")
+    assert prep.model.method == "quasi-velocities (Hamel's bordered system)"
+    assert prep.bordered_expressions == S.bordered_system().flat()
+    te = np.linspace(0, 0.5, 11)
+    kw = dict(t_eval=te, rtol=1e-11, atol=1e-12, formulation="multipliers")
+    direct = simulate(S, (0, 0.5), ini, par, **kw)
+    in_c = simulate(S, (0, 0.5), ini, par, backend="c", **kw)
+    via_motion = simulate(motion, (0, 0.5), ini, par, **kw)
+    with pytest.raises(InputError, match="formulation='multipliers', or pass S.motion()"):
+        simulate(S, (0, 0.5), ini, par)
+    for res in (direct, in_c):
+        assert res.status == "finished" and res.relative_energy_drift < 1e-9 and res.max_residual < 1e-9
+        assert np.max(np.abs(res.q - via_motion.q)) < 1e-10 and np.max(np.abs(res.qdot - via_motion.qdot)) < 1e-9
+        assert np.max(np.abs(res.multipliers - via_motion.multipliers)) < 1e-8

@@ -216,3 +216,80 @@ def test_simulation_with_the_c_backend_matches_the_python_backend():
     assert r_c.max_residual < 1e-8
     with pytest.raises(InputError, match="prepared system was compiled with backend='python'"):
         simulate(prepare(cs), (0, 1), backend="c", **kw)
+
+
+def test_bordered_system_solved_in_c_matches_numpy_and_refuses_a_singular_matrix():
+    """compile_rhs(..., bordered=(m, k)) with the C backend: one call evaluates the blocks [W, ℓ, J, b]
+    and eliminates; (q̈, λ) and det K equal numpy's solve of the same blocks."""
+    from jetgeo.mechanics.bordered import bordered_system
+
+    e = systems.load("n_trailer", n=2)
+    Y = e.Y
+    B = bordered_system(e.system, e.Q)
+    state, P = [*Y.q, *Y.qdot], list(e.parameters)
+    m, k = Y.m, len(e.Q.f)
+    fc = compile_rhs(B.flat(), state, P, Y.t, backend="c", bordered=(m, k))
+    fp = compile_rhs(B.flat(), state, P, Y.t, bordered=(m, k))
+    assert fp.bordered_rhs is None and fp.bordered_solve is None   # the Python backend solves with numpy
+    num = e.numeric()
+    p = np.array([num[s] for s in P])
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        y = np.array([num.get(s, 0.0) for s in state]) + rng.uniform(-0.3, 0.3, 2 * m)
+        v = fp(0.0, y, p)
+        W, L = v[: m * m].reshape(m, m), v[m * m: m * m + m]
+        J, b = v[m * m + m: m * m + m + k * m].reshape(k, m), v[m * m + m + k * m:]
+        K = np.block([[W, -J.T], [J, np.zeros((k, k))]])
+        want = np.linalg.solve(K, np.concatenate([L, -b]))
+        x, det = fc.bordered_solve(0.0, y, p)
+        assert np.allclose(x, want, rtol=1e-10, atol=1e-12)
+        assert det == pytest.approx(np.linalg.det(K), rel=1e-10)
+        assert np.allclose(fc.bordered_rhs(0.0, y, p), np.concatenate([y[m:], want[:m]]), rtol=1e-10, atol=1e-12)
+    # K singular (J = 0): ZeroDivisionError from the right-hand side, (None, 0.0) from solve
+    q, qd = sp.symbols("q qd")
+    fz = compile_rhs([sp.Integer(1), -q, sp.Integer(0), sp.Integer(0)], [q, qd], backend="c", bordered=(1, 1))
+    with pytest.raises(ZeroDivisionError, match="singular"):
+        fz.bordered_rhs(0.0, [1.0, 0.0])
+    assert fz.bordered_solve(0.0, [1.0, 0.0]) == (None, 0.0)
+    with pytest.raises(InputError, match="needs 4 blocks"):
+        compile_rhs([q, qd], [q, qd], backend="c", bordered=(1, 1))
+    with pytest.raises(InputError, match="pair"):
+        compile_rhs([q], [q, qd], bordered=(1,))
+
+
+def test_multipliers_formulation_with_the_c_backend_solves_in_c_and_matches_python():
+    """prepare(..., "multipliers", backend="c"): the integrator calls the C bordered solve directly and the
+    constraint-rank monitor reads J from the same module; the motion equals the Python backend's."""
+    e = systems.load("n_trailer", n=2)
+    num = e.numeric()
+    prep = prepare(e, "multipliers", backend="c")
+    assert prep.rhs._func is prep.bordered.dae.bordered_rhs
+    y = np.array([num.get(s, 0.0) for s in prep.full_state])
+    p = np.array([num[s] for s in prep.params])
+    py = prepare(e, "multipliers")
+    assert np.allclose(prep.jacobian_of_constraints(0.0, y, p), py.jacobian_of_constraints(0.0, y, p), atol=1e-14)
+    assert prep.rhs.det(0.0, y, p) == pytest.approx(py.rhs.det(0.0, y, p), rel=1e-10)
+    # the metric is the W block, the scales Σ|terms of f^j| are summed numerically: both as from sympy
+    pt = dict(zip(prep.full_state, y)) | dict(zip(prep.params, p))
+    W = e.system.hessian().xreplace(pt)
+    assert np.allclose(prep.metric(0.0, y, p), np.array(W, dtype=float), rtol=1e-12, atol=1e-14)
+    scales = [float(sum(abs(a.xreplace(pt)) for a in sp.Add.make_args(f))) for f in e.Q.f]
+    assert np.allclose(prep.constraint_scales(0.0, y, p), scales, rtol=1e-12)
+    along = prep.constraint_scales_along(0.0, np.stack([y, y], axis=1), p)
+    assert along.shape == (len(scales), 2) and np.allclose(along[:, 1], scales, rtol=1e-12)
+    kw = dict(initial=num, params=num, rtol=1e-10, atol=1e-12)
+    r_c, r_py = simulate(prep, (0, 2), **kw), simulate(py, (0, 2), **kw)
+    assert r_c.success and r_c.status == r_py.status == "finished"
+    assert np.allclose(r_c.q[-1], r_py.q[-1], rtol=1e-9, atol=1e-10)
+    assert np.allclose(r_c.multipliers[-1], r_py.multipliers[-1], rtol=1e-8, atol=1e-10)
+
+
+def test_long_sources_are_compiled_without_optimisation():
+    """gcc's optimisers are superlinear in the length of one function: sources above
+    OPTIMISE_MAX_CHARS are built with -O0 (the same values)."""
+    assert codegen._optimisation("x" * codegen.OPTIMISE_MAX_CHARS) == "-O2"
+    assert codegen._optimisation("x" * (codegen.OPTIMISE_MAX_CHARS + 1)) == "-O0"
+    x = sp.Symbol("x")
+    f = compile_rhs([x * k + sp.sin(x) for k in range(1, 2000)], [x], backend="c", cse=False)
+    assert len(f.source) > codegen.OPTIMISE_MAX_CHARS
+    assert np.allclose(f(0.0, [0.3]), 0.3 * np.arange(1, 2000) + np.sin(0.3), rtol=1e-14)

@@ -73,8 +73,7 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
                     "([Stolařová 2009, eq. (3)]; for a homogeneous constraint this is the zero section, [Benenti 2007, "
                     "Remark 7.5]) — measured by det(J Jᵀ), J = ∂f/∂q̇", "det(J J^T)", c0))
     if prep.formulation == "multipliers":
-        K0 = prep.rhs.solve(t0, y0, p)[2]
-        d0 = float(np.linalg.det(K0))
+        d0 = prep.rhs.det(t0, y0, p)
         if d0 == 0:
             raise NotRegularError("the initial state is singular: the bordered matrix [[W, -J^T], [J, 0]] of the "
                                   "multiplier equations is singular [Ibort et al. 1996, eq. (4.17)]")
@@ -82,7 +81,7 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
         s_d0 = float(np.sign(d0))
 
         def bordered(t, y, s0=s_d0):
-            return s0 * float(np.linalg.det(prep.rhs.solve(t, y, p)[2]))
+            return s0 * prep.rhs.det(t, y, p)
 
         bordered.terminal = True
         bordered.direction = -1

@@ -17,7 +17,7 @@ import sympy as sp
 from ...errors import BranchError, InputError, RankDeficientError, UndecidedError
 from ...geometry.coerce import as_expr
 from ...geometry.exact import describe, free_symbols_dag, xreplace_dag
-from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion
+from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion, QuasiVelocitySystem
 from ...mechanics.eom import EquationsOfMotion, dependent_velocities
 
 __all__ = ["Condition", "Model", "model_of", "pair_of"]
@@ -68,6 +68,9 @@ class Model:
     #: the route's own bordered system (:class:`~jetgeo.mechanics.bordered.BorderedSystem`, e.g. from
     #: Hamel's equations in quasi-velocities), or None: built from the Lagrangian
     bordered: object | None = None
+    #: the energy E_L in (t, q, q̇) when the route has it in a cheaper form than q̇·∂L/∂q̇ − L of
+    #: ``system`` (Hamel's p·v − ℓ), or None: from the Lagrangian system
+    energy: sp.Expr | None = None
 
     @property
     def t(self):
@@ -114,6 +117,12 @@ def model_of(obj, formulation: str = "full") -> Model:
       one the atlas can move to other charts; its normal form's determinant bounds a chart only,
       and its multipliers are computed numerically from the bordered system along the solution
       (cheaper than the symbolic ``multipliers()``, same values on Q);
+    * a :class:`~jetgeo.mechanics.QuasiVelocitySystem` (a rigid body in body-frame angular
+      velocities, a rolling contact): in the multipliers formulation Hamel's bordered system
+      (:meth:`~jetgeo.mechanics.QuasiVelocitySystem.bordered_system`, small expressions in v with
+      v = Φ q̇) and nothing else — not the symbolic accelerations its :meth:`~jetgeo.mechanics.
+      QuasiVelocitySystem.motion` solves for (9 million tree nodes for a rattleback); the other
+      formulations need that motion (pass it; without constraints it is used here);
     * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
     * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
     """
@@ -145,6 +154,17 @@ def model_of(obj, formulation: str = "full") -> Model:
         conds += branch_conditions(cs.nf.branch)
         return Model(Y, [acc[a] for a in Y.qddot], dict(cs.g), list(cs.Q.f), cs.system, None, None, conds,
                       "constrained system", cs=cs, Q=cs.Q)
+    if isinstance(obj, QuasiVelocitySystem):
+        if not obj.phi:  # a free body: Hamel's equations are Euler's, small
+            return model_of_eom(obj.motion(), formulation)
+        if formulation != "multipliers":
+            raise InputError("simulate: a QuasiVelocitySystem with constraints is integrated from Hamel's bordered "
+                             "system: give formulation='multipliers', or pass S.motion() (whose accelerations are "
+                             f"solved symbolically first) for formulation={formulation!r}")
+        Q = obj.constraint_submanifold()
+        return Model(Q.Y, [], {}, list(Q.f), obj.lagrangian_system(), None, None, [],
+                     "quasi-velocities (Hamel's bordered system)", Q=Q, bordered=obj.bordered_system(),
+                     energy=obj.energy())
     if isinstance(obj, EquationsOfMotion):
         return model_of_eom(obj, formulation)
     if isinstance(obj, LagrangianSystem):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,14 +37,18 @@ def along_solution(*args, **kw) -> CompiledFunction:
 
 class BorderedRHS:
     """q' = q̇ and (q̈, λ) from the bordered linear system [[W, −Jᵀ], [J, 0]] (q̈, λ) = (ℓ, −b)
-    (:func:`~jetgeo.mechanics.bordered.bordered_system`), solved with numpy at every call."""
+    (:func:`~jetgeo.mechanics.bordered.bordered_system`), solved at every call: in the generated C
+    code when ``dae`` was compiled with the C backend (``compile_rhs(..., bordered=(m, k))``: one
+    call evaluates the blocks and eliminates, no NumPy round trip), else with numpy."""
 
     def __init__(self, dae: CompiledFunction, m: int, k: int) -> None:
         self.dae, self.m, self.k = dae, m, k
         self.jacobian = None
+        if dae.bordered_rhs is not None:
+            self._func = dae.bordered_rhs
 
-    def solve(self, t, y, p) -> tuple:
-        """(q̈, λ, K) at the full state y."""
+    def matrix(self, t, y, p) -> tuple:
+        """(K, (ℓ, −b)) at the full state y."""
         m, k = self.m, self.k
         v = self.dae(t, y, p)
         K = np.zeros((m + k, m + k))
@@ -55,12 +59,60 @@ class BorderedRHS:
         K[:m, :m] = W
         K[:m, m:] = -J.T
         K[m:, :m] = J
-        sol = np.linalg.solve(K, np.concatenate([L, -b]))
-        return sol[:m], sol[m:], K
+        return K, np.concatenate([L, -b])
+
+    def solve(self, t, y, p) -> tuple:
+        """(q̈, λ, K) at the full state y (``numpy.linalg.LinAlgError`` where K is singular)."""
+        K, r = self.matrix(t, y, p)
+        if self.dae.bordered_solve is not None:
+            sol, _det = self.dae.bordered_solve(t, y, p)
+            if sol is None:
+                raise np.linalg.LinAlgError("Singular matrix")
+        else:
+            sol = np.linalg.solve(K, r)
+        return sol[: self.m], sol[self.m:], K
+
+    def constraint_jacobian(self, t, y, p) -> np.ndarray:
+        """J = ∂f/∂q̇ (k × m) at the full state y: the J block of the compiled blocks."""
+        m, k = self.m, self.k
+        return self.dae(t, y, p)[m * m + m: m * m + m + k * m].reshape(k, m)
+
+    def metric(self, t, y, p) -> np.ndarray:
+        """W = ∂²L/∂q̇∂q̇ (m × m) at the full state y: the W block of the compiled blocks."""
+        m = self.m
+        return self.dae(t, y, p)[: m * m].reshape(m, m)
+
+    def det(self, t, y, p) -> float:
+        """det K at the full state y (the product of the pivots of the C elimination, or numpy's)."""
+        if self.dae.bordered_solve is not None:
+            return float(self.dae.bordered_solve(t, y, p)[1])
+        return float(np.linalg.det(self.matrix(t, y, p)[0]))
 
     def _func(self, t, y, p):
         acc, _lam, _K = self.solve(t, y, p)
         return np.concatenate([y[self.m:], acc])
+
+
+class TermScales:
+    """Σ|terms of f^j| per constraint (the size of what cancels in f^j): the terms compiled as one
+    list, their absolute values summed numerically.  (Compiling Σ Abs(term) instead rebuilt every
+    ``Abs`` under the safe names of the generated code, and sympy's ``Abs`` asks its argument's
+    sign on every construction: 1.9 of the 2.3 s of this function on the Whipple bicycle.)"""
+
+    def __init__(self, terms: CompiledFunction, counts: list) -> None:
+        self.terms = terms
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int)
+
+    def __call__(self, t, y, p) -> np.ndarray:
+        """The scales at y (shape (k,)), or along a run (y of shape (n, N): shape (k, N))."""
+        return np.add.reduceat(np.abs(self.terms(t, y, p)), self.starts, axis=0)
+
+
+def term_scales(fs: list, state: tuple, params: tuple, t, vectorized: bool, name: str) -> TermScales:
+    """:class:`TermScales` of the constraints ``fs``."""
+    terms = [sp.Add.make_args(f) for f in fs]
+    return TermScales(along_solution([a for ts in terms for a in ts], state, params, t, vectorized=vectorized,
+                                     name=name), [len(ts) for ts in terms])
 
 
 @dataclass(frozen=True)
@@ -103,9 +155,9 @@ class PreparedSystem:
     #: f^j along a run
     constraint_residuals_along: CompiledFunction | None
     #: Σ|terms of f^j| (the size of what cancels in f^j)
-    constraint_scales: CompiledFunction | None
+    constraint_scales: TermScales | None
     #: Σ|terms of f^j| along a run
-    constraint_scales_along: CompiledFunction | None
+    constraint_scales_along: TermScales | None
     #: g(t, q, q̇^I) of the normal form (at a full state; g does not contain q̇^D)
     normal_form: CompiledFunction | None
     #: g along a run
@@ -122,12 +174,14 @@ class PreparedSystem:
     explicit_power_along: CompiledFunction | None
     #: the first integrals along a run
     integrals_along: CompiledFunction | None
-    #: J = ∂f/∂q̇ at a full state (k × m)
-    jacobian_of_constraints: CompiledFunction | None
-    #: the kinetic metric W = ∂²L/∂q̇∂q̇ (identity without L)
-    metric: CompiledFunction | None
+    #: J = ∂f/∂q̇ at a full state (k × m): a CompiledFunction, or the C bordered system's J block
+    #: (:meth:`BorderedRHS.constraint_jacobian`)
+    jacobian_of_constraints: CompiledFunction | Callable | None
+    #: the kinetic metric W = ∂²L/∂q̇∂q̇ (identity without L; in the multipliers formulation the W block
+    #: of the bordered system, :meth:`BorderedRHS.metric`)
+    metric: CompiledFunction | Callable | None
     #: J = ∂f/∂q̇ at an integration state (the rank monitor)
-    jacobian_of_constraints_in_state: CompiledFunction | None
+    jacobian_of_constraints_in_state: CompiledFunction | Callable | None
     #: ((Condition, c(t, y, p) at an integration state), ...): the singular-state monitors
     condition_monitors: tuple
     #: variants derived on demand and shared between them (the one with ∂F/∂y compiled)
@@ -180,7 +234,10 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     dep = tuple(v for v in qd if v in M.g)
     independent = tuple(v for v in qd if v not in M.g)
     sysL = M.system
-    energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
+    if M.energy is not None:
+        energy_expr = M.energy
+    else:
+        energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
     integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
     if formulation == "full":
         state = full_state
@@ -201,29 +258,39 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     pool += list(integrals.values())
     found = free_symbols_dag(pool) - set(jets)  # on the DAG: large results are not walked as trees
     P = tuple(sorted(found, key=str))
-    J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j])) if M.f else None
+    if not M.f:
+        J = None
+    elif M.Q is not None:
+        J = M.Q.jacobian()  # computed once by Q
+    else:
+        J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j]))
     bordered = bordered_exprs = None
     if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
         # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
         own = M.bordered
         bordered_exprs = (own if own is not None else bordered_system(sysL, M.Q)).flat()
         dae = compile_rhs(bordered_exprs, full_state, P, t, name="bordered_system",
-                          backend=backend if formulation == "multipliers" else "python")
+                          backend=backend if formulation == "multipliers" else "python", bordered=(len(q), len(M.f)))
         bordered = BorderedRHS(dae, len(q), len(M.f))
     rhs = bordered if formulation == "multipliers" else compile_rhs(rhs_exprs, state, P, t, name="rhs",
                                                                     backend=backend)
-    fscale = [sp.Add(*[sp.Abs(a) for a in sp.Add.make_args(f)]) for f in M.f]
     g_dep = [M.g[d] for d in dep]
     if sysL is not None:
         forces_along = along_solution(list(sysL.forces), full_state, P, t, vectorized=True, name="forces")
         dLdt_along = along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
-        W = sysL.hessian()
     else:
         forces_along = dLdt_along = None
-        W = sp.eye(len(q))
     if M.f:
-        s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
-        s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
+        from_blocks = formulation == "multipliers" and bordered is not None
+        if from_blocks and bordered.dae.backend == "c":
+            s_J = bordered.constraint_jacobian  # the J block of the compiled bordered system: no second build
+        else:
+            s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
+        if from_blocks:  # W = ∂²L/∂q̇∂q̇ is the bordered system's first block (for the projection)
+            s_W = bordered.metric
+        else:
+            W = sysL.hessian() if sysL is not None else sp.eye(len(q))
+            s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
         # the constraint rank monitor works in the integration state
         i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
                if formulation == "reduced" else s_J)
@@ -241,9 +308,9 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
         constraint_residuals=along_solution(M.f, full_state, P, t, name="constraints_s") if has_f else None,
         constraint_residuals_along=(along_solution(M.f, full_state, P, t, vectorized=True, name="constraints")
                                     if has_f else None),
-        constraint_scales=along_solution(fscale, full_state, P, t, name="constraint_scale") if has_f else None,
-        constraint_scales_along=(along_solution(fscale, full_state, P, t, vectorized=True,
-                                                name="constraint_scale_v") if has_f else None),
+        constraint_scales=term_scales(M.f, full_state, P, t, False, "constraint_scale") if has_f else None,
+        constraint_scales_along=(term_scales(M.f, full_state, P, t, True, "constraint_scale_v")
+                                 if has_f else None),
         normal_form=along_solution(g_dep, full_state, P, t, name="normal_form") if dep else None,
         normal_form_along=(along_solution(g_dep, full_state, P, t, vectorized=True, name="normal_form_v")
                            if dep else None),
