@@ -1,0 +1,349 @@
+r"""Discrete Lagrange–d'Alembert integrators: :func:`simulate_discrete` (``simulate(...,
+method="dla-midpoint" | "dla-trapezoid" | "dla-4", step=h)``) and the Newton stepper.
+
+The exact one-step map comes from :mod:`jetgeo.mechanics.discrete` (the residual F(z; w) of the
+discrete Lagrange–d'Alembert equations, the advance map and the predictor); here it is compiled
+once — F and ∂F/∂z in one function, so their common subexpressions are computed once — and each
+step is solved by Newton's method from the explicit predictor (q_{k+1} = q_k + h q̇_k,
+q̇_{k+1} = q̇_k, the multipliers of the previous step) until the correction is below ``tol``
+relative to the unknowns.  The last equation of the map is f(t_{k+1}, q_{k+1}, q̇_{k+1}) = 0, so
+every node lies on Q to the solver's tolerance.
+
+==================  ===================================  =====================  =====
+method              discrete Lagrangian                  discrete constraints   order
+==================  ===================================  =====================  =====
+``dla-midpoint``    midpoint rule                        at the midpoint        2
+``dla-trapezoid``   trapezoidal rule                     averaged over nodes    2
+``dla-4``           triple jump of ``dla-midpoint``      at the midpoint        4
+==================  ===================================  =====================  =====
+
+The result is the usual :class:`~.results.SimulationResult` at the nodes t_k = t_0 + k h: the
+state (q_k, q̇_k), the constraint residuals, the energy, and as ``multipliers``/``reactions`` the
+discrete Chetaev forces J(t_k, q_k, q̇_k)ᵀΛ_k per unit time, with Λ_k the multiplier μ of the
+half-impulse of the step arriving at the node (λ of the first step at t_0).  ``nfev`` counts the
+evaluations of the residual (Newton iterations).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Mapping
+
+import numpy as np
+
+from ...errors import InputError, JetgeoError
+from ...geometry.coerce import check_assumptions
+from ...mechanics.discrete import DiscreteSystem, OneStepMap
+from ..compile import compile_rhs
+from .initial import check_on_manifold, initial_data, lookup
+from .prepare import along_solution, prepare
+from .results import SimulationResult
+
+__all__ = ["DISCRETE_METHODS", "NewtonStepper", "discrete_stepper", "simulate_discrete"]
+
+#: method → (quadrature, discrete constraints, composed to order 4)
+DISCRETE_METHODS = {
+    "dla-midpoint": ("midpoint", "midpoint", False),
+    "dla-trapezoid": ("trapezoid", "nodes", False),
+    "dla-4": ("midpoint", "midpoint", True),
+}
+
+
+class _StepFailure(JetgeoError):  # a signal of this module: simulate_discrete turns it into status="failed"
+    """Newton's method did not converge in a step (a singular Newton matrix, a state outside the
+    domain of the expressions, or too many iterations): ``.step`` is the index of the step."""
+
+    def __init__(self, step: int, reason: str) -> None:
+        super().__init__(f"step {step}: {reason}")
+        self.step = step
+        self.reason = reason
+
+
+class NewtonStepper:
+    """A compiled one-step map solved by Newton's method, in Python (numpy).
+
+    Parameters
+    ----------
+    osm : OneStepMap
+        The exact map (:meth:`~jetgeo.mechanics.discrete.DiscreteSystem.one_step`).
+    backend : "python", "c" or "auto"
+        How F, ∂F/∂z, the advance map and the predictor are compiled (:func:`~jetgeo.numerics.
+        compile.compile_rhs`); the Newton loop is Python either way.
+    tol : float
+        Converged when max|Δz| ≤ tol·(1 + max|z|).
+    max_iter : int
+        Newton iterations per step before :class:`_StepFailure`.
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> from jetgeo.mechanics.discrete import DiscreteSystem
+    >>> e = systems.load("skate")
+    >>> st = NewtonStepper(DiscreteSystem(e.system, e.Q).one_step())
+    >>> st.n_unknowns
+    8
+    """
+
+    def __init__(self, osm: OneStepMap, backend: str = "python", tol: float = 1e-12, max_iter: int = 20) -> None:
+        self.osm = osm
+        self.n_unknowns = n = len(osm.unknowns)
+        self.n_known = len(osm.known)
+        self.tol, self.max_iter = float(tol), int(max_iter)
+        state = (*osm.unknowns, *osm.known)
+        self._fj = compile_rhs([*osm.residual, *osm.jacobian()], state, osm.parameters, name="dla_newton",
+                               backend=backend)
+        self._advance = compile_rhs(osm.advance, state, osm.parameters, name="dla_advance", backend=backend)
+        self._predict = compile_rhs(osm.predictor, osm.known, osm.parameters, name="dla_predictor", backend=backend)
+        self._n = n
+        #: residual evaluations since construction
+        self.nfev = 0
+
+    def step(self, w: np.ndarray, p: np.ndarray, index: int = 0) -> tuple:
+        """One step from the known vector ``w``: (z, the next known vector).
+
+        Parameters
+        ----------
+        w : the known vector (the order of ``osm.known``)
+        p : the parameters (the order of ``osm.parameters``, h last)
+        index : the step's index, for the message of a failure
+
+        Returns
+        -------
+        (z, w_next) : two arrays
+
+        Raises
+        ------
+        _StepFailure
+        """
+        n = self._n
+        fj = self._fj._func
+        z = np.asarray(self._predict._func(0.0, w, p), dtype=float)
+        y = np.concatenate([z, w])
+        tol = self.tol
+        for _ in range(self.max_iter):
+            try:
+                v = fj(0.0, y, p)
+            except (ValueError, ZeroDivisionError, OverflowError) as exc:
+                raise _StepFailure(index, f"the residual cannot be evaluated ({exc})") from None
+            self.nfev += 1
+            F, J = v[:n], v[n:].reshape(n, n)
+            try:
+                dz = np.linalg.solve(J, -F)
+            except np.linalg.LinAlgError:
+                raise _StepFailure(index, "the Newton matrix ∂F/∂z is singular") from None
+            if not np.all(np.isfinite(dz)):
+                raise _StepFailure(index, "the Newton correction is not finite")
+            y[:n] += dz
+            if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(y[:n]))):
+                return y[:n].copy(), np.asarray(self._advance._func(0.0, y, p), dtype=float)
+        raise _StepFailure(index, f"Newton's method did not converge in {self.max_iter} iterations")
+
+    def run(self, w0, n_steps: int, p) -> np.ndarray:
+        """The known vectors at every node: an array (n_steps + 1, len(w)); _StepFailure carries the
+        rows computed so far as ``.rows``.
+
+        Parameters
+        ----------
+        w0 : the known vector at the first node
+        n_steps : the number of steps
+        p : the parameters (h last)
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        W = np.empty((n_steps + 1, self.n_known))
+        W[0] = w0
+        p = np.asarray(p, dtype=float)
+        for k in range(n_steps):
+            try:
+                W[k + 1] = self.step(W[k], p, k)[1]
+            except _StepFailure as exc:
+                exc.rows = W[: k + 1]
+                raise
+        return W
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "python") -> NewtonStepper:
+    """The compiled Newton stepper of ``method`` for (system, Q), cached per system object.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+    Q : ConstraintSubmanifold
+    method : "dla-midpoint", "dla-trapezoid" or "dla-4"
+    backend : the compile_rhs backend of the residual
+
+    Returns
+    -------
+    NewtonStepper
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> e = systems.load("skate")
+    >>> discrete_stepper(e.system, e.Q, "dla-4").osm.stages
+    3
+    """
+    if method not in DISCRETE_METHODS:
+        raise InputError(f"discrete_stepper: method must be one of {sorted(DISCRETE_METHODS)}, got {method!r}")
+    per = _CACHE.setdefault(system, {})
+    key = (id(Q), method, backend)
+    hit = per.get(key)
+    if hit is not None and hit[0] is Q:
+        return hit[1]
+    quadrature, constraint, composed = DISCRETE_METHODS[method]
+    D = DiscreteSystem(system, Q, quadrature, constraint)
+    stepper = NewtonStepper(D.triple_jump() if composed else D.one_step(), backend=backend)
+    per[key] = (Q, stepper)
+    return stepper
+
+
+def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None = None, method: str = "dla-midpoint",
+                      *, step=None, complete: bool = False, manifold_tol: float = 1e-9, backend: str | None = None,
+                      first_integrals: Mapping | None = None, t_eval=None, tol: float = 1e-12,
+                      max_iter: int = 20, **options) -> SimulationResult:
+    r"""Step a constrained system with a discrete Lagrange–d'Alembert integrator (the module docstring).
+
+    Parameters
+    ----------
+    system : what :func:`~jetgeo.numerics.simulate` accepts that has a Lagrangian and a constraint
+        submanifold: a (LagrangianSystem, ConstraintSubmanifold) pair, a catalogue entry, a
+        ConstrainedSystem.
+    t_span : (t0, t1); t1 < t0 steps backwards (step −h).
+    initial, params, complete, manifold_tol, first_integrals : as for ``simulate``.
+    method : "dla-midpoint", "dla-trapezoid" or "dla-4"
+    step : float > 0
+        The step h; (t1 − t0)/h must be a whole number of steps (to 1e-9).
+    backend : None/"python", "c" or "auto": how the residual is compiled.
+    t_eval : not supported (the output is every node).
+    tol, max_iter : Newton's stopping rule (:class:`NewtonStepper`).
+
+    Returns
+    -------
+    SimulationResult
+        At the nodes; ``formulation`` is the method's name.  A step whose Newton iteration fails ends
+        the run there (``status="failed"``, ``message`` says why).
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> e = systems.load("skate")
+    >>> r = simulate_discrete(e, (0, 1), e.initial, e.params, "dla-midpoint", step=0.1)
+    >>> len(r.t), r.max_residual < 1e-12
+    (11, True)
+    """
+    if options:
+        raise InputError(f"simulate: the {method} method takes step= (and tol=, max_iter=), not "
+                         f"{', '.join(sorted(options))}")
+    if method not in DISCRETE_METHODS:
+        raise InputError(f"simulate: unknown discrete method {method!r}; one of {sorted(DISCRETE_METHODS)}")
+    if t_eval is not None:
+        raise InputError(f"simulate: the {method} method returns every node t0 + k·step; t_eval is not supported")
+    if step is None:
+        raise InputError(f"simulate: the {method} method needs step= (the time step h > 0)")
+    if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(step)) or float(step) <= 0:
+        raise InputError(f"simulate: step must be a finite number > 0, got {step!r:.40}")
+    for name, v, lo in (("tol", tol, 0.0), ("max_iter", max_iter, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > lo or not math.isfinite(v):
+            raise InputError(f"simulate: {name} must be a number > {lo:g}, got {v!r:.40}")
+    try:
+        t0, t1 = (float(x) for x in t_span)
+    except (TypeError, ValueError):
+        raise InputError(f"simulate: t_span must be a pair of numbers (t0, t1), got {t_span!r:.60}") from None
+    if not (math.isfinite(t0) and math.isfinite(t1)) or t0 == t1:
+        raise InputError(f"simulate: t_span must be two different finite numbers, got {t_span!r:.60}")
+    h = float(step)
+    n_float = abs(t1 - t0) / h
+    n_steps = int(round(n_float))
+    if n_steps < 1 or abs(n_steps - n_float) > 1e-9 * max(1.0, n_float):
+        raise InputError(f"simulate: the span {t1 - t0:g} is not a whole number of steps {h:g} "
+                         f"({n_float:.6g} steps); choose step = span / n")
+    h = math.copysign((t1 - t0) / n_steps, t1 - t0)
+    prep = prepare(system, "multipliers", first_integrals, "python")
+    M = prep.model
+    if M.system is None or M.Q is None:
+        raise InputError(f"simulate: the {method} method needs a Lagrangian and a constraint submanifold "
+                         "(a (system, Q) pair, a catalogue entry or a ConstrainedSystem)")
+    params = dict(params or {})
+    pvals, missing = [], []
+    for s in prep.params:
+        v = lookup(params, s)
+        (missing.append(s) if v is None else pvals.append(float(v)))
+    if missing:
+        raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing))}")
+    check_assumptions(dict(zip(prep.params, pvals)), "simulate")
+    p = np.array(pvals, dtype=float)
+    y0 = initial_data(prep, initial, complete, t0, p)
+    check_on_manifold(prep, t0, y0, p, manifold_tol)
+    stepper = discrete_stepper(M.system, M.Q, method, backend or "python")
+    stepper.tol, stepper.max_iter = float(tol), int(max_iter)
+    osm = stepper.osm
+    ps = []
+    for s in osm.parameters[:-1]:
+        v = lookup(params, s)
+        if v is None:
+            raise InputError(f"simulate: no value given for the parameter {s}")
+        ps.append(float(v))
+    ps.append(h)
+    ps = np.array(ps)
+    m, k = len(M.q), M.Q.k
+    stages = osm.stages
+    w0 = np.concatenate([[t0], y0, np.zeros(k), [0.0] if stages > 1 else []])  # Λ = 0, stage 0
+    status, message, nfev0 = "finished", f"{n_steps} steps of {method} with h = {h:g}", stepper.nfev
+    z_first = None
+    try:
+        z_first, w1 = stepper.step(w0, ps, 0)
+        W = np.vstack([w0, stepper.run(w1, n_steps * stages - 1, ps)])
+    except _StepFailure as exc:
+        W = w0[None, :] if z_first is None else np.vstack([w0, exc.rows])
+        status = "failed"
+        message = f"the {method} step failed at t = {W[-1, 0]:.6g}: {exc.reason}"
+    W = W[::stages]
+    t = W[:, 0]
+    full = W[:, 1: 1 + 2 * m].T
+    lam = W[:, 1 + 2 * m: 1 + 2 * m + k].copy()
+    lam[0] = z_first[2 * m: 2 * m + k] if z_first is not None else np.nan
+    return _result(prep, method, t, full, lam, p, params, status, message, stepper.nfev - nfev0)
+
+
+def _result(prep, method, t, full, lam, p, params, status, message, nfev) -> SimulationResult:
+    M = prep.model
+    m = len(M.q)
+    N = full.shape[1]
+
+    def ev_v(fn, rows):
+        return None if fn is None else np.asarray(fn(t, full, p)).T.reshape(N, rows)
+
+    residuals = ev_v(prep.constraint_residuals_along, len(M.f))
+    scales = ev_v(prep.constraint_scales_along, len(M.f))
+    energy = ev_v(prep.energy_along, 1)
+    J = np.asarray(along_solution(prep.constraint_jacobian, prep.full_state, prep.params, M.t,
+                                  vectorized=True, name="dla_jacobian")(t, full, p))  # (k, m, N)
+    R = np.einsum("kmn,nk->nm", J.reshape(len(M.f), m, N), lam)
+    qd = full[m:].T
+    A = ev_v(prep.forces_along, m) if prep.forces_along is not None else None
+    dLdt = ev_v(prep.explicit_power_along, 1)
+    integrals = {}
+    if prep.integrals_along is not None:
+        vals = ev_v(prep.integrals_along, len(prep.integrals))
+        integrals = {name: vals[:, i] for i, name in enumerate(prep.integrals)}
+
+    def to_full(tt, yy):
+        return yy[:m], yy[m:]
+
+    return SimulationResult(
+        t=t, q=full[:m].T.copy(), qdot=qd.copy(), q_symbols=M.q, qdot_symbols=M.qdot, constraints=list(M.f),
+        residuals=residuals, residual_scale=scales, energy=None if energy is None else energy[:, 0],
+        multipliers=lam, reactions=R, reaction_power=np.einsum("ij,ij->i", R, qd),
+        force_power=None if A is None else np.einsum("ij,ij->i", A, qd),
+        explicit_power=None if dLdt is None else dLdt[:, 0], integrals=integrals,
+        success=status == "finished", status=status, message=message, event=None, nfev=int(nfev),
+        projected=False, formulation=method, params=dict(params), sol=None, _to_full=to_full,
+        t_stop=float(t[-1]),
+    )
