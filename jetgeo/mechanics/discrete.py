@@ -181,6 +181,7 @@ class DiscreteSystem:
         self.lam = tuple(_fresh(f"lambda{i + 1}", taken) for i in range(Q.k))
         self.mu = tuple(_fresh(f"mu{i + 1}", taken) for i in range(Q.k))
         self.carried = tuple(_fresh(f"Lambda{i + 1}", taken) for i in range(Q.k))
+        self.carried_lam = tuple(_fresh(f"Lambda_out{i + 1}", taken) for i in range(Q.k))
         self._taken = taken
 
     # --- evaluation of expressions of (t, q, q̇) at other points ------------------------------------------
@@ -264,14 +265,16 @@ class DiscreteSystem:
 
     # --- the one-step map ---------------------------------------------------------------------------------
     def one_step(self) -> OneStepMap:
-        """The one-step map (t_k, q_k, q̇_k, Λ_k) ↦ (t_{k+1}, q_{k+1}, q̇_{k+1}, μ) (the module docstring).
+        """The one-step map (t_k, q_k, q̇_k, …) ↦ (t_{k+1}, q_{k+1}, q̇_{k+1}, μ, λ) (the module docstring).
 
         Returns
         -------
         OneStepMap
-            unknowns z = (q_next, q̇_next, λ, μ), known w = (t, q, q̇, Λ) — Λ the multiplier μ of
-            the step that arrived at the node (only the predictor reads it: λ = μ = Λ, q_next =
-            q + h q̇, q̇_next = q̇) — and the parameters of the system followed by h.
+            unknowns z = (q_next, q̇_next, λ, μ), known w = (t, q, q̇, Λ, Λ′) — Λ and Λ′ the
+            multipliers μ and λ of the step that arrived at the node, carried so that the node's
+            multiplier (λ_k + μ_{k−1})/2 can be formed from two consecutive known vectors; only the
+            predictor reads Λ (λ = μ = Λ, q_next = q + h q̇, q̇_next = q̇) — and the parameters of the
+            system followed by h.
 
         Examples
         --------
@@ -305,9 +308,9 @@ class DiscreteSystem:
         return OneStepMap(
             residual=[*E1, *E2, *E3, *E4],
             unknowns=(*q1, *v1, *self.lam, *self.mu),
-            known=(Y.t, *Y.q, *Y.qdot, *self.carried),
+            known=(Y.t, *Y.q, *Y.qdot, *self.carried, *self.carried_lam),
             parameters=(*params, h),
-            advance=[t1, *q1, *v1, *self.mu],
+            advance=[t1, *q1, *v1, *self.mu, *self.lam],
             predictor=[*[q + h * v for q, v in zip(Y.q, Y.qdot)], *Y.qdot, *self.carried, *self.carried],
             step=h,
         )
@@ -323,7 +326,7 @@ class DiscreteSystem:
         Returns
         -------
         OneStepMap
-            with ``stages=3``; known w = (t, q, q̇, Λ, s).
+            with ``stages=3``; known w = (t, q, q̇, Λ, Λ′, s).
 
         Examples
         --------

@@ -19,8 +19,9 @@ method              discrete Lagrangian                  discrete constraints   
 
 The result is the usual :class:`~.results.SimulationResult` at the nodes t_k = t_0 + k h: the
 state (q_k, q̇_k), the constraint residuals, the energy, and as ``multipliers``/``reactions`` the
-discrete Chetaev forces J(t_k, q_k, q̇_k)ᵀΛ_k per unit time, with Λ_k the multiplier μ of the
-half-impulse of the step arriving at the node (λ of the first step at t_0).  ``nfev`` counts the
+discrete Chetaev forces J(t_k, q_k, q̇_k)ᵀΛ_k per unit time, with Λ_k = (λ_k + μ_{k−1})/2 the mean
+of the half impulses of the steps leaving and arriving at the node (one extra step past the end
+gives λ at the last node).  ``nfev`` counts the
 evaluations of the residual (Newton iterations).
 """
 
@@ -294,21 +295,28 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     ps = np.array(ps)
     m, k = len(M.q), M.Q.k
     stages = osm.stages
-    w0 = np.concatenate([[t0], y0, np.zeros(k), [0.0] if stages > 1 else []])  # Λ = 0, stage 0
+    w0 = np.concatenate([[t0], y0, np.zeros(2 * k), [0.0] if stages > 1 else []])  # Λ = Λ′ = 0, stage 0
     status, message, nfev0 = "finished", f"{n_steps} steps of {method} with h = {h:g}", stepper.nfev
-    z_first = None
+    W = w0[None, :]
     try:
-        z_first, w1 = stepper.step(w0, ps, 0)
-        W = np.vstack([w0, stepper.run(w1, n_steps * stages - 1, ps)])
+        W = stepper.run(w0, n_steps * stages, ps)
     except _StepFailure as exc:
-        W = w0[None, :] if z_first is None else np.vstack([w0, exc.rows])
+        W = exc.rows
         status = "failed"
         message = f"the {method} step failed at t = {W[-1, 0]:.6g}: {exc.reason}"
-    W = W[::stages]
+    mu, lam_out = W[:, 1 + 2 * m: 1 + 2 * m + k], W[:, 1 + 2 * m + k: 1 + 2 * m + 2 * k]
+    # the node's multiplier: the mean of the half impulses arriving (μ of the row) and leaving (λ of the next)
+    lam = np.full((len(W), k), np.nan)
+    lam[1:] = mu[1:]
+    lam[:-1] = np.where(np.isnan(lam[:-1]), lam_out[1:], (lam[:-1] + lam_out[1:]) / 2)
+    if status == "finished" and len(W) > 1:  # one more step gives λ at the last node
+        try:
+            lam[-1] = (mu[-1] + stepper.step(W[-1], ps, len(W))[1][1 + 2 * m + k: 1 + 2 * m + 2 * k]) / 2
+        except _StepFailure:
+            pass  # the state past the end is not needed: the last node keeps μ alone
+    W, lam = W[::stages], lam[::stages]
     t = W[:, 0]
     full = W[:, 1: 1 + 2 * m].T
-    lam = W[:, 1 + 2 * m: 1 + 2 * m + k].copy()
-    lam[0] = z_first[2 * m: 2 * m + k] if z_first is not None else np.nan
     return _result(prep, method, t, full, lam, p, params, status, message, stepper.nfev - nfev0)
 
 
