@@ -28,6 +28,7 @@ __all__ = [
     "UndecidedError",
     "NotRationalError",
     "NoRootAtPoint",
+    "StepFailedError",
 ]
 
 
@@ -131,6 +132,18 @@ class NoRootAtPoint(JetgeoError, ZeroDivisionError):
     (:mod:`jetgeo.geometry.exact.shadow`: its value is a quadratic non-residue).  The point is
     outside the shadow's domain, like a pole (hence a ``ZeroDivisionError``), and the caller
     samples another; never a statement about the mathematics."""
+
+
+class StepFailedError(JetgeoError):
+    """An implicit step of a time-stepping scheme found no solution: Newton's method met a singular
+    Jacobian, did not converge within its iteration limit, or met a non-finite value.  ``step`` is
+    the index k of the step w_k → w_{k+1} that failed and ``reason`` one of ``"singular"``,
+    ``"no-convergence"``, ``"non-finite"`` (no result: the CLI's exit 1)."""
+
+    def __init__(self, message: str, step: int | None = None, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.step = step
+        self.reason = reason
 
 
 class NotApplicableError(JetgeoError, ValueError):

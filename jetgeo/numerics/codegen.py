@@ -72,8 +72,8 @@ from ..geometry.coerce import as_expr
 from ..geometry.exact import CSE_PREPROCESS_MAX_NODES
 from ..version import __version__
 
-__all__ = ["CompilerUnavailableError", "c_function", "c_source", "cache_dir", "compiler_command", "stats",
-           "clear_memory_cache", "private_cache_dir"]
+__all__ = ["CompilerUnavailableError", "c_function", "c_module", "c_source", "c_statements", "cache_dir",
+           "compiler_command", "stats", "clear_memory_cache", "private_cache_dir"]
 
 
 #: counters of what :func:`c_function` did in this process: ``compiled`` (compiler runs),
@@ -328,12 +328,16 @@ def _print(pr: _Printer, expr) -> str:
     return code
 
 
-def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: str, cse: bool = True,
-             optimizations: str | None = "basic") -> tuple[str, tuple]:
-    """The C source of the extension module for the renamed expressions, and (repl, reduced).
+def c_statements(exprs: list, cse: bool = True, optimizations: str | None = "basic",
+                 out: str = "out") -> tuple[list[str], tuple]:
+    """The C statements computing the renamed expressions into ``out[0], out[1], …``, and (repl, reduced).
 
-    ``exprs`` contain only ``_t``, ``_y<i>`` (i < n_state) and ``_p<i>`` (i < n_params).
+    The common subexpressions become ``const double jg_c<k>`` locals; every line is checked by the
+    printer's whitelist (:func:`_print`).  ``exprs`` contain only ``_t``, ``_y<i>`` and ``_p<i>``;
+    ``out`` must be a C identifier of the caller's template.
     """
+    if not re.fullmatch(r"[a-z]+", out):
+        raise InputError(f"codegen: the output array's name must be lower-case letters, not {out!r}")
     if cse:
         from .compile import common_subexpressions  # compile imports this module only when asked
 
@@ -345,7 +349,17 @@ def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: st
     for s, r in repl:
         body.append(f"    const double {_print(pr, s)} = {_print(pr, _EXPAND_POW(r))};")
     for i, r in enumerate(reduced):
-        body.append(f"    out[{i}] = {_print(pr, _EXPAND_POW(as_expr(r)))};")
+        body.append(f"    {out}[{i}] = {_print(pr, _EXPAND_POW(as_expr(r)))};")
+    return body, (repl, reduced)
+
+
+def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: str, cse: bool = True,
+             optimizations: str | None = "basic") -> tuple[str, tuple]:
+    """The C source of the extension module for the renamed expressions, and (repl, reduced).
+
+    ``exprs`` contain only ``_t``, ``_y<i>`` (i < n_state) and ``_p<i>`` (i < n_params).
+    """
+    body, (repl, reduced) = c_statements(exprs, cse, optimizations)
     used_t = any(sp.Symbol("_t") in e.free_symbols for e in exprs)
     ndim = len(shape)
     dims = ", ".join(str(int(d)) for d in shape) or "0"
@@ -534,6 +548,26 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
     the module cannot be built, and :class:`~jetgeo.errors.InputError` if an expression cannot be
     printed as C.
     """
+    def make_source(modname: str) -> tuple[str, tuple]:
+        return c_source(exprs, n_state, n_params, shape, modname, cse=cse, optimizations=optimizations)
+
+    layout = [str(n_state), str(n_params), repr(tuple(shape)), repr(cse), repr(optimizations)]
+    mod, source, parts = c_module(exprs, layout, make_source)
+    return mod.f, source, parts
+
+
+def c_module(exprs: list, layout: list[str], make_source):
+    """The cached extension module of a generated C source; returns (module, C source, parts).
+
+    The one home of the build cache: the in-process cache, the expression index, the verified disk
+    cache and the compiler run.  ``exprs`` (renamed expressions) and ``layout`` (strings naming
+    everything else that shapes the source: sizes, options, the caller's template) key the
+    expression index; ``make_source(modname)`` returns (C source, parts) with the module's name
+    ``modname`` (the source of a module ``PyInit_<modname>``; the name is the placeholder
+    :data:`_PLACEHOLDER` when called, replaced by the hash-derived name afterwards).  ``parts`` is
+    None when the module was found without calling ``make_source``.  Raises
+    :class:`CompilerUnavailableError` if the module cannot be built.
+    """
     import numpy as np
 
     cc = compiler_command()
@@ -542,13 +576,12 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
     flags = _flags()
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     abi = f"{sys.implementation.cache_tag}|{suffix}|numpy{np.__version__}"
-    context = "\0".join([_FORMAT, str(n_state), str(n_params), repr(tuple(shape)), repr(cse), repr(optimizations),
-                          shlex.join(cc), shlex.join(flags), abi])
+    context = "\0".join([_FORMAT, *layout, shlex.join(cc), shlex.join(flags), abi])
     ekey = _expression_key(exprs, context)
     hit = _MODULES.get(ekey) if ekey else None
     if hit is not None:
         stats["reused"] += 1
-        return hit[0].f, hit[1], None
+        return hit[0], hit[1], None
     directory = private_cache_dir()
     index = directory / "index" / ekey if ekey else None
     raw = _read_private(index) if index is not None else None
@@ -562,8 +595,8 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
             if mod is not None:
                 stats["loaded"] += 1
                 _MODULES[ekey] = (mod, source)
-                return mod.f, source, None
-    src0, parts = c_source(exprs, n_state, n_params, shape, _PLACEHOLDER, cse=cse, optimizations=optimizations)
+                return mod, source, None
+    src0, parts = make_source(_PLACEHOLDER)
     key = _module_key(src0, cc, flags, abi)
     modname = f"jetgeo_rhs_{key[:24]}"
     source = src0.replace(_PLACEHOLDER, modname)
@@ -593,4 +626,4 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
             pass
     if ekey:
         _MODULES[ekey] = (mod, source)
-    return mod.f, source, parts
+    return mod, source, parts
