@@ -37,7 +37,11 @@ unknowns z = (q_{k+1}, q̇_{k+1}, λ, μ) solve the 2m + 2k equations
 .. math::
     p_k + D_1L_d + F^-_k + \tfrac h2 J_k^{\mathsf T}\lambda &= 0, &
     p_{k+1} - D_2L_d - F^+_k - \tfrac h2 J_{k+1}^{\mathsf T}\mu &= 0,\\
-    f_d(t_k, q_k, q_{k+1}; h) &= 0, & f(t_{k+1}, q_{k+1}, \dot q_{k+1}) &= 0 .
+    h\,f_d(t_k, q_k, q_{k+1}; h) &= 0, & f(t_{k+1}, q_{k+1}, \dot q_{k+1}) &= 0 .
+
+(The discrete constraint is multiplied by h: v_k = (q_{k+1} − q_k)/h carries the round-off |q|ε/h,
+and h f_d has the size of the other equations; its derivative in q_{k+1} is the discrete Chetaev
+matrix below.)
 
 Composing two steps gives the principle above, so the nodes carry the Chetaev reactions; the last
 equation puts every node on Q exactly (to the solver's tolerance).  The derivatives of L_d, from
@@ -301,7 +305,7 @@ class DiscreteSystem:
         m, k = Y.m, Q.k
         E1 = [p0[s] + D1[s] + Fm[s] + h / 2 * sp.Add(*[J0[i, s] * self.lam[i] for i in range(k)]) for s in range(m)]
         E2 = [p1[s] - D2[s] - Fp[s] - h / 2 * sp.Add(*[J1[i, s] * self.mu[i] for i in range(k)]) for s in range(m)]
-        E3 = self.discrete_constraints()
+        E3 = [h * e for e in self.discrete_constraints()]  # h f_d: v_k = Δq/h carries round-off |q|ε/h
         E4 = self._at(Q.f, t1, q1, v1)
         params = sorted(set().union(*[e.free_symbols for e in [S.L, *S.forces, *Q.f]])
                         - set(Y.J1.coords) - {Y.t}, key=str)
@@ -321,7 +325,9 @@ class DiscreteSystem:
 
         The known vector carries the stage counter s ∈ {0, 1, 2}; stage s takes the step
         h (γ₁ + (γ₂ − γ₁) s(2 − s)) and advances s to 1 + s − (3/2) s(s − 1) (0 → 1 → 2 → 0), so the
-        same residual serves every stage and a stepper runs 3n stages for n steps.
+        same residual serves every stage and a stepper runs 3n stages for n steps.  The carried Λ′
+        keeps the λ of stage 0 (it is replaced only when s = 0), so that at every third node it is
+        the λ of the whole step that left the previous one.
 
         Returns
         -------
@@ -344,12 +350,17 @@ class DiscreteSystem:
         g1, g2 = TRIPLE_JUMP
         h = self.h
         sub = {h: h * (g1 + (g2 - g1) * s * (2 - s))}
+        k = self.Q.k
+        first = (1 - s) * (2 - s) / 2  # 1 at stage 0, 0 at stages 1 and 2
+        # Λ′ keeps the λ of the first stage: at the next whole step it is the λ leaving this node
+        carried_lam = [first * lam + (1 - first) * old for lam, old in zip(self.lam, self.carried_lam)]
         return OneStepMap(
             residual=[e.xreplace(sub) for e in base.residual],
             unknowns=base.unknowns,
             known=(*base.known, s),
             parameters=base.parameters,
-            advance=[*(e.xreplace(sub) for e in base.advance), 1 + s - sp.Rational(3, 2) * s * (s - 1)],
+            advance=[*(e.xreplace(sub) for e in base.advance[: -k or None]), *carried_lam,
+                     1 + s - sp.Rational(3, 2) * s * (s - 1)],
             predictor=[e.xreplace(sub) for e in base.predictor],
             step=h,
             stages=3,

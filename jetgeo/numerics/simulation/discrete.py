@@ -1,10 +1,11 @@
 r"""Discrete Lagrange–d'Alembert integrators: :func:`simulate_discrete` (``simulate(...,
-method="dla-midpoint" | "dla-trapezoid" | "dla-4", step=h)``) and the Newton stepper.
+method="dla-midpoint" | "dla-trapezoid" | "dla-4", step=h)``).
 
 The exact one-step map comes from :mod:`jetgeo.mechanics.discrete` (the residual F(z; w) of the
 discrete Lagrange–d'Alembert equations, the advance map and the predictor); here it is compiled
-once — F and ∂F/∂z in one function, so their common subexpressions are computed once — and each
-step is solved by Newton's method from the explicit predictor (q_{k+1} = q_k + h q̇_k,
+once by :func:`~jetgeo.numerics.stepper.compile_stepper` — F and ∂F/∂z together, the Newton and the
+step loops in Python or, with ``backend="c"``, in C — and each step is solved by Newton's method
+from the explicit predictor (q_{k+1} = q_k + h q̇_k,
 q̇_{k+1} = q̇_k, the multipliers of the previous step) until the correction is below ``tol``
 relative to the unknowns.  The last equation of the map is f(t_{k+1}, q_{k+1}, q̇_{k+1}) = 0, so
 every node lies on Q to the solver's tolerance.
@@ -21,8 +22,8 @@ The result is the usual :class:`~.results.SimulationResult` at the nodes t_k = t
 state (q_k, q̇_k), the constraint residuals, the energy, and as ``multipliers``/``reactions`` the
 discrete Chetaev forces J(t_k, q_k, q̇_k)ᵀΛ_k per unit time, with Λ_k = (λ_k + μ_{k−1})/2 the mean
 of the half impulses of the steps leaving and arriving at the node (one extra step past the end
-gives λ at the last node).  ``nfev`` counts the
-evaluations of the residual (Newton iterations).
+gives λ at the last node).  ``nfev`` bounds the Newton iterations: per node, the stages times the
+most iterations one of them took.
 """
 
 from __future__ import annotations
@@ -33,15 +34,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...errors import InputError, JetgeoError
+from ...errors import InputError
 from ...geometry.coerce import check_assumptions
-from ...mechanics.discrete import DiscreteSystem, OneStepMap
-from ..compile import compile_rhs
+from ...mechanics.discrete import DiscreteSystem
+from ..stepper import compile_stepper
 from .initial import check_on_manifold, initial_data, lookup
 from .prepare import along_solution, prepare
 from .results import SimulationResult
 
-__all__ = ["DISCRETE_METHODS", "NewtonStepper", "discrete_stepper", "simulate_discrete"]
+__all__ = ["DISCRETE_METHODS", "discrete_stepper", "simulate_discrete"]
 
 #: method → (quadrature, discrete constraints, composed to order 4)
 DISCRETE_METHODS = {
@@ -51,144 +52,33 @@ DISCRETE_METHODS = {
 }
 
 
-class _StepFailure(JetgeoError):  # a signal of this module: simulate_discrete turns it into status="failed"
-    """Newton's method did not converge in a step (a singular Newton matrix, a state outside the
-    domain of the expressions, or too many iterations): ``.step`` is the index of the step."""
-
-    def __init__(self, step: int, reason: str) -> None:
-        super().__init__(f"step {step}: {reason}")
-        self.step = step
-        self.reason = reason
-
-
-class NewtonStepper:
-    """A compiled one-step map solved by Newton's method, in Python (numpy).
-
-    Parameters
-    ----------
-    osm : OneStepMap
-        The exact map (:meth:`~jetgeo.mechanics.discrete.DiscreteSystem.one_step`).
-    backend : "python", "c" or "auto"
-        How F, ∂F/∂z, the advance map and the predictor are compiled (:func:`~jetgeo.numerics.
-        compile.compile_rhs`); the Newton loop is Python either way.
-    tol : float
-        Converged when max|Δz| ≤ tol·(1 + max|z|).
-    max_iter : int
-        Newton iterations per step before :class:`_StepFailure`.
-
-    Examples
-    --------
-    >>> from jetgeo import systems
-    >>> from jetgeo.mechanics.discrete import DiscreteSystem
-    >>> e = systems.load("skate")
-    >>> st = NewtonStepper(DiscreteSystem(e.system, e.Q).one_step())
-    >>> st.n_unknowns
-    8
-    """
-
-    def __init__(self, osm: OneStepMap, backend: str = "python", tol: float = 1e-12, max_iter: int = 20) -> None:
-        self.osm = osm
-        self.n_unknowns = n = len(osm.unknowns)
-        self.n_known = len(osm.known)
-        self.tol, self.max_iter = float(tol), int(max_iter)
-        state = (*osm.unknowns, *osm.known)
-        self._fj = compile_rhs([*osm.residual, *osm.jacobian()], state, osm.parameters, name="dla_newton",
-                               backend=backend)
-        self._advance = compile_rhs(osm.advance, state, osm.parameters, name="dla_advance", backend=backend)
-        self._predict = compile_rhs(osm.predictor, osm.known, osm.parameters, name="dla_predictor", backend=backend)
-        self._n = n
-        #: residual evaluations since construction
-        self.nfev = 0
-
-    def step(self, w: np.ndarray, p: np.ndarray, index: int = 0) -> tuple:
-        """One step from the known vector ``w``: (z, the next known vector).
-
-        Parameters
-        ----------
-        w : the known vector (the order of ``osm.known``)
-        p : the parameters (the order of ``osm.parameters``, h last)
-        index : the step's index, for the message of a failure
-
-        Returns
-        -------
-        (z, w_next) : two arrays
-
-        Raises
-        ------
-        _StepFailure
-        """
-        n = self._n
-        fj = self._fj._func
-        z = np.asarray(self._predict._func(0.0, w, p), dtype=float)
-        y = np.concatenate([z, w])
-        tol = self.tol
-        for _ in range(self.max_iter):
-            try:
-                v = fj(0.0, y, p)
-            except (ValueError, ZeroDivisionError, OverflowError) as exc:
-                raise _StepFailure(index, f"the residual cannot be evaluated ({exc})") from None
-            self.nfev += 1
-            F, J = v[:n], v[n:].reshape(n, n)
-            try:
-                dz = np.linalg.solve(J, -F)
-            except np.linalg.LinAlgError:
-                raise _StepFailure(index, "the Newton matrix ∂F/∂z is singular") from None
-            if not np.all(np.isfinite(dz)):
-                raise _StepFailure(index, "the Newton correction is not finite")
-            y[:n] += dz
-            if np.max(np.abs(dz)) <= tol * (1.0 + np.max(np.abs(y[:n]))):
-                return y[:n].copy(), np.asarray(self._advance._func(0.0, y, p), dtype=float)
-        raise _StepFailure(index, f"Newton's method did not converge in {self.max_iter} iterations")
-
-    def run(self, w0, n_steps: int, p) -> np.ndarray:
-        """The known vectors at every node: an array (n_steps + 1, len(w)); _StepFailure carries the
-        rows computed so far as ``.rows``.
-
-        Parameters
-        ----------
-        w0 : the known vector at the first node
-        n_steps : the number of steps
-        p : the parameters (h last)
-
-        Returns
-        -------
-        numpy.ndarray
-        """
-        W = np.empty((n_steps + 1, self.n_known))
-        W[0] = w0
-        p = np.asarray(p, dtype=float)
-        for k in range(n_steps):
-            try:
-                W[k + 1] = self.step(W[k], p, k)[1]
-            except _StepFailure as exc:
-                exc.rows = W[: k + 1]
-                raise
-        return W
-
-
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "python") -> NewtonStepper:
-    """The compiled Newton stepper of ``method`` for (system, Q), cached per system object.
+def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "python") -> tuple:
+    """The compiled stepper (:func:`~jetgeo.numerics.stepper.compile_stepper`) of ``method`` for
+    (system, Q), cached per system object.
 
     Parameters
     ----------
     system : LagrangianSystem
     Q : ConstraintSubmanifold
     method : "dla-midpoint", "dla-trapezoid" or "dla-4"
-    backend : the compile_rhs backend of the residual
+    backend : "python", "c" or "auto": where the Newton and step loops run
 
     Returns
     -------
-    NewtonStepper
+    (ImplicitStepper, OneStepMap)
+        The stepper — its known vector is (t, q, q̇, Λ, Λ′[, stage]), its parameters those of the
+        system then h — and the exact map it was compiled from
+        (:meth:`~jetgeo.mechanics.discrete.DiscreteSystem.one_step`; ``.stages`` is 3 for "dla-4").
 
     Examples
     --------
     >>> from jetgeo import systems
     >>> e = systems.load("skate")
-    >>> discrete_stepper(e.system, e.Q, "dla-4").osm.stages
-    3
+    >>> [str(s) for s in discrete_stepper(e.system, e.Q, "dla-midpoint")[0].parameters]
+    ['I', 'm', 'h']
     """
     if method not in DISCRETE_METHODS:
         raise InputError(f"discrete_stepper: method must be one of {sorted(DISCRETE_METHODS)}, got {method!r}")
@@ -196,18 +86,20 @@ def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "py
     key = (id(Q), method, backend)
     hit = per.get(key)
     if hit is not None and hit[0] is Q:
-        return hit[1]
+        return hit[1:]
     quadrature, constraint, composed = DISCRETE_METHODS[method]
     D = DiscreteSystem(system, Q, quadrature, constraint)
-    stepper = NewtonStepper(D.triple_jump() if composed else D.one_step(), backend=backend)
-    per[key] = (Q, stepper)
-    return stepper
+    osm = D.triple_jump() if composed else D.one_step()
+    stepper = compile_stepper(osm.residual, osm.unknowns, osm.known, osm.parameters, advance=osm.advance,
+                              predictor=osm.predictor, backend=backend)
+    per[key] = (Q, stepper, osm)
+    return stepper, osm
 
 
 def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None = None, method: str = "dla-midpoint",
                       *, step=None, complete: bool = False, manifold_tol: float = 1e-9, backend: str | None = None,
                       first_integrals: Mapping | None = None, t_eval=None, tol: float = 1e-12,
-                      max_iter: int = 20, **options) -> SimulationResult:
+                      ftol: float = 1e-9, max_iter: int = 20, **options) -> SimulationResult:
     r"""Step a constrained system with a discrete Lagrange–d'Alembert integrator (the module docstring).
 
     Parameters
@@ -222,7 +114,12 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
         The step h; (t1 − t0)/h must be a whole number of steps (to 1e-9).
     backend : None/"python", "c" or "auto": how the residual is compiled.
     t_eval : not supported (the output is every node).
-    tol, max_iter : Newton's stopping rule (:class:`NewtonStepper`).
+    tol, ftol, max_iter : Newton's stopping rule (:func:`~jetgeo.numerics.stepper.compile_stepper`:
+        converged when |Δz| ≤ tol·(1 + |z|) and |F| ≤ ftol).  The correction test decides (Newton's
+        method converges quadratically, so |F| is then at round-off); ``ftol`` is a safety net, loose
+        because the momentum equations carry the round-off |q|ε/h of v_k = Δq/h (the sleigh far
+        from the origin).  The stepper is shared between runs of the same
+        system: these are set on it for each run.
 
     Returns
     -------
@@ -239,7 +136,7 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     (11, True)
     """
     if options:
-        raise InputError(f"simulate: the {method} method takes step= (and tol=, max_iter=), not "
+        raise InputError(f"simulate: the {method} method takes step= (and tol=, ftol=, max_iter=), not "
                          f"{', '.join(sorted(options))}")
     if method not in DISCRETE_METHODS:
         raise InputError(f"simulate: unknown discrete method {method!r}; one of {sorted(DISCRETE_METHODS)}")
@@ -250,7 +147,7 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(step)) or float(step) <= 0:
         raise InputError(f"simulate: step must be a finite number > 0, got {step!r:.40}")
-    for name, v, lo in (("tol", tol, 0.0), ("max_iter", max_iter, 1)):
+    for name, v, lo in (("tol", tol, 0.0), ("ftol", ftol, 0.0), ("max_iter", max_iter, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > lo or not math.isfinite(v):
             raise InputError(f"simulate: {name} must be a number > {lo:g}, got {v!r:.40}")
     try:
@@ -282,42 +179,36 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     p = np.array(pvals, dtype=float)
     y0 = initial_data(prep, initial, complete, t0, p)
     check_on_manifold(prep, t0, y0, p, manifold_tol)
-    stepper = discrete_stepper(M.system, M.Q, method, backend or "python")
-    stepper.tol, stepper.max_iter = float(tol), int(max_iter)
-    osm = stepper.osm
+    stepper, osm = discrete_stepper(M.system, M.Q, method, backend or "python")
+    stepper.tol, stepper.ftol, stepper.max_iter = float(tol), float(ftol), int(max_iter)
     ps = []
-    for s in osm.parameters[:-1]:
+    for s in stepper.parameters[:-1]:
         v = lookup(params, s)
         if v is None:
             raise InputError(f"simulate: no value given for the parameter {s}")
         ps.append(float(v))
-    ps.append(h)
-    ps = np.array(ps)
-    m, k = len(M.q), M.Q.k
-    stages = osm.stages
+    ps = np.array([*ps, h])
+    m, k, stages = len(M.q), M.Q.k, osm.stages
     w0 = np.concatenate([[t0], y0, np.zeros(2 * k), [0.0] if stages > 1 else []])  # Λ = Λ′ = 0, stage 0
-    status, message, nfev0 = "finished", f"{n_steps} steps of {method} with h = {h:g}", stepper.nfev
-    W = w0[None, :]
-    try:
-        W = stepper.run(w0, n_steps * stages, ps)
-    except _StepFailure as exc:
-        W = exc.rows
-        status = "failed"
-        message = f"the {method} step failed at t = {W[-1, 0]:.6g}: {exc.reason}"
+    run = stepper.run(w0, n_steps * stages, ps, every=stages)
+    W = run.nodes
+    status, message = "finished", f"{n_steps} steps of {method} with h = {h:g}"
+    if not run.ok:
+        status, message = "failed", f"the {method} step failed at t = {run.last[0]:.6g}: {run.message}"
+        W = W[: 1 + run.steps_done // stages]  # whole steps only
+    nfev = stages * int(np.sum(run.iterations))  # a bound: the most iterations of a stage, per node
     mu, lam_out = W[:, 1 + 2 * m: 1 + 2 * m + k], W[:, 1 + 2 * m + k: 1 + 2 * m + 2 * k]
-    # the node's multiplier: the mean of the half impulses arriving (μ of the row) and leaving (λ of the next)
+    # the node's multiplier: the mean of the half impulses arriving (μ of the row) and leaving (Λ′ of the next)
     lam = np.full((len(W), k), np.nan)
     lam[1:] = mu[1:]
     lam[:-1] = np.where(np.isnan(lam[:-1]), lam_out[1:], (lam[:-1] + lam_out[1:]) / 2)
-    if status == "finished" and len(W) > 1:  # one more step gives λ at the last node
-        try:
-            lam[-1] = (mu[-1] + stepper.step(W[-1], ps, len(W))[1][1 + 2 * m + k: 1 + 2 * m + 2 * k]) / 2
-        except _StepFailure:
-            pass  # the state past the end is not needed: the last node keeps μ alone
-    W, lam = W[::stages], lam[::stages]
+    if run.ok and len(W) > 1:  # one more step gives λ at the last node
+        extra = stepper.run(W[-1], stages, ps, every=stages)
+        if extra.ok:
+            lam[-1] = (mu[-1] + extra.nodes[-1, 1 + 2 * m + k: 1 + 2 * m + 2 * k]) / 2
     t = W[:, 0]
     full = W[:, 1: 1 + 2 * m].T
-    return _result(prep, method, t, full, lam, p, params, status, message, stepper.nfev - nfev0)
+    return _result(prep, method, t, full, lam, p, params, status, message, nfev)
 
 
 def _result(prep, method, t, full, lam, p, params, status, message, nfev) -> SimulationResult:
