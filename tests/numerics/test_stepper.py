@@ -264,5 +264,50 @@ def test_bad_input_is_an_input_error():
         st.run([np.nan], 3, [1.0])
     with pytest.raises(InputError, match="every must be an integer"):
         st.run([1.0], 3, [1.0], every=0)
-    with pytest.raises(InputError, match="n_steps must be an integer"):
-        st.run([1.0], 2.5, [1.0])
+    for bad in (2.5, -1, 2**70):
+        with pytest.raises(InputError, match="n_steps must be an integer"):
+            st.run([1.0], bad, [1.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_newton_accepts_the_round_off_floor_only_when_the_residual_is_below_ftol(backend):
+    # The multiplier λ enters F₁ with the coefficient 1e-3 beside terms 1000·λ·(sin²v + cos²v) − 1000·λ
+    # whose round-off (~1e-13) changes with every bit of λ: λ is known only to ~1e-10, and Newton's
+    # updates wander at that size, far above tol·(1 + ‖z‖∞) ≈ 1e-13, while ‖F‖∞ stays below ftol (the
+    # rolling disc's bordered midpoint rule at h = 0.01 does the same near 1e-12, benchmarks/stepper.py).
+    v, lam, w = sp.symbols("v lam w")
+    F = [100 * (v - w) + 1000 * lam * (sp.sin(v) ** 2 + sp.cos(v) ** 2) - 1000 * lam - lam / 1000,
+         v - w - sp.sin(w) / 10**6]
+    args = ([v, lam], [w]), dict(advance=[w + sp.Rational(1, 7)], predictor=[w, 0], backend=backend)
+    r = compile_stepper(F, *args[0], **args[1]).run([0.3], 10)
+    assert r.ok and r.residual_norms.max() <= 1e-12
+    ws = 0.3 + np.arange(10) / 7
+    assert np.allclose(r.unknowns[:, 1], np.sin(ws) / 10, rtol=0, atol=1e-8)     # λ = 1e5·(v − w) = sin(w)/10
+    strict = compile_stepper(F, *args[0], **args[1], ftol=1e-17)                    # below the residual's floor
+    assert strict.run([0.3], 10).status == "no-convergence"
+
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_residual_tolerance_scales_with_the_point_a_wound_up_angle_steps_like_an_unwound_one(backend):
+    # a million turns carry an absolute error ε·|q| ≈ 1.4e-9 into F (ftol = 1e-12 absolute would stop
+    # the first step); the residual is measured against 1 + ‖(z, w)‖∞
+    st = pendulum(backend)
+    turns = 2 * np.pi * 1e6
+    wound = st.run([turns + 2.0, 0.0], 200, [0.1])
+    plain = st.run([2.0, 0.0], 200, [0.1])
+    assert wound.ok and plain.ok and wound.residual_norms.max() > 1e-12
+    assert np.allclose(wound.nodes[:, 0] - turns, plain.nodes[:, 0], rtol=0, atol=1e-6)
+    assert np.allclose(wound.nodes[:, 1], plain.nodes[:, 1], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_growing_updates_far_from_the_root_are_not_taken_for_the_round_off_floor(backend):
+    # Newton on atan z from 1.5 overshoots with growing updates (3.2, 5.1, …); with a loose ftol the
+    # residual test alone passes (|atan z| < π/2 ≤ 0.99·(1 + |z|) from |z| ≥ 0.6), so only the bound
+    # √tol·(1 + ‖z‖∞) on a stalled update keeps the second iterate from being accepted as a root
+    z, w = sp.symbols("z w")
+    st = compile_stepper([sp.atan(z)], [z], [w], advance=[w], backend=backend, ftol=0.99, max_iter=8)
+    r = st.run([0.0], 1, guess=[1.5])
+    assert not r.ok and r.status in ("no-convergence", "non-finite") and r.failed_step == 0
+    assert st.run([0.0], 1, guess=[0.5]).last_unknowns.tolist() == [0.0]           # inside: converges to 0
