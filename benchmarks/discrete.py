@@ -8,8 +8,8 @@ stepping alone (the compiled stepper's ``run``, every node kept) and of the whol
 (the stepping again, then the energy, residuals and reactions at every node; the compilation is
 done first, in a 10-step run, and reported apart), the Newton iterations (``nfev``, a bound: per node
 the stages times the most iterations of a stage), the relative energy error max|E − E₀|/|E₀| over
-the whole run and over each half, the trend of the last half (least-squares slope × 5000, relative to E₀), and the largest
-constraint residual over all nodes.
+the whole run and over each half, the trend of the last half (least-squares slope × 5000, relative
+to E₀), and the largest constraint residual over all nodes.
 
 Beside each: DOP853 (``scipy.integrate.solve_ivp`` on the right-hand side compiled to C by
 ``prepare(motion, "full", backend="c")``, called directly: ``simulate`` steps scipy by hand for its
@@ -101,7 +101,8 @@ def run(n_steps: int) -> list[str]:
             h_eq = 15 * T / nfev
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
-            d = solve_ivp(lambda t, y, fun=fun, pd=pd: fun(t, y, pd), (0, T), np.concatenate([r0.q[0], r0.qdot[0]]), "DOP853",
+            y0 = np.concatenate([r0.q[0], r0.qdot[0]])
+            d = solve_ivp(lambda t, y, fun=fun, pd=pd: fun(t, y, pd), (0, T), y0, "DOP853",
                           t_eval=np.linspace(0, T, 10001), first_step=h_eq, max_step=h_eq, rtol=0.9, atol=1e6)
             run_s = time.perf_counter() - t0
             e_all, e1, e2, trend = _energy_figures(d.t, prep.energy_along(d.t, d.y, pd)[0])
