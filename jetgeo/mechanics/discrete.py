@@ -63,7 +63,7 @@ even order, 2; the triple jump [Yoshida 1990] — steps γ₁h, γ₂h, γ₁h w
 h ∂f_d/∂q_{k+1} (:meth:`DiscreteSystem.discrete_chetaev_matrix`): on q_{k+1} = q_k + h q̇ it
 tends to ∂f/∂q̇(t_k, q_k, q̇) as h → 0, so its kernel — the discrete virtual displacements —
 tends to the vertical part of the canonical distribution of the constrained system [Stolařová 2009,
-eq. (6)] (tests/mechanics/test_discrete.py checks it on every catalogue system).
+eq. (6)] (tests/mechanics/test_discrete_systems.py checks it on every catalogue system).
 
 Everything here is exact sympy (no floats, no ``simplify``); :mod:`jetgeo.numerics.simulation.
 discrete` compiles the residual and its Jacobian ∂F/∂z and solves each step by Newton's method.
