@@ -32,16 +32,16 @@ h J_kᵀΛ_k into the half (h/2) J_kᵀλ_k of the step leaving the node and the
 of the step arriving at it (Λ_k = (λ_k + μ_{k−1})/2) and naming the momentum at the node
 p_k = ∂L/∂q̇(t_k, q_k, q̇_k) (the discrete Legendre transforms made to agree with the continuous
 one at the nodes) gives the **one-step map** (t_k, q_k, q̇_k) ↦ (t_{k+1}, q_{k+1}, q̇_{k+1}): the
-unknowns z = (q_{k+1}, q̇_{k+1}, λ, μ) solve the 2m + 2k equations
+unknowns (q_{k+1}, q̇_{k+1}, λ, μ) solve the 2m + 2k equations
 
 .. math::
     p_k + D_1L_d + F^-_k + \tfrac h2 J_k^{\mathsf T}\lambda &= 0, &
     p_{k+1} - D_2L_d - F^+_k - \tfrac h2 J_{k+1}^{\mathsf T}\mu &= 0,\\
-    h\,f_d(t_k, q_k, q_{k+1}; h) &= 0, & f(t_{k+1}, q_{k+1}, \dot q_{k+1}) &= 0 .
+    f_d(t_k, q_k, q_{k+1}; h) &= 0, & f(t_{k+1}, q_{k+1}, \dot q_{k+1}) &= 0 .
 
-(The discrete constraint is multiplied by h: v_k = (q_{k+1} − q_k)/h carries the round-off |q|ε/h,
-and h f_d has the size of the other equations; its derivative in q_{k+1} is the discrete Chetaev
-matrix below.)
+They are solved for the discrete velocity v_k with q_{k+1} = q_k + h v_k substituted: (q_{k+1} −
+q_k)/h is then v_k exactly, where a difference of large coordinates (an angle at 10⁴ rad) would carry
+the round-off |q|ε/h into every equation.
 
 Composing two steps gives the principle above, so the nodes carry the Chetaev reactions; the last
 equation puts every node on Q exactly (to the solver's tolerance).  The derivatives of L_d, from
@@ -181,6 +181,8 @@ class DiscreteSystem:
         #: the step h, the next node's coordinates and velocities, the multipliers λ, μ and the carried Λ
         self.h = _fresh("h", taken)
         self.q_next = tuple(_fresh(f"{q}_next", taken) for q in Y.q)
+        #: the unknowns of the one-step map for the step: the discrete velocity v_k = (q_{k+1} − q_k)/h
+        self.discrete_velocity = tuple(_fresh(f"v_{q}", taken) for q in Y.q)
         self.qdot_next = tuple(_fresh(f"{v}_next", taken) for v in Y.qdot)
         self.lam = tuple(_fresh(f"lambda{i + 1}", taken) for i in range(Q.k))
         self.mu = tuple(_fresh(f"mu{i + 1}", taken) for i in range(Q.k))
@@ -274,11 +276,12 @@ class DiscreteSystem:
         Returns
         -------
         OneStepMap
-            unknowns z = (q_next, q̇_next, λ, μ), known w = (t, q, q̇, Λ, Λ′) — Λ and Λ′ the
-            multipliers μ and λ of the step that arrived at the node, carried so that the node's
-            multiplier (λ_k + μ_{k−1})/2 can be formed from two consecutive known vectors; only the
-            predictor reads Λ (λ = μ = Λ, q_next = q + h q̇, q̇_next = q̇) — and the parameters of the
-            system followed by h.
+            unknowns z = (v_k, q̇_next, λ, μ) — v_k the discrete velocity, q_next = q + h v_k
+            substituted everywhere, so that (q_next − q)/h is v_k exactly and carries no round-off
+            |q|ε/h —, known w = (t, q, q̇, Λ, Λ′) — Λ and Λ′ the multipliers μ and λ of the step
+            that arrived at the node, carried so that the node's multiplier (λ_k + μ_{k−1})/2 can be
+            formed from two consecutive known vectors; only the predictor reads Λ (λ = μ = Λ,
+            v_k = q̇_next = q̇) — and the parameters of the system followed by h.
 
         Examples
         --------
@@ -286,7 +289,7 @@ class DiscreteSystem:
         >>> S, Q = systems.load("skate")
         >>> M = DiscreteSystem(S, Q, "trapezoid").one_step()
         >>> [str(s) for s in M.unknowns]
-        ['x_next', 'y_next', 'theta_next', 'xdot_next', 'ydot_next', 'thetadot_next', 'lambda1', 'mu1']
+        ['v_x', 'v_y', 'v_theta', 'xdot_next', 'ydot_next', 'thetadot_next', 'lambda1', 'mu1']
         """
         return self._one_step
 
@@ -305,17 +308,21 @@ class DiscreteSystem:
         m, k = Y.m, Q.k
         E1 = [p0[s] + D1[s] + Fm[s] + h / 2 * sp.Add(*[J0[i, s] * self.lam[i] for i in range(k)]) for s in range(m)]
         E2 = [p1[s] - D2[s] - Fp[s] - h / 2 * sp.Add(*[J1[i, s] * self.mu[i] for i in range(k)]) for s in range(m)]
-        E3 = [h * e for e in self.discrete_constraints()]  # h f_d: v_k = Δq/h carries round-off |q|ε/h
+        E3 = self.discrete_constraints()
         E4 = self._at(Q.f, t1, q1, v1)
         params = sorted(set().union(*[e.free_symbols for e in [S.L, *S.forces, *Q.f]])
                         - set(Y.J1.coords) - {Y.t}, key=str)
+        # solved for the discrete velocity v_k, q_{k+1} = q_k + h v_k: (q_{k+1} − q_k)/h is then v_k exactly
+        # (sympy cancels it), free of the round-off |q|ε/h of a difference of large coordinates
+        vk = self.discrete_velocity
+        on = {b: a + h * v for a, b, v in zip(Y.q, q1, vk)}
         return OneStepMap(
-            residual=[*E1, *E2, *E3, *E4],
-            unknowns=(*q1, *v1, *self.lam, *self.mu),
+            residual=[e.xreplace(on) for e in [*E1, *E2, *E3, *E4]],
+            unknowns=(*vk, *v1, *self.lam, *self.mu),
             known=(Y.t, *Y.q, *Y.qdot, *self.carried, *self.carried_lam),
             parameters=(*params, h),
-            advance=[t1, *q1, *v1, *self.mu, *self.lam],
-            predictor=[*[q + h * v for q, v in zip(Y.q, Y.qdot)], *Y.qdot, *self.carried, *self.carried],
+            advance=[t1, *(on[b] for b in q1), *v1, *self.mu, *self.lam],
+            predictor=[*Y.qdot, *Y.qdot, *self.carried, *self.carried],
             step=h,
         )
 
