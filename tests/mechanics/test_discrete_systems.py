@@ -18,7 +18,8 @@ from jetgeo.mechanics.discrete import TRIPLE_JUMP, DiscreteSystem, discrete_syst
 def _point(D: DiscreteSystem, seed: int) -> dict:
     """A random rational point of (t, q, q̇, q_next, h) and the parameters (positive)."""
     rng = random.Random(seed)
-    syms = set().union(*(e.free_symbols for e in D.one_step().residual)) | set(D.q_next)
+    syms = (set().union(*(e.free_symbols for e in D.one_step().residual)) | set(D.q_next) | set(D.Y.q)
+            | set(D.Y.qdot) | {D.Y.t, D.h})
     return {s: sp.Rational(rng.randint(1, 40), rng.randint(41, 60)) for s in syms}
 
 
