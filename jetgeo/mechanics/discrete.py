@@ -118,7 +118,19 @@ class OneStepMap:
     stages: int = 1
 
     def jacobian(self) -> sp.Matrix:
-        """∂F/∂z, the Newton matrix (exact)."""
+        """∂F/∂z, the Newton matrix (exact).
+
+        Returns
+        -------
+        sympy.Matrix
+            len(residual) × len(unknowns).
+
+        Examples
+        --------
+        >>> from jetgeo import systems
+        >>> DiscreteSystem(*systems.load("skate")).one_step().jacobian().shape
+        (8, 8)
+        """
         return sp.Matrix(len(self.residual), len(self.unknowns),
                          lambda i, j: sp.diff(self.residual[i], self.unknowns[j]))
 
@@ -214,7 +226,21 @@ class DiscreteSystem:
         return [sp.diff(S.L, q) for q in self.Y.q], list(S.momenta)
 
     def discrete_lagrangian(self) -> sp.Expr:
-        """L_d(t_k, q_k, q_{k+1}; h) in (t, q, q_next, h)."""
+        """L_d(t_k, q_k, q_{k+1}; h) of the quadrature (the module docstring).
+
+        Returns
+        -------
+        sympy.Expr
+            In (t, q, q_next, h) and the parameters.
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+        >>> Y = FibredManifold(["x", "y"]); (x, y), (xd, yd) = Y.q, Y.qdot
+        >>> D = DiscreteSystem(LagrangianSystem(Y, (xd**2 + yd**2) / 2), ConstraintSubmanifold(Y, [yd - x*xd]))
+        >>> D.discrete_lagrangian()
+        h*((-x + x_next)**2/(2*h**2) + (-y + y_next)**2/(2*h**2))
+        """
         (tm, qm), (t0, q0), (t1, q1) = self._points
         L, h, v = self.system.L, self.h, self._v
         if self.quadrature == "midpoint":
@@ -223,7 +249,21 @@ class DiscreteSystem:
 
     def discrete_lagrangian_derivatives(self) -> tuple:
         """(D_1L_d, D_2L_d): the derivatives of L_d in q_k and q_{k+1}, from the chain rule (the module
-        docstring), free of the h·(1/h) that differentiating L_d directly leaves."""
+        docstring), free of the h·(1/h) that differentiating L_d directly leaves.
+
+        Returns
+        -------
+        (list, list)
+            m expressions each, in (t, q, q_next, h).
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+        >>> Y = FibredManifold(["x", "y"]); (x, y), (xd, yd) = Y.q, Y.qdot
+        >>> D = DiscreteSystem(LagrangianSystem(Y, (xd**2 + yd**2) / 2), ConstraintSubmanifold(Y, [yd - x*xd]))
+        >>> D.discrete_lagrangian_derivatives()[0]
+        [-(-x + x_next)/h, -(-y + y_next)/h]
+        """
         (tm, qm), (t0, q0), (t1, q1) = self._points
         dq, dv = self._dL
         h, v = self.h, self._v
@@ -236,7 +276,21 @@ class DiscreteSystem:
                 [h / 2 * x + (y + z) / 2 for x, y, z in zip(a1, b0, b1)])
 
     def discrete_forces(self) -> tuple:
-        """(F^−, F^+): the forces' virtual work over the step, split between q_k and q_{k+1}."""
+        """(F^−, F^+): the forces' virtual work over the step, split between q_k and q_{k+1}.
+
+        Returns
+        -------
+        (list, list)
+            m expressions each, in (t, q, q_next, h).
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+        >>> Y = FibredManifold(["x", "y"]); (x, y), (xd, yd) = Y.q, Y.qdot
+        >>> S = LagrangianSystem(Y, (xd**2 + yd**2) / 2, forces=[-xd, 0])           # damping along x
+        >>> DiscreteSystem(S, ConstraintSubmanifold(Y, [yd - x*xd])).discrete_forces()[0]
+        [x/2 - x_next/2, 0]
+        """
         (tm, qm), (t0, q0), (t1, q1) = self._points
         A, h, v = self.system.forces, self.h, self._v
         if self.quadrature == "midpoint":
@@ -245,7 +299,21 @@ class DiscreteSystem:
         return [h / 2 * a for a in self._at(A, t0, q0, v)], [h / 2 * a for a in self._at(A, t1, q1, v)]
 
     def discrete_constraints(self) -> list:
-        """f_d(t_k, q_k, q_{k+1}; h): the constraints at the midpoint, or averaged over the two nodes."""
+        """f_d(t_k, q_k, q_{k+1}; h): the constraints at the midpoint, or averaged over the two nodes.
+
+        Returns
+        -------
+        list
+            k expressions in (t, q, q_next, h).
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+        >>> Y = FibredManifold(["x", "y"]); (x, y), (xd, yd) = Y.q, Y.qdot
+        >>> S, Q = LagrangianSystem(Y, (xd**2 + yd**2) / 2), ConstraintSubmanifold(Y, [yd - x*xd])
+        >>> DiscreteSystem(S, Q, "trapezoid").discrete_constraints()
+        [-x*(-x + x_next)/(2*h) - x_next*(-x + x_next)/(2*h) + (-y + y_next)/h]
+        """
         (tm, qm), (t0, q0), (t1, q1) = self._points
         f, v = self.Q.f, self._v
         if self.constraint == "midpoint":
@@ -254,7 +322,21 @@ class DiscreteSystem:
 
     def discrete_chetaev_matrix(self) -> sp.Matrix:
         """h ∂f_d/∂q_{k+1} (k × m), written without 1/h: the directions of the reactions of Q_d.  On
-        q_{k+1} = q_k + h q̇ it tends to ∂f/∂q̇(t, q, q̇) as h → 0 (the module docstring)."""
+        q_{k+1} = q_k + h q̇ it tends to ∂f/∂q̇(t, q, q̇) as h → 0 (the module docstring).
+
+        Returns
+        -------
+        sympy.Matrix
+            k × m, in (t, q, q_next, h).
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+        >>> Y = FibredManifold(["x", "y"]); (x, y), (xd, yd) = Y.q, Y.qdot
+        >>> S, Q = LagrangianSystem(Y, (xd**2 + yd**2) / 2), ConstraintSubmanifold(Y, [yd - x*xd])
+        >>> DiscreteSystem(S, Q).discrete_chetaev_matrix()
+        Matrix([[-x_next, 1]])
+        """
         (tm, qm), (t0, q0), (t1, q1) = self._points
         f, h, v, Y = self.Q.f, self.h, self._v, self.Y
         k, m = self.Q.k, Y.m
