@@ -39,6 +39,8 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
         raise InputError(f"--method {method} needs --step (the time step h)")
     if step is not None and not discrete:
         raise InputError(f"--step is the fixed step of the dla methods; --method {method} chooses its own steps")
+    if discrete and spec.Q is None:
+        raise InputError(f"{spec.source}: --method {method} needs constraints; the spec has none")
     if points < 2:
         raise InputError(f"need at least 2 output points, got {points}")
     if formulation not in ("full", "reduced", "multipliers"):
@@ -57,8 +59,6 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
     if spec.Q is None and formulation != "full":
         raise InputError(f"{spec.source}: --formulation {formulation} needs constraints; the spec has none")
     model = spec.constrained() if spec.Q is not None else spec.system
-    if discrete and spec.Q is None:
-        raise InputError(f"{spec.source}: --method {method} needs constraints; the spec has none")
     with warnings.catch_warnings():  # the command reports an early end itself, in one line
         warnings.filterwarnings("ignore", category=SimulationStoppedWarning)
         if discrete:
