@@ -435,10 +435,12 @@ def _simulate(args: argparse.Namespace) -> int:
 
     with stage("simulation"):
         res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
-                            formulation=args.formulation, max_step=args.max_step)
+                            formulation=args.formulation, max_step=args.max_step, method=args.method,
+                            step=args.step)
     names = res["names"]
     final = {n: res["y"][-1][i] for i, n in enumerate(names)}
-    print(f"{spec.name}: integrated to t = {res['t'][-1]:g} with {res['engine']} ({args.formulation} formulation, "
+    how = f"{args.method}, step {args.step:g}" if args.step is not None else f"{args.formulation} formulation"
+    print(f"{spec.name}: integrated to t = {res['t'][-1]:g} with {res['engine']} ({how}, "
           f"{len(res['t'])} samples, {res.get('nfev', 0)} right-hand-side evaluations)")
     print("final state: " + ", ".join(f"{k} = {v:.6g}" for k, v in final.items()))
     if res.get("drift") is not None:
@@ -623,6 +625,9 @@ def _show(args: argparse.Namespace) -> int:
 
 #: largest --points: 10⁶ samples of a 20-dimensional state are 160 MB in memory, 400 MB of CSV
 MAX_POINTS = 1_000_000
+#: ``jetgeo simulate --method``: scipy's solve_ivp methods and the discrete Lagrange–d'Alembert integrators
+#: (jetgeo.numerics.simulation.discrete.DISCRETE_METHODS; spelt out so that the parser loads no numerics)
+SIMULATE_METHODS = ("DOP853", "RK45", "RK23", "Radau", "BDF", "LSODA", "dla-midpoint", "dla-trapezoid", "dla-4")
 #: default --timeout of ``derive``: the slowest system of the catalogue (the Whipple bicycle) derives in
 #: about 17 s; a derivation that runs away (a large system on a costly route) ends with exit 1
 DERIVE_TIMEOUT = 300.0
@@ -755,6 +760,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--rtol", type=float, default=1e-9, help="relative tolerance of the integrator (default 1e-9)")
     d.add_argument("--atol", type=float, default=1e-11, help="absolute tolerance of the integrator (default 1e-11)")
     d.add_argument("--max-step", type=float, default=None, help="largest step of the integrator (default: none)")
+    d.add_argument("--method", default="DOP853", choices=SIMULATE_METHODS,
+                   help="the integrator: a scipy method, or a discrete Lagrange–d'Alembert integrator (dla-midpoint, "
+                   "dla-trapezoid: order 2; dla-4: order 4; every node on Q) with --step (default DOP853)")
+    d.add_argument("--step", type=_finite_float, default=None,
+                   help="the fixed time step of the dla methods; --t-end must be a whole number of steps")
     d.set_defaults(func=_simulate)
     d = sub.add_parser("examples", parents=[common], help="list the shipped spec files")
     d.add_argument("--titles", action="store_true", help="load each spec to show its title")

@@ -15,21 +15,32 @@ import numpy as np
 
 from ..errors import InputError
 from ..numerics import SimulationStoppedWarning, simulate
+from ..numerics.simulation.discrete import DISCRETE_METHODS
 from .spec import Spec
 
 __all__ = ["simulate_spec"]
 
 
 def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-9, atol: float = 1e-11,
-                  formulation: str = "full", max_step: float | None = None) -> dict:
+                  formulation: str = "full", max_step: float | None = None, method: str = "DOP853",
+                  step: float | None = None) -> dict:
     """Integrate from the spec's initial data to ``t_end``.
 
     Returns {"t": [...], "y": [[q..., q̇...], ...], "names": [...], "engine": str, "drift": float|None,
     "charts": [str, ...] (the chart switches of the atlas), "stopped": str|None (why the run ended before
     ``t_end``, one line; None when it reached it), "nfev": right-hand-side evaluations}.
     ``formulation`` is "full", "reduced" or "multipliers" (:func:`jetgeo.numerics.simulate`);
-    ``max_step`` bounds the step size.
+    ``max_step`` bounds the step size.  ``method`` is a solve_ivp method or a discrete
+    Lagrange–d'Alembert integrator ("dla-midpoint", "dla-trapezoid", "dla-4") with its fixed ``step``:
+    then the samples are the ``points`` nodes nearest to equally spaced times.
     """
+    discrete = method in DISCRETE_METHODS
+    if discrete and step is None:
+        raise InputError(f"--method {method} needs --step (the time step h)")
+    if step is not None and not discrete:
+        raise InputError(f"--step is the fixed step of the dla methods; --method {method} chooses its own steps")
+    if discrete and spec.Q is None:
+        raise InputError(f"{spec.source}: --method {method} needs constraints; the spec has none")
     if points < 2:
         raise InputError(f"need at least 2 output points, got {points}")
     if formulation not in ("full", "reduced", "multipliers"):
@@ -53,13 +64,18 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
         model = spec.constrained() if spec.Q is not None else spec.system
     with warnings.catch_warnings():  # the command reports an early end itself, in one line
         warnings.filterwarnings("ignore", category=SimulationStoppedWarning)
-        res = simulate(model, (t0, t_end), y0, pvals, t_eval=np.linspace(t0, t_end, points), progress=None,
-                       formulation=formulation, rtol=rtol, atol=atol,
-                       max_step=np.inf if max_step is None else max_step)
-    rows = np.hstack([np.asarray(res.q), np.asarray(res.qdot)]).tolist()
+        if discrete:
+            res = simulate((spec.system, spec.Q), (t0, t_end), y0, pvals, method=method, step=step)
+            keep = np.unique(np.round(np.linspace(0, len(res.t) - 1, min(points, len(res.t)))).astype(int))
+        else:
+            res = simulate(model, (t0, t_end), y0, pvals, method=method, t_eval=np.linspace(t0, t_end, points),
+                           progress=None, formulation=formulation, rtol=rtol, atol=atol,
+                           max_step=np.inf if max_step is None else max_step)
+            keep = np.arange(len(res.t))
+    rows = np.hstack([np.asarray(res.q)[keep], np.asarray(res.qdot)[keep]]).tolist()
     names = [str(s) for s in (*Y.q, *Y.qdot)]
     drift = float(res.max_residual) if spec.Q is not None else None
-    out = {"t": np.asarray(res.t).tolist(), "y": rows, "names": names, "engine": "jetgeo.numerics.simulate",
+    out = {"t": np.asarray(res.t)[keep].tolist(), "y": rows, "names": names, "engine": "jetgeo.numerics.simulate",
            "drift": drift, "charts": [str(c) for c in res.charts], "stopped": None, "nfev": int(res.nfev)}
     if res.event is not None:
         out["message"] = str(res.event)

@@ -15,6 +15,7 @@ from ...geometry.exact import is_small
 from ...mechanics import ConstrainedSystem, Motion
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
+from .discrete import DISCRETE_METHODS, simulate_discrete
 from .events import singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
 from .integrate import DOMAIN_ERRORS, IMPLICIT, integrate, not_real_at_start, project_velocities
@@ -107,7 +108,9 @@ def simulate(
         Runge–Kutta methods RK45/RK23/DOP853).
     formulation : "full", "reduced" or "multipliers" (see above).
     method, t_eval, dense_output : as in :func:`scipy.integrate.solve_ivp` (``method`` one of
-        RK45, RK23, DOP853, Radau, BDF, LSODA).
+        RK45, RK23, DOP853, Radau, BDF, LSODA), or a discrete Lagrange–d'Alembert integrator
+        ``"dla-midpoint"``, ``"dla-trapezoid"``, ``"dla-4"`` with ``step=h`` (fixed steps, every node
+        on Q: :func:`~jetgeo.numerics.simulation.discrete.simulate_discrete`).
     events : bool
         Stop at singular states with an explanation (and switch charts, with ``atlas``).
     singular_tol : float
@@ -134,6 +137,9 @@ def simulate(
     More: the docstring of the package :mod:`jetgeo.numerics.simulation` (constraint monitoring,
     projection, the energy balance) and ``theory/numerics.md``.
     """
+    if isinstance(method, str) and method in DISCRETE_METHODS:  # discrete Lagrange–d'Alembert: its own stepper
+        return simulate_discrete(system, t_span, initial, params, method, complete=complete, manifold_tol=manifold_tol,
+                                 backend=backend, first_integrals=first_integrals, t_eval=t_eval, **options)
     opts = {**DEFAULT_OPTIONS, **options}
     check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
     prepared = isinstance(system, PreparedSystem)

@@ -1,0 +1,156 @@
+"""simulate(..., method="dla-midpoint" | "dla-trapezoid" | "dla-4", step=h): the discrete
+Lagrange–d'Alembert integrators [Cortés–Martínez 2001], [McLachlan–Perlmutter 2006] — their order,
+reversibility, constraints at every node, the discrete reactions, every catalogue system."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from jetgeo import systems
+from jetgeo.errors import InputError
+from jetgeo.jets import FibredManifold
+from jetgeo.mechanics import QuasiVelocitySystem
+from jetgeo.mechanics.rigid import body_angular_velocity, rotation_matrix
+from jetgeo.numerics import simulate
+from jetgeo.numerics.simulation.discrete import DISCRETE_METHODS
+
+ORDER = {"dla-midpoint": 2, "dla-trapezoid": 2, "dla-4": 4}
+
+
+def _chaplygin_sphere():
+    """Chaplygin's ball (centre of mass at the centre, unequal moments) in its coordinate form
+    L(q, q̇) = ℓ(Φ q̇), ZXZ Euler angles [Chaplygin 1903]; the same ball as
+    tests/mechanics/test_quasi_velocities.py."""
+    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
+    F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
+    R = rotation_matrix(Y, "ZXZ")
+    m, r, A1, A2, A3 = sp.symbols("m r A1 A2 A3", positive=True)
+    W = sp.Matrix(F.v[:3])
+    u, v = F.v[3:]
+    Om = R * W
+    S = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
+                            constraints=[u - r * Om[1], v + r * Om[0]])
+    par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
+    ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,
+                       W[0]: 1.0, W[1]: -0.5, W[2]: 2.0}, params=par)
+    return (S.lagrangian_system(), S.constraint_submanifold()), par, ini
+
+
+@pytest.fixture(scope="module")
+def cases():
+    out = {}
+    for name in ("skate", "rolling_disc"):
+        e = systems.load(name)
+        out[name] = ((e.system, e.Q), e.params, e.initial)
+    out["chaplygin_sphere"] = _chaplygin_sphere()
+    return out
+
+
+def _final_error(pair, params, initial, method, h, ref):
+    r = simulate(pair, (0, 1), initial, params, method=method, step=h)
+    assert r.status == "finished"
+    return np.max(np.abs(np.concatenate([r.q[-1] - ref.q[-1], r.qdot[-1] - ref.qdot[-1]])))
+
+
+@pytest.mark.parametrize("method", list(DISCRETE_METHODS))
+@pytest.mark.parametrize("name", ["skate", "rolling_disc", "chaplygin_sphere"])
+def test_error_at_t1_falls_4x_or_16x_when_h_halves(cases, name, method):
+    """The error at t = 1 against DOP853 (rtol 1e-12) falls by 2^order when h halves: 4 for the two
+    second-order maps, 16 for the triple jump [Yoshida 1990]."""
+    pair, params, initial = cases[name]
+    ref = simulate(pair, (0, 1), initial, params, rtol=1e-13, atol=1e-13)
+    h = {"dla-4": 0.1}.get(method, 0.05)
+    e1 = _final_error(pair, params, initial, method, h, ref)
+    e2 = _final_error(pair, params, initial, method, h / 2, ref)
+    ratio = e1 / e2
+    expected = 2 ** ORDER[method]
+    assert 0.8 * expected < ratio < 1.25 * expected, (e1, e2, ratio)
+    assert e2 > 1e3 * 1e-13  # the reference is far more accurate than the discrete solution
+
+
+@pytest.mark.parametrize("method", list(DISCRETE_METHODS))
+def test_forward_then_backward_returns_to_the_start(cases, method):
+    """The maps are symmetric: stepping back with −h from the end undoes the run, to 1e-10 (the
+    Newton iterations converge to round-off)."""
+    pair, params, initial = cases["rolling_disc"]
+    fwd = simulate(pair, (0, 2), initial, params, method=method, step=0.02)
+    end = {**dict(zip(fwd.q_symbols, fwd.q[-1])), **dict(zip(fwd.qdot_symbols, fwd.qdot[-1]))}
+    back = simulate(pair, (2, 0), end, params, method=method, step=0.02)
+    assert back.t[-1] == pytest.approx(0.0, abs=1e-12)
+    start = np.array([float(initial[s]) for s in (*fwd.q_symbols, *fwd.qdot_symbols)])
+    assert np.max(np.abs(np.concatenate([back.q[-1], back.qdot[-1]]) - start)) < 1e-10
+    # and the run is not trivially short: the disc moved
+    assert np.max(np.abs(fwd.q[-1] - fwd.q[0])) > 0.5
+
+
+@pytest.mark.parametrize("method", list(DISCRETE_METHODS))
+def test_every_node_on_Q_and_energy_nearly_kept(cases, method):
+    """f(t_k, q_k, q̇_k) ≤ 1e-12 (relative) at every node; the energy of the skate (reversible,
+    homogeneous constraint) stays within 1e-6 over 500 steps."""
+    pair, params, initial = cases["skate"]
+    r = simulate(pair, (0, 5), initial, params, method=method, step=0.01)
+    assert r.max_relative_residual <= 1e-12 and r.max_residual <= 1e-12
+    assert r.relative_energy_drift < 1e-6
+
+
+def test_discrete_reactions_converge_to_chetaevs(cases):
+    """The multipliers of the discrete map (the half impulse arriving at each node, per unit time)
+    converge to the continuous Chetaev multipliers λ of the bordered system at second order."""
+    pair, params, initial = cases["rolling_disc"]
+    ref = simulate(pair, (0, 1), initial, params, rtol=1e-12, atol=1e-12)
+    errs = []
+    for h in (0.02, 0.01):
+        r = simulate(pair, (0, 1), initial, params, method="dla-midpoint", step=h)
+        assert r.multipliers.shape == (len(r.t), 2) and r.reactions.shape == (len(r.t), 5)
+        errs.append(np.max(np.abs(r.multipliers[-1] - ref.multipliers[-1])))
+        # the reaction does no work on a homogeneous constraint: R·q̇ = λ f = 0 at the nodes
+        assert np.max(np.abs(r.reaction_power)) < 1e-10
+    assert errs[1] < errs[0] / 3 and errs[1] < 1e-2 * np.max(np.abs(ref.multipliers[-1]))
+
+
+@pytest.mark.parametrize("method", list(DISCRETE_METHODS))
+def test_stolarova_krupkova_nonlinear_constraint(method):
+    """ẋ² + ẏ² − a²ż² = 0 with gravity [Stolařová 2009, Example 2]: every node on the cone.  The
+    particle slows down along a fixed direction of the cone, q̇(t) = (1 − ct) q̇(0), until it stops
+    on the zero section (t ≈ 0.71); a velocity linear in t is integrated exactly by the quadratures,
+    so the discrete motion is the exact one, to round-off, before it stops."""
+    e = systems.load("stolarova_example2")
+    assert e.Q.classify().kind == "nonlinear"
+    ref = simulate(e, (0, 0.5), e.initial, e.params, rtol=1e-13, atol=1e-13)
+    r = simulate(e, (0, 0.5), e.initial, e.params, method=method, step=0.05)
+    assert r.max_residual < 1e-12
+    assert np.max(np.abs(r.qdot[-1] - ref.qdot[-1])) < 1e-10 and np.max(np.abs(r.q[-1] - ref.q[-1])) < 1e-10
+    assert np.max(np.abs(r.qdot[-1] - r.qdot[0])) > 1.0  # it did slow down
+
+
+@pytest.mark.parametrize("method", list(DISCRETE_METHODS))
+@pytest.mark.parametrize("name", systems.names())
+def test_every_catalogue_system_steps(name, method):
+    """Five steps of every scheme on every catalogue system, every node on Q."""
+    e = systems.load(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = simulate(e, (0, 0.05), e.initial, e.params, method=method, step=0.01)
+    assert r.status == "finished" and len(r.t) == 6
+    assert r.max_relative_residual < 1e-12
+    assert np.all(np.isfinite(r.energy)) and np.all(np.isfinite(r.reactions))
+
+
+def test_bad_arguments_are_named():
+    e = systems.load("skate")
+    with pytest.raises(InputError, match="needs step="):
+        simulate(e, (0, 1), e.initial, e.params, method="dla-midpoint")
+    with pytest.raises(InputError, match="whole number of steps"):
+        simulate(e, (0, 1), e.initial, e.params, method="dla-midpoint", step=0.3)
+    with pytest.raises(InputError, match="step must be"):
+        simulate(e, (0, 1), e.initial, e.params, method="dla-4", step=-0.1)
+    with pytest.raises(InputError, match="not rtol"):
+        simulate(e, (0, 1), e.initial, e.params, method="dla-4", step=0.1, rtol=1e-3)
+    with pytest.raises(InputError, match="t_eval"):
+        simulate(e, (0, 1), e.initial, e.params, method="dla-4", step=0.1, t_eval=[0.5])
+    with pytest.raises(InputError, match="needs a Lagrangian"):
+        simulate(e.system, (0, 1), e.initial, e.params, method="dla-4", step=0.1)
