@@ -18,7 +18,7 @@ from jetgeo.mechanics import accelerations_on_TQ
 from jetgeo.recipes import hamel, krupkova
 
 #: generous bounds (the machine is shared); measured 0.4 s, 1 s, 3 s, 1 s
-SECONDS = 20
+SECONDS = 20  # of this process's CPU time (process_time): the wall time of a shared machine varies with its load
 
 
 def _ball():
@@ -91,10 +91,10 @@ def _agree(Y, cs, acc, acc_TQ, pt, tol=1e-30):
 
 def test_three_moment_ball_finishes_and_agrees_with_TQ():
     Y, S, Q, params = _ball()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     cs = S.constrain(Q)
     acc = cs.accelerations()
-    assert time.perf_counter() - t0 < SECONDS
+    assert time.process_time() - t0 < SECONDS
     acc_TQ = accelerations_on_TQ(S, Q, dependent=cs.dependent)
     for pt in _points(Y, cs, params):
         _agree(Y, cs, acc, acc_TQ, pt)
@@ -102,9 +102,9 @@ def test_three_moment_ball_finishes_and_agrees_with_TQ():
 
 def test_articulated_vehicle_hamel_finishes_and_agrees():
     Y, S, Q, params = _vehicle()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     M = hamel(S, Q)
-    assert time.perf_counter() - t0 < SECONDS
+    assert time.process_time() - t0 < SECONDS
     cs = S.constrain(Q)
     acc_K = krupkova(S, Q).accelerations()
     acc_TQ = accelerations_on_TQ(S, Q, dependent=cs.dependent)
