@@ -154,3 +154,6 @@ def test_bad_arguments_are_named():
         simulate(e, (0, 1), e.initial, e.params, method="dla-4", step=0.1, t_eval=[0.5])
     with pytest.raises(InputError, match="needs a Lagrangian"):
         simulate(e.system, (0, 1), e.initial, e.params, method="dla-4", step=0.1)
+    for extra in ({"formulation": "reduced"}, {"formulation": "multipliers"}, {"project": True}):
+        with pytest.raises(InputError, match="do not apply"):
+            simulate(e, (0, 1), e.initial, e.params, method="dla-midpoint", step=0.1, **extra)

@@ -138,6 +138,9 @@ def simulate(
     projection, the energy balance) and ``theory/numerics.md``.
     """
     if isinstance(method, str) and method in DISCRETE_METHODS:  # discrete Lagrange–d'Alembert: its own stepper
+        if formulation != "full" or project:  # every node is on Q by construction: nothing to choose or project
+            raise InputError(f"simulate: the {method} method steps the discrete system on Q itself; "
+                             f"formulation={formulation!r} and project={project!r} do not apply to it")
         return simulate_discrete(system, t_span, initial, params, method, complete=complete, manifold_tol=manifold_tol,
                                  backend=backend, first_integrals=first_integrals, t_eval=t_eval, **options)
     opts = {**DEFAULT_OPTIONS, **options}
