@@ -305,3 +305,47 @@ def test_the_probe_check_sees_a_probe():
     tree = ast.parse("def f(res):\n    return res.accelerations() if hasattr(res, 'accelerations') else {}\n"
                      "ok = all(hasattr(e, a) for a in ('system', 'Q'))\n")
     assert [(obj, attr) for _, obj, attr in _hasattr_calls(tree)] == [("res", "accelerations"), ("e", "a")]
+
+
+# --- one home per concept ---------------------------------------------------------------------------------------
+
+CORE = PKG / "geometry" / "exact"
+
+
+def _second_homes(trees: dict) -> list:
+    """Places outside the exact core that solve a linear system by themselves (sympy's ``LUsolve``), define one of
+    the removed second homes (``_solve_affine``, ``_linear_system``, ``_canonical_old``, ``_tree_size_at_most``),
+    name a size threshold (an assignment to ``*_MAX_NODES``/``*_MAX_TERMS``) or freeze atoms inline (a dict of
+    fresh ``Dummy`` symbols over an expression's ``atoms``)."""
+    removed = {"_solve_affine", "_linear_system", "_canonical_old", "_tree_size_at_most"}
+    found = []
+    for path, tree in trees.items():
+        if CORE in path.parents:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "LUsolve":
+                found.append(f"{_where(path, node)}: LUsolve")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in removed:
+                found.append(f"{_where(path, node)}: def {node.name}")
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id.endswith(("_MAX_NODES",
+                                                                                                   "_MAX_TERMS"))
+                                                        for t in node.targets):
+                found.append(f"{_where(path, node)}: a size threshold outside geometry/exact/size.py")
+            elif (isinstance(node, ast.DictComp) and isinstance(node.value, ast.Call)
+                  and ast.unparse(node.value.func).endswith("Dummy")
+                  and any("atoms" in ast.unparse(g.iter) for g in node.generators)):
+                found.append(f"{_where(path, node)}: atoms frozen inline")
+    return found
+
+
+def test_one_home_per_concept():
+    """Solves, size thresholds and frozen atoms live in the exact core only (theory/architecture.md)."""
+    assert _second_homes(TREES) == []
+
+
+def test_the_second_home_check_sees_one(tmp_path):
+    path = PKG / "mechanics" / "example.py"
+    tree = ast.parse("X = A.LUsolve(b)\nMY_MAX_NODES = 3\ndef _linear_system(e):\n"
+                     "    return {a: sp.Dummy(f'g{i}') for i, a in enumerate(sorted(e.atoms(sp.Function)))}\n")
+    assert sorted(w.split(": ", 1)[1] for w in _second_homes({path: tree})) == [
+        "LUsolve", "a size threshold outside geometry/exact/size.py", "atoms frozen inline", "def _linear_system"]

@@ -24,7 +24,7 @@ from .exact import (
     trig_reduce,
 )
 from .forms import Form
-from .linalg import nullspace, singular_locus, solve_linear
+from .linalg import nullspace, singular_locus
 from .readable import ReadableForm, readable
 from .vectorfields import VectorField
 from .zero import ZeroTest, canonical_forms, is_zero, normalise, zero_test, zero_tests
@@ -49,7 +49,6 @@ __all__ = [
     "det_exact",
     "nullspace",
     "singular_locus",
-    "solve_linear",
     "solve_rational",
     "ZeroTest",
     "zero_test",

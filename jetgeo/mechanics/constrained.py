@@ -78,15 +78,6 @@ def _canonical(expr) -> sp.Expr:
     return normalise_if_small(expr, cap)
 
 
-def _canonical_old(expr) -> sp.Expr:
-    """Cheap exact normalisation of a small system's result: ``normalise``, except for large
-    trigonometric expressions (then unchanged — still exact)."""
-    expr = as_expr(expr)
-    if expr.has(sp.sin, sp.cos, sp.tan):
-        return normalise_if_small(expr, TIDY_MAX_NODES)
-    return normalise(expr)
-
-
 def _sizes(expr) -> tuple:
     """(distinct subexpressions, tree nodes) of an expression, by the core's size measure."""
     memo: dict = {}
@@ -416,7 +407,7 @@ class ConstrainedSystem:
         rhs = rhs.xreplace(on)
         sol = solve_rational(Jd, rhs)  # small, canonical path (see _multipliers_canonical)
         if sol is None:
-            sol = solve_exact(Jd, rhs).applyfunc(_canonical_old)
+            sol = solve_exact(Jd, rhs).applyfunc(_canonical)
         return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
 
     @cached_property
@@ -593,13 +584,13 @@ class ConstrainedSystem:
             sol = solve_cramer(B, -A)
             fractions = sol is not None  # entries are quotients of polynomials in the frozen atoms
             if sol is None:
-                sol = lu_solve_dag(B, -A).applyfunc(_canonical_old)
+                sol = lu_solve_dag(B, -A).applyfunc(_canonical)
             acc = {Y.qddot[i]: sol[c] for c, i in enumerate(self.independent_indices)}
             for dd, expr in self.gdot.items():
                 # the field substitution only when the solution is one: with functions in the
                 # denominators (the articulated vehicle) building the field expands for minutes
                 val = substitute_affine(expr, acc) if fractions else None
-                acc[dd] = _canonical_old(expr.xreplace(acc)) if val is None else val
+                acc[dd] = _canonical(expr.xreplace(acc)) if val is None else val
             return {a: acc[a] for a in Y.qddot}
         return {a: _canonical(e) for a, e in self._acc_dag.items()}
 
@@ -639,7 +630,7 @@ class ConstrainedSystem:
         lam = solve_rational(Jd, rhs)
         if lam is None:
             lam = solve_exact(Jd, rhs)
-        return [_canonical_old(x) for x in lam]
+        return [_canonical(x) for x in lam]
 
     @cached_property
     def _multipliers(self) -> list:

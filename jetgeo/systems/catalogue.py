@@ -18,7 +18,14 @@ import sympy as sp
 from ..errors import InputError
 from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
-from ..geometry.exact import EXACT_SAMPLE_MAX_NODES, NORMALISE_MAX_NODES, det_exact, tree_size
+from ..geometry.exact import (
+    EXACT_SAMPLE_MAX_NODES,
+    NORMALISE_MAX_NODES,
+    det_exact,
+    lu_solve_dag,
+    solve_exact,
+    tree_size,
+)
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 from ..mechanics.eom import SampledSystem
@@ -287,12 +294,12 @@ def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, param
         # nests every link's g and costs minutes; its value here needs one small solve)
         A, b = sp.linear_eq_to_matrix(rows, dep)
         if not det_exact(A).is_zero:
-            sol = A.LUsolve(b)
+            sol = solve_exact(A, b)
             memo: dict = {}
             if sum(tree_size(v, memo) for v in sol) > EXACT_SAMPLE_MAX_NODES:
                 # exact values of a long chain nest every link (a tree exponential in its length):
                 # the same solve in 50-digit arithmetic, said in the entry's notes
-                sol = A.evalf(_SAMPLE_DIGITS).LUsolve(b.evalf(_SAMPLE_DIGITS))
+                sol = lu_solve_dag(A.evalf(_SAMPLE_DIGITS), b.evalf(_SAMPLE_DIGITS))
                 if notes is not None:
                     notes.append(f"sample state: the dependent velocities are given to {_SAMPLE_DIGITS} digits "
                                  "(their exact values nest every constraint and would print as huge trees)")

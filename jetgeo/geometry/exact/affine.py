@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import InputError, NotRegularError
-from ..coerce import as_expr
+from ..coerce import as_expr, as_matrix
 from .det import BERKOWITZ_MAX_SIZE, det_exact
-from .freeze import fits_polynomial_domain, polynomial_fractions
+from .freeze import fits_polynomial_domain, freeze, polynomial_fractions
 from .rank import generic_rank_dag
 from .size import (
     AFFINE_CANONICAL_MAX_NODES,
@@ -42,8 +42,8 @@ from .size import (
 from .solve import det_dag, lu_solve_dag
 from .trig import trig_reduce
 
-__all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "det_sized", "diff_dag", "depends_on",
+__all__ = ["affine_system", "AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer",
+           "solve_exact", "det_sized", "diff_dag", "depends_on",
            "free_symbols_dag", "xreplace_dag", "matmul_dag"]
 
 
@@ -277,11 +277,9 @@ def _to_ring(M: sp.Matrix, function_denominators: bool):
 
     if not (fits_polynomial_domain(M) if function_denominators else polynomial_fractions(M)):
         return None
-    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
-    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
-    back = {v: k for k, v in rep.items()}
+    frozen, back = freeze(M)
     try:
-        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
+        dM = DomainMatrix.from_Matrix(frozen)
         if dM.domain.is_EX or dM.domain.is_EXRAW:
             return None
         dens = None
@@ -465,7 +463,7 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     """
     from ..zero import normalise_if_small
 
-    M, B = sp.Matrix(M), sp.Matrix(B)
+    M, B = as_matrix(M, "M"), as_matrix(B, "B")
     rank = generic_rank_dag(M)
     if rank < M.cols:
         of = f"of ({', '.join(map(str, unknowns))}) " if unknowns is not None else ""
@@ -496,6 +494,56 @@ class AffineSolution:
         return iter((self.values, self.det))
 
 
+def affine_system(eqs: Sequence, unknowns: Sequence,
+                  jacobian: sp.Matrix | None = None) -> tuple[sp.Matrix, sp.Matrix] | None:
+    """``(M, b)`` with eqs = M u − b when the equations are affine in the unknowns u, else None.
+
+    M = ∂eqs/∂u is computed on the expression DAG (each shared subexpression differentiated once),
+    or taken from ``jacobian`` when the caller already has it; the equations are affine exactly
+    when M does not depend on u, and then b = −eqs|_{u=0} (substituted on the DAG, no expansion).
+
+    Parameters
+    ----------
+    eqs : sequence of sympy expressions
+        The equations eqs = 0.
+    unknowns : sequence of sympy symbols
+        The unknowns u.
+    jacobian : sympy.Matrix, optional
+        ∂eqs/∂u, if known.
+
+    Returns
+    -------
+    tuple of sympy.Matrix or None
+        ``(M, b)`` (M of shape len(eqs) × len(unknowns), b a column), or None if some equation is
+        not affine in the unknowns.
+
+    Examples
+    --------
+    >>> x, y, a = sp.symbols("x y a")
+    >>> affine_system([a * x + y - 1, x - y], [x, y])
+    (Matrix([
+    [a,  1],
+    [1, -1]]), Matrix([
+    [1],
+    [0]]))
+    >>> affine_system([x * y - 1], [x, y]) is None
+    True
+    """
+    eqs = [as_expr(e) for e in eqs]
+    unknowns = list(unknowns)
+    if jacobian is None:
+        memos = [{} for _ in unknowns]  # one derivative memo per unknown, shared by the equations
+        M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
+    else:
+        M = sp.Matrix(jacobian)
+    if depends_on(list(M), set(unknowns)):
+        return None
+    zero = {u: sp.Integer(0) for u in unknowns}
+    memo: dict = {}
+    b = sp.Matrix(len(eqs), 1, [-xreplace_dag(e, zero, memo) for e in eqs])
+    return M, b
+
+
 def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution:
     """Solve ``eqs`` (affine in ``unknowns``, as many as unknowns) exactly; see the module
     docstring and :func:`solve_square`.  Raises :class:`~jetgeo.errors.NotRegularError` naming
@@ -507,14 +555,10 @@ def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution
     >>> sol[x], det
     (1/(a + 1), -(a + 1))
     """
-    eqs = [as_expr(e) for e in eqs]
     unknowns = list(unknowns)
-    zero = {u: sp.Integer(0) for u in unknowns}
-    memos = [{} for _ in unknowns]  # derivatives and substitutions on the DAG (shared nodes once)
-    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
-    if depends_on(list(M), set(unknowns)):
+    system = affine_system(eqs, unknowns)
+    if system is None:
         raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
-    memo0: dict = {}
-    b = sp.Matrix([-xreplace_dag(e, zero, memo0) for e in eqs])
+    M, b = system
     res = solve_square(M, b, what, unknowns)
     return AffineSolution(dict(zip(unknowns, res.X)), res.det, res.canonical)
