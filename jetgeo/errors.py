@@ -107,12 +107,15 @@ class ResourceLimitError(JetgeoError):
 
     ``stage`` names the part of the computation that ran out (e.g. ``"normal form"``,
     ``"accelerations"``) and ``limit`` the limit that was reached, so the caller knows
-    which route or option to change."""
+    which route or option to change.  ``token`` identifies the :func:`jetgeo.limits.time_limit` that
+    ran out (limits nest) and ``option`` the command-line option that set it, when known."""
 
     def __init__(self, message: str, stage: str | None = None, limit: object = None) -> None:
         super().__init__(message)
         self.stage = stage
         self.limit = limit
+        self.token: object = None
+        self.option: str | None = None
 
 
 class UndecidedError(JetgeoError):

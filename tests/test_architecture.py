@@ -307,6 +307,88 @@ def test_the_probe_check_sees_a_probe():
     assert [(obj, attr) for _, obj, attr in _hasattr_calls(tree)] == [("res", "accelerations"), ("e", "a")]
 
 
+# --- getattr with a default is a probe too ---------------------------------------------------------------------
+
+#: The rule: ``getattr(obj, name, default)`` asks whether ``obj`` has an attribute, exactly like ``hasattr``, and is
+#: allowed only on foreign objects — the standard library (``os`` flags that some platforms lack, ``argparse``
+#: namespaces of sub-commands with different options, attributes Python's own exceptions may carry), sympy
+#: (``sympy.physics.mechanics`` bodies and loads, sympy's function classes) — listed here as (file, object,
+#: attribute) with the reason.  ``getattr(obj, name)`` without a default is attribute access by a computed name
+#: (it raises when the attribute is missing) and is not a probe.  jetgeo's own objects are asked their members.
+FOREIGN_GETATTR = {
+    ("jetgeo/cli.py", "args", "'plot'"): "argparse.Namespace: only some sub-commands have --plot",
+    ("jetgeo/cli.py", "args", "'debug'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "args", "'func'"): "argparse.Namespace: no sub-command given",
+    ("jetgeo/cli.py", "args", "'memory_limit'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "args", "'timeout'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "exc", "'jetgeo_stage'"): "a MemoryError, marked by limits.stage when it passed one",
+    ("jetgeo/limits.py", "exc", "'jetgeo_stage'"): "a MemoryError",
+    ("jetgeo/io/spec.py", "os", "'O_NONBLOCK'"): "os flags missing on some platforms",
+    ("jetgeo/io/spec.py", "os", "'O_NOCTTY'"): "os",
+    ("jetgeo/numerics/codegen.py", "os", "'O_NOFOLLOW'"): "os",
+    ("jetgeo/numerics/codegen.py", "os", "'O_NONBLOCK'"): "os",
+    ("jetgeo/io/sympy_import.py", "load", "'location'"): "a sympy.physics.mechanics load (Force or Torque)",
+    ("jetgeo/io/sympy_import.py", "load", "'frame'"): "a sympy.physics.mechanics Torque",
+    ("jetgeo/io/sympy_import.py", "load", "'vector'"): "a sympy.physics.mechanics load",
+    ("jetgeo/io/sympy_import.py", "b", "'masscenter'"): "a sympy.physics.mechanics RigidBody or Particle",
+    ("jetgeo/io/sympy_import.py", "b", "'point'"): "a sympy.physics.mechanics Particle",
+    ("jetgeo/mechanics/lagrangian.py", "c", "'func'"): "a sympy function or its name",
+    ("jetgeo/mechanics/lagrangian.py", "getattr(c, 'func', None)", "'__name__'"): "a sympy function class",
+    ("jetgeo/numerics/compile.py", "sp", "name"): "the sympy module: is the name one of sympy's functions?",
+}
+
+#: Probes of jetgeo's own objects left in files that other work of this session restructures (the ``simulate``
+#: input kinds, the split of io/spec.py, the CLI): each is a defect, and the test fails once one disappears so
+#: that this list only shrinks.
+PENDING_GETATTR = {
+    ("jetgeo/cli.py", "exc", "'token'"),           # ResourceLimitError.token always exists (errors.py)
+    ("jetgeo/cli.py", "exc", "'option'"),          # ResourceLimitError.option always exists
+    ("jetgeo/cli.py", "comp", "'compatible'"),     # a CompatibilityReport
+    ("jetgeo/io/spec.py", "e", "'description'"),   # a CatalogueEntry (SampledSystem)
+    ("jetgeo/io/spec.py", "e", "'reference'"),
+    ("jetgeo/io/spec.py", "e", "'branch'"),
+    ("jetgeo/io/spec.py", "e", "'psi'"),
+    ("jetgeo/io/spec.py", "e", "'z'"),
+    ("jetgeo/io/spec.py", "e", "'initial'"),
+    ("jetgeo/io/spec.py", "e", "'params'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'system'"),   # simulate's undocumented fifth kind of input
+    ("jetgeo/numerics/simulation/model.py", "obj", "'Q'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'Y'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'accelerations'"),
+    ("jetgeo/numerics/simulation/events.py", "ev", "'thr'"),       # jetgeo's event functions
+    ("jetgeo/numerics/simulation/integrate.py", "ev", "'touch'"),
+    ("jetgeo/numerics/simulation/run.py", "ev_list[k][0]", "'chart'"),
+}
+
+
+def _getattr_probes(tree: ast.AST) -> list:
+    """[(call node, object source, attribute source)] of the ``getattr(obj, name, default)`` calls in ``tree``."""
+    return [(node, ast.unparse(node.args[0]), ast.unparse(node.args[1])) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) == 3]
+
+
+def test_no_getattr_probe_of_jetgeo_objects():
+    """``getattr`` with a default only on the foreign objects of :data:`FOREIGN_GETATTR` (and, until their
+    files are restructured, the probes of :data:`PENDING_GETATTR`)."""
+    found, seen = [], set()
+    for path, tree in TREES.items():
+        rel = str(path.relative_to(ROOT))
+        for node, obj, attr in _getattr_probes(tree):
+            key = (rel, obj, attr)
+            seen.add(key)
+            if key not in FOREIGN_GETATTR and key not in PENDING_GETATTR:
+                found.append(f"{_where(path, node)}: getattr({obj}, {attr}, ...)")
+    assert found == [], "jetgeo objects probed with getattr (ask their members instead):\n" + "\n".join(found)
+    assert sorted(PENDING_GETATTR - seen) == [], "fixed probes: remove them from PENDING_GETATTR"
+
+
+def test_the_getattr_check_sees_a_probe():
+    tree = ast.parse("T = getattr(system, 'kinetic_energy', None)\nx = getattr(mod, name)\n"
+                     "ok = [getattr(e, a, 0) for a in names]\n")
+    assert [(obj, attr) for _, obj, attr in _getattr_probes(tree)] == [("system", "'kinetic_energy'"), ("e", "a")]
+
+
 # --- one home per concept ---------------------------------------------------------------------------------------
 
 CORE = PKG / "geometry" / "exact"
