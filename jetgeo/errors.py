@@ -23,11 +23,11 @@ __all__ = [
     "InputError",
     "SpecError",
     "InitialDataError",
-    "MethodUnavailable",
+    "MethodUnavailableError",
     "ResourceLimitError",
     "UndecidedError",
     "NotRationalError",
-    "NoRootAtPoint",
+    "NoRootAtPointError",
 ]
 
 
@@ -97,7 +97,7 @@ class InitialDataError(SpecError, OffManifoldError):
     """The initial data of a spec file do not lie on the constraint submanifold Q."""
 
 
-class MethodUnavailable(InputError):
+class MethodUnavailableError(InputError):
     """The command line was asked for something this installation cannot do (e.g. ``--plot``
     without matplotlib); the message says what to install."""
 
@@ -129,7 +129,7 @@ class NotRationalError(JetgeoError):
     or uses another method; never a statement about the mathematics."""
 
 
-class NoRootAtPoint(JetgeoError, ZeroDivisionError):
+class NoRootAtPointError(JetgeoError, ZeroDivisionError):
     """A radicand has no square root in F_p at a sample point of the shadows
     (:mod:`jetgeo.geometry.exact.shadow`: its value is a quadratic non-residue).  The point is
     outside the shadow's domain, like a pole (hence a ``ZeroDivisionError``), and the caller
@@ -146,3 +146,8 @@ class CompilerUnavailableError(JetgeoError, RuntimeError):
 
     The message names the compiler command tried and what failed; callers fall back to the
     Python backend (``backend="auto"``)."""
+
+
+#: Deprecated alias of :class:`MethodUnavailableError` (the name jetgeo.cli exported before every error
+#: class took the ``Error`` suffix); not in ``__all__``.
+MethodUnavailable = MethodUnavailableError

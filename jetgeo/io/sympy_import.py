@@ -41,6 +41,7 @@ import sympy as sp
 from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_exact, solve_exact
+from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -119,8 +120,6 @@ def _check_velocities(bodies, frame, jet) -> None:
     model is refused with the point named (give velocities as derivatives of positions and
     the rolling as ``velocity_constraints``).  Points with no fixed point among their located
     neighbours cannot be checked and are taken as given."""
-    from ..geometry.zero import is_zero
-
     for b in bodies:
         P = getattr(b, "masscenter", None) or getattr(b, "point", None)
         if P is None:

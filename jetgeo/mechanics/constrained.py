@@ -27,22 +27,12 @@ coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from ..errors import NotRegularError
-from ..geometry import (
-    Chart,
-    Codistribution,
-    Distribution,
-    Form,
-    VectorField,
-    generic_rank_dag,
-    lu_solve_dag,
-    normalise,
-    solve_exact,
-    solve_rational,
-)
+from ..errors import ChartError, NotRegularError
+from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank_dag, normalise
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.exact import (
@@ -51,7 +41,10 @@ from ..geometry.exact import (
     TIDY_MAX_NODES,
     det_sized,
     diff_dag,
+    lu_solve_dag,
     solve_cramer,
+    solve_exact,
+    solve_rational,
     substitute_affine,
     tree_size,
     xreplace_dag,
@@ -60,8 +53,10 @@ from ..geometry.readable import ReadableForm, readable
 from ..geometry.zero import canonical_forms, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
-from .lagrangian import LagrangianSystem
 from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ
+
+if TYPE_CHECKING:  # annotations only: lagrangian.py builds ConstrainedSystem (LagrangianSystem.constrain)
+    from .lagrangian import LagrangianSystem
 
 __all__ = ["ConstrainedSystem"]
 
@@ -95,8 +90,6 @@ class ConstrainedSystem:
     def __init__(self, system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
                  dependent=None) -> None:
         if Q.Y is not system.Y and Q.Y.q != system.Y.q:
-            from ..errors import ChartError
-
             raise ChartError("the system and the constraint submanifold live on different fibred manifolds")
         self.system = system
         self.Q = Q

@@ -30,18 +30,19 @@ from itertools import chain, combinations
 import sympy as sp
 
 from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
-from ..geometry import (
-    Codistribution,
-    Form,
-    generic_rank,
-    generic_rank_dag,
-    lu_solve_dag,
-    singular_locus,
-    solve_exact,
-)
+from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import NORMAL_FORM_MAX_NODES, affine_system, det_sized, diff_dag, is_small, xreplace_dag
+from ..geometry.exact import (
+    NORMAL_FORM_MAX_NODES,
+    affine_system,
+    det_sized,
+    diff_dag,
+    is_small,
+    lu_solve_dag,
+    solve_exact,
+    xreplace_dag,
+)
 from ..geometry.polydiff import polys_of
 from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise, normalise_if_small

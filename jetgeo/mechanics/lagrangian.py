@@ -39,6 +39,7 @@ from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
 from ..limits import staged
+from .constrained import ConstrainedSystem
 
 __all__ = ["LagrangianSystem"]
 
@@ -450,8 +451,6 @@ class LagrangianSystem:
         ``dependent`` (k velocities) and ``branch`` choose the chart q̇^D = g(t, q, q̇^I) of Q, i.e. the
         normal form's solution; None keeps Q's own choice (``Q.dependent_choice``, ``Q.branch_choice``).
         """
-        from .constrained import ConstrainedSystem
-
         return ConstrainedSystem(self, Q, branch=branch, dependent=dependent)
 
     # --- display ------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from ..errors import BranchError, InputError, NotRegularError, OffManifoldError,
 from ..geometry.coerce import check_assumptions
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
+from ..version import __version__
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .ensemble_store import process_alive, process_start_time
 from .simulation.integrate import project_velocities
@@ -632,8 +633,6 @@ def ensemble(
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
                 "manifold_tol": float(manifold_tol), "complete": bool(complete), "atlas": bool(atlas)}
-    from ..version import __version__
-
     coords = {n: P[r] for r, n in enumerate(model.params)}
     coords.update({n: v for n, v in cols.items() if n not in coords})
     attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": model.formulation,

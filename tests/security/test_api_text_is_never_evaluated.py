@@ -17,9 +17,9 @@ import sympy as sp
 import jetgeo
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, NonholonomicProblem
 from jetgeo.errors import InputError
-from jetgeo.geometry import Chart, Form, VectorField, det_exact, generic_rank, lu_solve_dag
+from jetgeo.geometry import Chart, Form, VectorField, det_exact, generic_rank
 from jetgeo.geometry.coerce import as_expr, as_matrix, as_symbol
-from jetgeo.geometry.exact import solve_square
+from jetgeo.geometry.exact import lu_solve_dag, solve_square
 
 PAYLOAD = "__import__('builtins').__setattr__('JETGEO_CANARY', 1) or x"
 
