@@ -17,14 +17,11 @@ class Chart(Coordinates):
     """A coordinate chart: an ordered tuple of distinct coordinate symbols, with the coordinate
     1-forms dx^i and vector fields ∂/∂x^i.
 
-    Coordinates are plain sympy ``Symbol``s so that differentiation is cheap.
-
     Parameters
     ----------
-    coords : sequence of str or sympy.Symbol
-        The coordinates, in order.
-    name : str, optional
-        A name for messages.
+    coords, name
+        As for :class:`~jetgeo.geometry.coordinates.Coordinates` (plain sympy ``Symbol``s, so that
+        differentiation is cheap).
 
     Examples
     --------

@@ -839,7 +839,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
             "linearise: the reduced equations are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]); "
             f"point {pt}"
         )
-    a0 = _solve(B0, -A0)
+    a0 = lu_solve_dag(B0, -A0)  # exact and unexpanded, as solved (LU on the DAG; floats: LU in their precision)
     acc_sym = [Y.qddot[Y.qdot.index(v)] for v in ind]
 
     # velocity rows: ḡ^σ
@@ -851,7 +851,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
         dA = Ap.diff(x).xreplace(subs)
         dB = Bp.diff(x).xreplace(subs)
         R[:, j] = dA + dB * a0
-    rows_a = _solve(B0, -R)
+    rows_a = lu_solve_dag(B0, -R)
     J = rows_q.col_join(rows_a)
     f0 = sp.Matrix([as_expr(e).xreplace(subs) for e in gbar]).col_join(a0)
     return Linearisation(tuple(state), J, f0, full, dict(zip(acc_sym, a0)), M=-B0, F=-R, method="reduced",
