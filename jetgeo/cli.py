@@ -42,6 +42,7 @@ import warnings
 from pathlib import Path
 
 from . import systems
+from .cli_sweep import add_parser as add_sweep
 from .errors import (
     IncompatibleError,
     InputError,
@@ -53,6 +54,7 @@ from .errors import (
 )
 from .geometry.display import TIDY_MAX_OPS, tidy
 from .implicit import NonholonomicProblem
+from .io.resolve import open_spec
 from .limits import MAX_MEGABYTES, MAX_SECONDS, check_seconds
 from .mechanics.eom import EquationsOfMotion
 from .recipes import METHODS as RECIPES
@@ -85,48 +87,13 @@ FORMATS = ("text", "latex", "json", "python")
 # --- resolving specs ------------------------------------------------------------------------------
 
 
-def _resolve(name: str) -> Path:
-    p = Path(name)
-    if p.is_file() or os.path.lexists(name):  # not a regular file: load_spec says what it is
-        return p
-    from .io.specs import catalogue
-
-    cat = catalogue()
-    key = name[:-5] if name.endswith(".toml") else name
-    if key in cat and not (p.suffix and p.parent != Path(".")):
-        return cat[key]
-    if p.parent != Path("."):  # a path, not a name
-        raise SpecError(f"{name}: no such file")
-    import difflib
-
-    near = difflib.get_close_matches(key, [*cat, *_catalogue_names()], n=1)
-    hint = f"did you mean {near[0]!r}?" if near else "see `jetgeo examples`"
-    raise SpecError(f"{name}: no such file, and no shipped spec of that name ({hint})")
-
-
 def _catalogue_names() -> list:
     return list(systems.names())
 
 
 def _load(name: str):
     """A spec by path, shipped name, or name in the Python catalogue jetgeo.systems."""
-    from .limits import stage
-
-    with stage("loading the spec"):
-        return _load_spec(name)
-
-
-def _load_spec(name: str):
-    from .io import load_spec
-    from .io.spec import spec_from_catalogue
-
-    try:
-        path = _resolve(name)
-    except SpecError:
-        if name in _catalogue_names():
-            return spec_from_catalogue(name)
-        raise
-    return load_spec(path, source=name)
+    return open_spec(name)
 
 
 # --- derivation ---------------------------------------------------------------------------------------
@@ -646,19 +613,6 @@ def _seconds(text: str, maximum: float = MAX_SECONDS, unit: str = "seconds") -> 
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _positive_seconds(text: str) -> float:
-    """A finite number of seconds > 0, at most MAX_SECONDS (a connection timeout: 0 or inf would mean
-    never trying or waiting for ever); argparse reports anything else (exit 2)."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = float("nan")
-    if not 0 < v <= MAX_SECONDS:  # nan included
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0 and at most {MAX_SECONDS:g}, "
-                                         f"got {text!r}")
-    return v
-
-
 def _megabytes(text: str) -> float:
     v = _seconds(text, MAX_MEGABYTES, "megabytes")
     if 0 < v < 64:
@@ -772,8 +726,6 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("show", parents=[common], help="print a shipped spec file")
     d.add_argument("name")
     d.set_defaults(func=_show)
-    from .cli_sweep import add_parser as add_sweep
-
     add_sweep(sub, common, limits)
     return p
 

@@ -29,8 +29,10 @@ import math
 import sys
 import time
 
-from .errors import InputError, MethodUnavailable
+from .errors import InputError, MethodUnavailableError
 from .geometry.coerce import SIGN_ASSUMPTIONS, respects_assumptions
+from .io.resolve import open_spec
+from .limits import MAX_SECONDS
 
 __all__ = ["add_parser", "parse_range"]
 
@@ -62,11 +64,9 @@ def parse_range(text: str) -> tuple:
 
 
 def _run(args: argparse.Namespace) -> int:
-    # numpy and numerics (scipy, xarray) only when a sweep runs: every other command starts without
-    # them; cli's spec loader here because cli imports this module
+    # numpy and numerics (scipy, xarray) only when a sweep runs: every other command starts without them
     import numpy as np
 
-    from .cli import _load
     from .numerics.ensembles import check_study_size, ensemble, grid
 
     ranges = [parse_range(p) for p in args.param]
@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.points < 2:
         raise InputError(f"--points must be at least 2, got {args.points}")
     check_study_size(math.prod(r[3] for r in ranges), args.points, "sweep")
-    spec = _load(args.spec)
+    spec = open_spec(args.spec)
     Y = spec.Y
     valid = sorted([str(s) for s in spec.parameters] + [str(s) for s in (*Y.q, *Y.qdot)])
     unknown = [n for n in names if n not in valid]
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             from distributed import Client
         except ImportError:
-            raise MethodUnavailable("--scheduler ADDRESS needs dask.distributed (pip install jetgeo[ensemble])"
+            raise MethodUnavailableError("--scheduler ADDRESS needs dask.distributed (pip install jetgeo[ensemble])"
                                     ) from None
         try:
             client = Client(args.scheduler, timeout=args.connect_timeout)
@@ -147,11 +147,22 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0, at most MAX_SECONDS (a connection timeout: 0 or inf would mean
+    never trying or waiting for ever); argparse reports anything else (exit 2)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= MAX_SECONDS:  # nan included
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0 and at most {MAX_SECONDS:g}, "
+                                         f"got {text!r}")
+    return v
+
+
 def add_parser(sub, common, limits) -> None:
     """Register ``sweep`` on the CLI's subparsers (``limits``: the parent parser of ``--timeout`` and
     ``--memory-limit``, which ``jetgeo.cli.main`` applies)."""
-    from .cli import _positive_seconds  # the CLI's option types (jetgeo.cli imports this module)
-
     d = sub.add_parser("sweep", parents=[common, limits], help="integrate a parameter sweep (an ensemble) of a spec",
                        epilog="Exit codes: 0 every member reached --t-end; 1 some member did not (singular, failed or "
                        "invalid; listed), or --timeout/--memory-limit was reached; 2 bad input; 3 internal error.")
@@ -164,6 +175,6 @@ def add_parser(sub, common, limits) -> None:
                    help="as for simulate: full (default) and reduced cross chart boundaries of Q with the atlas; "
                    "multipliers needs no normal form")
     d.add_argument("--scheduler", default="local", help="local (default) or the address of a Dask scheduler")
-    d.add_argument("--connect-timeout", type=_positive_seconds, default=10.0, help="seconds to reach a Dask scheduler")
+    d.add_argument("--connect-timeout", type=positive_seconds, default=10.0, help="seconds to reach a Dask scheduler")
     d.add_argument("--out", help="write the dataset to FILE.nc or FILE.zarr (resumable)")
     d.set_defaults(func=_run)

@@ -11,7 +11,13 @@ from typing import TextIO
 
 import sympy as sp
 
+from . import recipes, systems
+from .errors import JetgeoError
 from .geometry import Chart, Distribution, VectorField
+from .geometry.zero import is_zero
+from .implicit import NonholonomicProblem
+from .jets import FibredManifold
+from .mechanics import ConstraintSubmanifold, LagrangianSystem
 
 __all__ = ["run_demo", "main", "derive_all", "agreement_table", "rolling_disc_distribution", "rolling_disc_system"]
 
@@ -63,9 +69,6 @@ def run_demo(out: TextIO = sys.stdout) -> None:
 
 def rolling_disc_system():
     """(system, Q) of the vertical rolling disc: K of [Benenti 2007, eq. (9.3)], constraints (9.2)."""
-    from .jets import FibredManifold
-    from .mechanics import ConstraintSubmanifold, LagrangianSystem
-
     Y = FibredManifold(["x", "y", "theta", "psi"], time="t")
     _x, _y, _th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
@@ -79,10 +82,6 @@ def derive_all(S, Q, psi=None, z=None) -> dict:
     """{method: Motion or the exception saying why it does not apply}: every recipe, Ghori's
     forms, Novoselov's coordinates (the natural quasi-velocities of the parametrisation) and
     the unique SODE of the non-holonomic problem [Ibort et al. 1996, Theorem 2]."""
-    from . import recipes
-    from .errors import JetgeoError
-    from .implicit import NonholonomicProblem
-
     out = recipes.all_methods(S, Q, psi=psi, z=z)
     for name, make in (("ghori R [Ghori 1960, eq. (2.3.14)]", lambda: recipes.ghori_symmetric(S, Q, "R")),
                        ("ghori S [Ghori 1960, eq. (2.2.19)]", lambda: recipes.ghori_symmetric(S, Q, "S")),
@@ -96,8 +95,6 @@ def derive_all(S, Q, psi=None, z=None) -> dict:
 
 def agreement_table(results: dict, reference: str = "krupkova") -> tuple[list, bool]:
     """Rows (method, verdict, decided by) of ``equivalent(reference, method)``; and whether all agree."""
-    from . import recipes
-
     ref = results[reference]
     rows, ok = [], True
     for name, res in results.items():
@@ -115,10 +112,6 @@ def agreement_table(results: dict, reference: str = "krupkova") -> tuple[list, b
 
 
 def _dynamics(out: TextIO) -> None:
-    from . import systems
-    from .geometry.zero import is_zero
-    from .implicit import NonholonomicProblem
-
     e = systems.load("vertical_disc")
     S, Q = e
     _section(out, "Mechanics: Krupková's constrained system on Q [Stolařová 2009, eqs. (6)–(12)]")

@@ -23,11 +23,11 @@ __all__ = [
     "InputError",
     "SpecError",
     "InitialDataError",
-    "MethodUnavailable",
+    "MethodUnavailableError",
     "ResourceLimitError",
     "UndecidedError",
     "NotRationalError",
-    "NoRootAtPoint",
+    "NoRootAtPointError",
     "StepFailedError",
 ]
 
@@ -98,7 +98,7 @@ class InitialDataError(SpecError, OffManifoldError):
     """The initial data of a spec file do not lie on the constraint submanifold Q."""
 
 
-class MethodUnavailable(InputError):
+class MethodUnavailableError(InputError):
     """The command line was asked for something this installation cannot do (e.g. ``--plot``
     without matplotlib); the message says what to install."""
 
@@ -108,12 +108,15 @@ class ResourceLimitError(JetgeoError):
 
     ``stage`` names the part of the computation that ran out (e.g. ``"normal form"``,
     ``"accelerations"``) and ``limit`` the limit that was reached, so the caller knows
-    which route or option to change."""
+    which route or option to change.  ``token`` identifies the :func:`jetgeo.limits.time_limit` that
+    ran out (limits nest) and ``option`` the command-line option that set it, when known."""
 
     def __init__(self, message: str, stage: str | None = None, limit: object = None) -> None:
         super().__init__(message)
         self.stage = stage
         self.limit = limit
+        self.token: object = None
+        self.option: str | None = None
 
 
 class UndecidedError(JetgeoError):
@@ -127,7 +130,7 @@ class NotRationalError(JetgeoError):
     or uses another method; never a statement about the mathematics."""
 
 
-class NoRootAtPoint(JetgeoError, ZeroDivisionError):
+class NoRootAtPointError(JetgeoError, ZeroDivisionError):
     """A radicand has no square root in F_p at a sample point of the shadows
     (:mod:`jetgeo.geometry.exact.shadow`: its value is a quadratic non-residue).  The point is
     outside the shadow's domain, like a pole (hence a ``ZeroDivisionError``), and the caller
@@ -156,3 +159,8 @@ class CompilerUnavailableError(JetgeoError, RuntimeError):
 
     The message names the compiler command tried and what failed; callers fall back to the
     Python backend (``backend="auto"``)."""
+
+
+#: Deprecated alias of :class:`MethodUnavailableError` (the name jetgeo.cli exported before every error
+#: class took the ``Error`` suffix); not in ``__all__``.
+MethodUnavailable = MethodUnavailableError

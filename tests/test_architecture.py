@@ -223,19 +223,29 @@ def test_every_exception_class_lives_in_errors():
     assert all(issubclass(getattr(errors, n), errors.JetgeoError) for n in errors.__all__)
 
 
+def test_every_error_class_is_named_error():
+    """One vocabulary: every exception class jetgeo exports ends in ``Error`` (``MethodUnavailable`` survives only
+    as a deprecated alias outside ``__all__``)."""
+    from jetgeo import errors
+
+    assert [n for n in errors.__all__ if not n.endswith("Error")] == []
+    assert errors.MethodUnavailable is errors.MethodUnavailableError
+
+
 def test_moved_exceptions_still_importable_where_users_import_them():
     from jetgeo import errors
     from jetgeo.cli import MethodUnavailable
     from jetgeo.io import InitialDataError
 
-    assert MethodUnavailable is errors.MethodUnavailable and InitialDataError is errors.InitialDataError
+    assert MethodUnavailable is errors.MethodUnavailableError and InitialDataError is errors.InitialDataError
     assert issubclass(errors.InitialDataError, (errors.SpecError, errors.OffManifoldError))
 
 
-#: the modules that read or write spec files (SpecError names the file and key); the CLI raises it only
-#: while resolving its SPEC argument (a path or a shipped name) and for a method the spec cannot serve
-#: (no constraints); its other arguments (--method, --format, --csv, --param, ...) raise InputError
-SPEC_MODULES = {"jetgeo/io/spec.py", "jetgeo/io/parse.py", "jetgeo/io/specs/__init__.py", "jetgeo/cli.py"}
+#: the modules that read or write spec files (SpecError names the file and key); io/resolve.py resolves the
+#: command line's SPEC argument (a path or a shipped name); the CLI raises it only for a method the spec
+#: cannot serve (no constraints); its other arguments (--method, --format, --csv, --param, ...) raise InputError
+SPEC_MODULES = {"jetgeo/io/spec.py", "jetgeo/io/parse.py", "jetgeo/io/specs/__init__.py", "jetgeo/io/resolve.py",
+                "jetgeo/cli.py"}
 
 
 def test_spec_error_only_about_spec_files():
@@ -305,3 +315,319 @@ def test_the_probe_check_sees_a_probe():
     tree = ast.parse("def f(res):\n    return res.accelerations() if hasattr(res, 'accelerations') else {}\n"
                      "ok = all(hasattr(e, a) for a in ('system', 'Q'))\n")
     assert [(obj, attr) for _, obj, attr in _hasattr_calls(tree)] == [("res", "accelerations"), ("e", "a")]
+
+
+# --- getattr with a default is a probe too ---------------------------------------------------------------------
+
+#: The rule: ``getattr(obj, name, default)`` asks whether ``obj`` has an attribute, exactly like ``hasattr``, and is
+#: allowed only on foreign objects — the standard library (``os`` flags that some platforms lack, ``argparse``
+#: namespaces of sub-commands with different options, attributes Python's own exceptions may carry), sympy
+#: (``sympy.physics.mechanics`` bodies and loads, sympy's function classes) — listed here as (file, object,
+#: attribute) with the reason.  ``getattr(obj, name)`` without a default is attribute access by a computed name
+#: (it raises when the attribute is missing) and is not a probe.  jetgeo's own objects are asked their members.
+FOREIGN_GETATTR = {
+    ("jetgeo/cli.py", "args", "'plot'"): "argparse.Namespace: only some sub-commands have --plot",
+    ("jetgeo/cli.py", "args", "'debug'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "args", "'func'"): "argparse.Namespace: no sub-command given",
+    ("jetgeo/cli.py", "args", "'memory_limit'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "args", "'timeout'"): "argparse.Namespace",
+    ("jetgeo/cli.py", "exc", "'jetgeo_stage'"): "a MemoryError, marked by limits.stage when it passed one",
+    ("jetgeo/limits.py", "exc", "'jetgeo_stage'"): "a MemoryError",
+    ("jetgeo/io/spec.py", "os", "'O_NONBLOCK'"): "os flags missing on some platforms",
+    ("jetgeo/io/spec.py", "os", "'O_NOCTTY'"): "os",
+    ("jetgeo/numerics/codegen.py", "os", "'O_NOFOLLOW'"): "os",
+    ("jetgeo/numerics/codegen.py", "os", "'O_NONBLOCK'"): "os",
+    ("jetgeo/io/sympy_import.py", "load", "'location'"): "a sympy.physics.mechanics load (Force or Torque)",
+    ("jetgeo/io/sympy_import.py", "load", "'frame'"): "a sympy.physics.mechanics Torque",
+    ("jetgeo/io/sympy_import.py", "load", "'vector'"): "a sympy.physics.mechanics load",
+    ("jetgeo/io/sympy_import.py", "b", "'masscenter'"): "a sympy.physics.mechanics RigidBody or Particle",
+    ("jetgeo/io/sympy_import.py", "b", "'point'"): "a sympy.physics.mechanics Particle",
+    ("jetgeo/mechanics/lagrangian.py", "c", "'func'"): "a sympy function or its name",
+    ("jetgeo/mechanics/lagrangian.py", "getattr(c, 'func', None)", "'__name__'"): "a sympy function class",
+    ("jetgeo/numerics/compile.py", "sp", "name"): "the sympy module: is the name one of sympy's functions?",
+}
+
+#: Probes of jetgeo's own objects left in files that other work of this session restructures (the ``simulate``
+#: input kinds, the split of io/spec.py, the CLI): each is a defect, and the test fails once one disappears so
+#: that this list only shrinks.
+PENDING_GETATTR = {
+    ("jetgeo/cli.py", "exc", "'token'"),           # ResourceLimitError.token always exists (errors.py)
+    ("jetgeo/cli.py", "exc", "'option'"),          # ResourceLimitError.option always exists
+    ("jetgeo/cli.py", "comp", "'compatible'"),     # a CompatibilityReport
+    ("jetgeo/io/spec.py", "e", "'description'"),   # a CatalogueEntry (SampledSystem)
+    ("jetgeo/io/spec.py", "e", "'reference'"),
+    ("jetgeo/io/spec.py", "e", "'branch'"),
+    ("jetgeo/io/spec.py", "e", "'psi'"),
+    ("jetgeo/io/spec.py", "e", "'z'"),
+    ("jetgeo/io/spec.py", "e", "'initial'"),
+    ("jetgeo/io/spec.py", "e", "'params'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'system'"),   # simulate's undocumented fifth kind of input
+    ("jetgeo/numerics/simulation/model.py", "obj", "'Q'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'Y'"),
+    ("jetgeo/numerics/simulation/model.py", "obj", "'accelerations'"),
+    ("jetgeo/numerics/simulation/events.py", "ev", "'thr'"),       # jetgeo's event functions
+    ("jetgeo/numerics/simulation/integrate.py", "ev", "'touch'"),
+    ("jetgeo/numerics/simulation/run.py", "ev_list[k][0]", "'chart'"),
+}
+
+
+def _getattr_probes(tree: ast.AST) -> list:
+    """[(call node, object source, attribute source)] of the ``getattr(obj, name, default)`` calls in ``tree``."""
+    return [(node, ast.unparse(node.args[0]), ast.unparse(node.args[1])) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) == 3]
+
+
+def test_no_getattr_probe_of_jetgeo_objects():
+    """``getattr`` with a default only on the foreign objects of :data:`FOREIGN_GETATTR` (and, until their
+    files are restructured, the probes of :data:`PENDING_GETATTR`)."""
+    found, seen = [], set()
+    for path, tree in TREES.items():
+        rel = str(path.relative_to(ROOT))
+        for node, obj, attr in _getattr_probes(tree):
+            key = (rel, obj, attr)
+            seen.add(key)
+            if key not in FOREIGN_GETATTR and key not in PENDING_GETATTR:
+                found.append(f"{_where(path, node)}: getattr({obj}, {attr}, ...)")
+    assert found == [], "jetgeo objects probed with getattr (ask their members instead):\n" + "\n".join(found)
+    assert sorted(PENDING_GETATTR - seen) == [], "fixed probes: remove them from PENDING_GETATTR"
+
+
+def test_the_getattr_check_sees_a_probe():
+    tree = ast.parse("T = getattr(system, 'kinetic_energy', None)\nx = getattr(mod, name)\n"
+                     "ok = [getattr(e, a, 0) for a in names]\n")
+    assert [(obj, attr) for _, obj, attr in _getattr_probes(tree)] == [("system", "'kinetic_energy'"), ("e", "a")]
+
+
+# --- one home per concept ---------------------------------------------------------------------------------------
+
+CORE = PKG / "geometry" / "exact"
+
+
+def _second_homes(trees: dict) -> list:
+    """Places outside the exact core that solve a linear system by themselves (sympy's ``LUsolve``), define one of
+    the removed second homes (``_solve_affine``, ``_linear_system``, ``_canonical_old``, ``_tree_size_at_most``),
+    name a size threshold (an assignment to ``*_MAX_NODES``/``*_MAX_TERMS``) or freeze atoms inline (a dict of
+    fresh ``Dummy`` symbols over an expression's ``atoms``)."""
+    removed = {"_solve_affine", "_linear_system", "_canonical_old", "_tree_size_at_most"}
+    found = []
+    for path, tree in trees.items():
+        if CORE in path.parents:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "LUsolve":
+                found.append(f"{_where(path, node)}: LUsolve")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in removed:
+                found.append(f"{_where(path, node)}: def {node.name}")
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id.endswith(("_MAX_NODES",
+                                                                                                   "_MAX_TERMS"))
+                                                        for t in node.targets):
+                found.append(f"{_where(path, node)}: a size threshold outside geometry/exact/size.py")
+            elif (isinstance(node, ast.DictComp) and isinstance(node.value, ast.Call)
+                  and ast.unparse(node.value.func).endswith("Dummy")
+                  and any("atoms" in ast.unparse(g.iter) for g in node.generators)):
+                found.append(f"{_where(path, node)}: atoms frozen inline")
+    return found
+
+
+def test_one_home_per_concept():
+    """Solves, size thresholds and frozen atoms live in the exact core only (theory/architecture.md)."""
+    assert _second_homes(TREES) == []
+
+
+def test_the_second_home_check_sees_one(tmp_path):
+    path = PKG / "mechanics" / "example.py"
+    tree = ast.parse("X = A.LUsolve(b)\nMY_MAX_NODES = 3\ndef _linear_system(e):\n"
+                     "    return {a: sp.Dummy(f'g{i}') for i, a in enumerate(sorted(e.atoms(sp.Function)))}\n")
+    assert sorted(w.split(": ", 1)[1] for w in _second_homes({path: tree})) == [
+        "LUsolve", "a size threshold outside geometry/exact/size.py", "atoms frozen inline", "def _linear_system"]
+
+
+# --- cycles, counting the imports inside functions ------------------------------------------------------------------
+
+#: Cycles of the module graph left for later work, each a set of modules: the exact core uses the zero test
+#: (``normalise_if_small``, ``is_zero``) while ``jetgeo.geometry.zero`` builds on the core's size, trig and shadow
+#: modules (importing any of them runs ``jetgeo/geometry/exact/__init__.py``).  The test fails on any other cycle and
+#: when this one is gone (then the entry is removed).
+KNOWN_CYCLES = [
+    {"jetgeo.geometry.exact", "jetgeo.geometry.exact.affine", "jetgeo.geometry.exact.fraction_free",
+     "jetgeo.geometry.exact.rank", "jetgeo.geometry.exact.solve", "jetgeo.geometry.zero"},
+]
+
+#: How many imports of jetgeo modules sit inside functions: each hides a dependency from the reader (and from
+#: import-linter's order).  This number may only go down (the map's aim is at most 5, each breaking a cycle or
+#: avoiding a cost, with a comment saying which); most of the rest are in jetgeo/cli.py.
+MAX_FUNCTION_LEVEL_IMPORTS = 41
+
+
+def _modules() -> dict:
+    return {_module(path): path for path in FILES}
+
+
+def _import_graph(trees: dict, modules: set) -> tuple:
+    """({module: modules it imports}, [(path, line, target) of the imports inside functions]).
+
+    An edge for every ``import``/``from … import`` of a jetgeo module anywhere in the module — at the top or
+    inside a function, but not under ``if TYPE_CHECKING:`` (never run) — to the module named (``from p import
+    name`` names the module ``p.name`` when it is one, else ``p``), and to the packages above it that are not the
+    importer's own (importing ``a.b.c`` runs ``a/__init__.py`` and ``a/b/__init__.py`` first)."""
+    graph: dict = {m: set() for m in modules}
+    local = []
+    for path, tree in trees.items():
+        me = _module(path)
+        skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and ast.unparse(node.test) ==
+                "TYPE_CHECKING" for n in ast.walk(node)}
+        inner = {id(n) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                base = _target(path, node)
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in {t for t in targets if t in modules and t != me}:
+                parts = t.split(".")
+                above = {".".join(parts[:i]) for i in range(2, len(parts))}
+                graph[me] |= {t} | {p for p in above if p in modules and not me.startswith(p + ".")}
+                if id(node) in inner:
+                    local.append((path, node.lineno, t))
+    return graph, local
+
+
+def _cycles(graph: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan), as sets."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_even_counting_imports_inside_functions():
+    graph, local = _import_graph(TREES, set(_modules()))
+    cycles = _cycles(graph)
+    new = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
+    assert new == [], f"import cycles (move the shared piece down): {new}"
+    assert [sorted(c) for c in KNOWN_CYCLES if c not in cycles] == [], "a known cycle is gone: remove it"
+    assert len(local) <= MAX_FUNCTION_LEVEL_IMPORTS, (
+        f"{len(local)} imports of jetgeo modules inside functions (at most {MAX_FUNCTION_LEVEL_IMPORTS}):\n"
+        + "\n".join(f"{p.relative_to(ROOT)}:{line} -> {t}" for p, line, t in local))
+
+
+def test_the_cycle_check_sees_a_cycle_through_a_function_level_import():
+    trees = {PKG / "mechanics" / "lagrangian.py": ast.parse("def constrain(self, Q):\n"
+                                                            "    from .constrained import ConstrainedSystem\n"),
+             PKG / "mechanics" / "constrained.py": ast.parse("from .lagrangian import LagrangianSystem\n"
+                                                             "if TYPE_CHECKING:\n    from .tq import X\n"),
+             PKG / "mechanics" / "tq.py": ast.parse("from .constrained import ConstrainedSystem\n")}
+    graph, local = _import_graph(trees, {"jetgeo.mechanics.lagrangian", "jetgeo.mechanics.constrained",
+                                         "jetgeo.mechanics.tq"})
+    assert _cycles(graph) == [{"jetgeo.mechanics.lagrangian", "jetgeo.mechanics.constrained"}]
+    assert [(line, t) for _, line, t in local] == [(2, "jetgeo.mechanics.constrained")]
+
+
+# --- the map names what exists ----------------------------------------------------------------------------------
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``jetgeo.a.b.C.m`` names a module, or an attribute of the longest module prefix."""
+    import importlib
+
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for name in parts[k:]:
+            if name not in dir(obj):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def test_every_name_on_the_map_exists():
+    """Every ``jetgeo.…`` name in backquotes on theory/architecture.md is a module or a member of one (the map
+    is updated with the code: a moved or renamed home fails here)."""
+    import re
+
+    text = (ROOT / "theory" / "architecture.md").read_text(encoding="utf-8")
+    names = sorted({m.rstrip(".") for m in re.findall(r"`(jetgeo(?:\.\w+)+)", text)})
+    assert len(names) > 50
+    assert [n for n in names if not _resolves(n)] == []
+    assert not _resolves("jetgeo.geometry.solve_linear") and not _resolves("jetgeo.mechanics.nowhere")
+
+
+# --- entry points of a size one can read ------------------------------------------------------------------------
+
+#: Public functions still over 100 lines or 12 parameters (options objects or smaller functions to come; the files
+#: are restructured by other work of this session).  The test fails on any other, and when one of these is fixed.
+LONG_ENTRY_POINTS = {
+    ("jetgeo/io/spec.py", "from_objects"),
+    ("jetgeo/numerics/compile.py", "compile_rhs"),
+    ("jetgeo/numerics/ensembles.py", "ensemble"),
+    ("jetgeo/numerics/simulation/integrate.py", "integrate"),
+    ("jetgeo/numerics/simulation/orientation.py", "simulate_orientation"),
+    ("jetgeo/numerics/simulation/run.py", "simulate"),
+    # merged in the same session as this check, from parallel work: to be split like the others
+    ("jetgeo/mechanics/rigid.py", "rolling_contact"),
+    ("jetgeo/numerics/simulation/discrete.py", "simulate_discrete"),
+    ("jetgeo/numerics/simulation/prepare.py", "build"),
+    ("jetgeo/numerics/stepper.py", "compile_stepper"),
+}
+
+
+def _long_public_functions(trees: dict) -> set:
+    """(file, name) of the public functions and methods of more than 100 lines (docstring included) or more than
+    12 parameters (``self``/``cls`` not counted; ``*args``/``**kwargs`` not either)."""
+    out = set()
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+                a = node.args
+                names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+                n = len(names) - (1 if names[:1] in (["self"], ["cls"]) else 0)
+                if node.end_lineno - node.lineno + 1 > 100 or n > 12:
+                    out.add((str(path.relative_to(ROOT)), node.name))
+    return out
+
+
+def test_no_new_oversized_entry_point():
+    found = _long_public_functions(TREES)
+    assert sorted(found - LONG_ENTRY_POINTS) == [], "public functions over 100 lines or 12 parameters"
+    assert sorted(LONG_ENTRY_POINTS - found) == [], "fixed: remove them from LONG_ENTRY_POINTS"
+
+
+def test_the_size_check_sees_a_long_function():
+    body = "".join(f"    x{i} = {i}\n" for i in range(100))
+    tree = ast.parse(f"def run(self, {', '.join(f'a{i}' for i in range(12))}):\n{body}\n"
+                     f"def wide(self, {', '.join(f'a{i}' for i in range(13))}):\n    pass\n"
+                     f"def fine(self, {', '.join(f'a{i}' for i in range(12))}):\n    pass\n")
+    assert _long_public_functions({PKG / "example.py": tree}) == {("jetgeo/example.py", "run"),
+                                                                  ("jetgeo/example.py", "wide")}

@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from ..errors import ChartError, DegreeError, NotAFunctionError
-from .chart import Chart
 from .coerce import as_expr, as_substitution
+from .coordinates import Coordinates
 from .vectorfields import VectorField
 from .zero import is_zero, normalise
+
+if TYPE_CHECKING:  # annotations only: chart.py builds on this module
+    from .chart import Chart
 
 __all__ = ["Form", "NotAFunctionError"]
 
@@ -47,6 +51,7 @@ def _merge_sign(a: tuple, b: tuple):
 class Form:
     """A differential k-form on a :class:`Chart`.
 
+    >>> from jetgeo.geometry import Chart
     >>> C = Chart(["x", "y", "z"])
     >>> x, y, z = C
     >>> w = C.d(z) - y * C.d(x)          # the contact form dz − y dx
@@ -61,7 +66,7 @@ class Form:
     _op_priority = 12.0
 
     def __init__(self, chart: Chart, components: Mapping, degree: int | None = None) -> None:
-        if not isinstance(chart, Chart):
+        if not isinstance(chart, Coordinates):
             raise ChartError(f"Form needs a Chart, got {chart!r}")
         comps: dict = {}
         for idx, c in components.items():

@@ -15,12 +15,11 @@ from itertools import combinations
 
 import sympy as sp
 
-from ..errors import RankDeficientError
 from .coerce import as_matrix
 from .exact import det_exact, generic_rank, solve_exact
 from .zero import is_zero, normalise, normalise_if_small
 
-__all__ = ["singular_locus", "nullspace", "solve_linear", "independent_rows"]
+__all__ = ["singular_locus", "nullspace", "independent_rows"]
 
 
 def singular_locus(M, max_minors: int = 60) -> list:
@@ -95,24 +94,6 @@ def nullspace(M, normaliser=normalise_if_small):
             v[c] = normaliser(sol[k])
         basis.append(sp.Matrix(v))
     return basis, info.condition
-
-
-def solve_linear(A, b, normaliser=normalise_if_small):
-    """Solve the square system A x = b by LU (no inversion); entries normalised.
-
-    Raises :class:`jetgeo.errors.RankDeficientError` if A is generically singular.
-    Returns ``(x, det A)``: the solution holds where det A ≠ 0.
-    """
-    A = as_matrix(A, "A")
-    b = as_matrix(b, "b")
-    info = generic_rank(A)
-    if A.rows != A.cols or info.rank < A.rows:
-        raise RankDeficientError(
-            f"solve_linear: the {A.rows}×{A.cols} matrix has generic rank {info.rank}; "
-            "a square matrix of full rank is required"
-        )
-    x = solve_exact(A, b)
-    return x.applyfunc(normaliser), info.condition
 
 
 def independent_rows(M) -> list:

@@ -39,7 +39,7 @@ import sympy as sp
 from ..errors import InputError
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
-from .exact.size import READABLE_MAX_NODES, tree_size
+from .exact.size import FACTOR_MAX_NODES, READABLE_MAX_NODES, tree_size
 from .exact.trig import expand_multiple_angles, reduce_pythagorean, reduce_pythagorean_shortest
 from .zero import ZeroTest, zero_tests
 
@@ -52,11 +52,6 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 #: Subexpressions of fewer tree nodes are not named (sin θ, a²m, …: a reader takes them in at a
 #: glance; a name for them only moves the reader's eye to the list of definitions).
 NAME_MIN_NODES = 8
-
-#: A whole numerator is factored only up to this many tree nodes (``factor`` of the numerators
-#: of the rolling disc's accelerations took 6 of its 13 s); its coefficients in the
-#: velocities, smaller, always are.
-FACTOR_MAX_NODES = 150
 
 _PROOFS = ("structural", "normal form", "trig normal form")
 _TRIG = (sp.sin, sp.cos, sp.tan)

@@ -3,13 +3,17 @@ r"""Vector fields on a chart: X = X^i ∂/∂x^i."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from ..errors import ChartError
-from .chart import Chart
 from .coerce import as_expr, as_substitution
+from .coordinates import Coordinates
 from .zero import is_zero, normalise
+
+if TYPE_CHECKING:  # annotations only: chart.py builds on this module
+    from .chart import Chart
 
 __all__ = ["VectorField"]
 
@@ -21,6 +25,7 @@ class VectorField:
     function along X, ``X.bracket(Y)`` the Lie bracket
     :math:`[X,Y]^i = X(Y^i) - Y(X^i)`.
 
+    >>> from jetgeo.geometry import Chart
     >>> C = Chart(["x", "y"])
     >>> x, y = C
     >>> X, Y = VectorField(C, [1, 0]), VectorField(C, [0, x])
@@ -31,7 +36,7 @@ class VectorField:
     __slots__ = ("chart", "components")
 
     def __init__(self, chart: Chart, components: Sequence) -> None:
-        if not isinstance(chart, Chart):
+        if not isinstance(chart, Coordinates):
             raise ChartError(f"VectorField needs a Chart, got {chart!r}")
         comps = tuple(as_expr(c) for c in components)
         if len(comps) != chart.dim:

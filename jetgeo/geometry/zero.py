@@ -35,6 +35,7 @@ processes.
 from __future__ import annotations
 
 import random
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -42,8 +43,17 @@ from functools import lru_cache
 import sympy as sp
 
 from ..errors import NotRationalError, UndecidedError
+from ..progress import LargeComputationWarning, tracked
 from .coerce import as_expr
-from .exact.size import BOUND_EXACT_MAX_NODES, EXPAND_MAX_NODES, NORMALISE_MAX_NODES, describe, tree_size
+from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
+from .exact.size import (
+    BOUND_EXACT_MAX_NODES,
+    EXPAND_MAX_NODES,
+    NORMALISE_MAX_NODES,
+    describe,
+    size_estimate,
+    tree_size,
+)
 from .exact.trig import expand_multiple_angles, trig_normal_form
 
 __all__ = [
@@ -107,11 +117,6 @@ def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical 
     >>> canonical_forms({"a": (x**2 - 1) / (x - 1), "b": 1 / x + 1})
     {'a': x + 1, 'b': (x + 1)/x}
     """
-    import warnings
-
-    from ..progress import LargeComputationWarning, tracked
-    from .exact.size import size_estimate
-
     keys = list(exprs) if isinstance(exprs, dict) else None
     values = [as_expr(e) for e in (exprs.values() if keys is not None else exprs)]
     est = size_estimate(values)
@@ -360,8 +365,6 @@ def _shadow_zero_test(expr: sp.Expr, trials: int, points: dict | None = None,
     given (``bound`` NaN).  ``points`` (attempt → (symbol values, angle values, memo)) and
     ``degree_memo`` share the work between expressions tested at the same points
     (:func:`zero_tests`)."""
-    from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
-
     points = {} if points is None else points
     degree_memo = {} if degree_memo is None else degree_memo
     zeros = attempts = 0

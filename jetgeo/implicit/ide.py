@@ -45,9 +45,11 @@ from ..errors import InputError, UndecidedError
 from ..geometry import generic_rank, is_zero, normalise
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.exact import (
-    depends_on,
+    affine_system,
     diff_dag,
     free_symbols_dag,
+    solve_affine,
+    solve_exact,
     trig_reduce,
     trig_reduce_if_small,
     within_ops,
@@ -274,7 +276,7 @@ class IntegrabilityReport:
         if self._solution is None:
             if self._linear is None or not self.consistent:
                 raise UndecidedError("no affine solution: the report is inconsistent, nonlinear or undecided")
-            self._solution = _solve_affine(*self._linear)
+            self._solution = _fibre_solution(*self._linear)
         return dict(self._solution)
 
     def _repr_html_(self) -> str:
@@ -308,38 +310,24 @@ class IntegrabilityReport:
         return "\n".join(lines)
 
 
-def _solve_affine(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
-    """Solve A w = b with the pivot columns ``pivots`` (the others are free)."""
+def _fibre_solution(A: sp.Matrix, b: sp.Matrix, w: list, pivots: list) -> dict:
+    """Solve A w = b for the pivot unknowns ``pivots`` by the core's :func:`solve_affine` (the
+    others are free and stay as themselves on the right-hand sides)."""
     info = generic_rank(A.extract(list(range(A.rows)), pivots))
     rows = list(info.rows)
     free = [j for j in range(len(w)) if j not in pivots]
-    B = A.extract(rows, pivots)
-    rhs = b.extract(rows, [0])
-    if free:
-        rhs = rhs - A.extract(rows, free) * sp.Matrix([w[j] for j in free])
-    x = B.LUsolve(rhs)
+    eqs = [sp.Add(*[A[r, j] * w[j] for j in range(len(w))]) - b[r] for r in rows]
+    values = solve_affine(eqs, [w[j] for j in pivots], "the fibre of E_∞").values
     out = {w[j]: w[j] for j in free}
-    for k, j in enumerate(pivots):
-        out[w[j]] = trig_reduce_if_small(x[k])
+    for j in pivots:
+        out[w[j]] = trig_reduce_if_small(values[w[j]])
     return {s: out[s] for s in w}
 
 
 def _affine(eqs, w):
-    """(A, b) with eqs ≡ A w − b, or None if some equation is not affine in w."""
-    rows, rhs = [], []
-    memos = [{} for _ in w]  # one derivative memo per unknown, shared by the equations (common subtrees once)
-    zero, zero_memo = {s: 0 for s in w}, {}
-    for e in eqs:
-        row = []
-        for s, memo in zip(w, memos):
-            c = diff_dag(e, s, memo)
-            if depends_on([c], w):
-                return None
-            row.append(c)
-        rest = xreplace_dag(e, zero, zero_memo)
-        rows.append(row)
-        rhs.append(-rest)
-    return sp.Matrix(rows) if rows else sp.zeros(0, len(w)), sp.Matrix(rhs) if rhs else sp.zeros(0, 1)
+    """(A, b) with eqs ≡ A w − b, or None if some equation is not affine in w (the core's
+    :func:`~jetgeo.geometry.exact.affine_system`)."""
+    return affine_system(eqs, w)
 
 
 # --------------------------------------------------------------------------------------------
@@ -580,8 +568,7 @@ class ImplicitDifferentialEquation:
             rhs = b.extract(rows, [0])
             if free:
                 rhs = rhs - A.extract(rows, free) * sp.Matrix([w[j] for j in free])
-            B = A.extract(rows, cols)
-            x = B.LUsolve(rhs)
+            x = solve_exact(A.extract(rows, cols), rhs)
             sub = {w[c]: trig_reduce(x[k]) for k, c in enumerate(cols)}
             cond = info.condition
             if not as_expr(cond).is_number:

@@ -20,6 +20,7 @@ import sympy as sp
 from ..errors import NotRegularError, UndecidedError
 from ..geometry import generic_rank, normalise
 from ..geometry.coerce import as_expr
+from ..geometry.exact import solve_exact
 
 __all__ = ["alpha", "beta", "momenta_symbols", "legendre_map", "inverse_legendre", "hamiltonian",
            "alpha_inverse_equations", "beta_inverse_equations"]
@@ -49,7 +50,8 @@ def legendre_map(system) -> dict:
 def inverse_legendre(system) -> dict:
     """{q̇^σ: expression in (t, q, p)} inverting p = ∂L/∂q̇ (regular L).
 
-    Linear solve (LU) when ∂L/∂q̇ is affine in q̇ (mechanical Lagrangians), else ``sympy.solve``
+    The core's exact solve (:func:`jetgeo.geometry.exact.solve_exact`) when ∂L/∂q̇ is affine in q̇
+    (mechanical Lagrangians), else ``sympy.solve``
     (:class:`UndecidedError` when it fails or finds several branches)."""
     Y = system.Y
     if generic_rank(system.hessian()).rank < Y.m:
@@ -60,7 +62,7 @@ def inverse_legendre(system) -> dict:
     A = sp.Matrix(len(eqs), len(qd), lambda i, j: sp.diff(eqs[i], qd[j]))
     if not any(e.has(v) for e in A for v in qd):
         b = -sp.Matrix([e.xreplace({v: 0 for v in qd}) for e in eqs])
-        sol = A.LUsolve(b)
+        sol = solve_exact(A, b)
         return {v: normalise(s) for v, s in zip(qd, sol)}
     try:
         sols = sp.solve(eqs, qd, dict=True)

@@ -40,7 +40,8 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_exact
+from ..geometry.exact import det_exact, solve_exact
+from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 
@@ -119,8 +120,6 @@ def _check_velocities(bodies, frame, jet) -> None:
     model is refused with the point named (give velocities as derivatives of positions and
     the rolling as ``velocity_constraints``).  Points with no fixed point among their located
     neighbours cannot be checked and are taken as given."""
-    from ..geometry.zero import is_zero
-
     for b in bodies:
         P = getattr(b, "masscenter", None) or getattr(b, "point", None)
         if P is None:
@@ -219,7 +218,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     for h in hs:
         if Y.jet_order(h) > 0:
             raise InputError(f"a configuration constraint must depend on (t, q) only; got {h}")
-        fs.append(sp.diff(h, Y.t) + sp.Add(*[sp.diff(h, c) * v for c, v in zip(Y.q, Y.qdot)]))
+        fs.append(Y.cut_total_derivative(h))
     Q = ConstraintSubmanifold(Y, fs) if fs else None
     u_of_jets = {u: jet(v, "a kinematic equation") for u, v in speeds.items()
                  if not isinstance(u, sp.Derivative)}
@@ -244,7 +243,7 @@ def _solve_speeds(kd_eqs: Sequence, coordinates: set, tt) -> dict:
         raise InputError(f"kinematic equations must be linear in the speeds {[str(u) for u in us]}: {exc}") from exc
     if det_exact(A).is_zero or sp.cancel(det_exact(A)) == 0:
         raise InputError(f"kinematic equations cannot be solved for the speeds {[str(u) for u in us]}")
-    sol = A.LUsolve(b)
+    sol = solve_exact(A, b)
     out = {}
     for u, v in zip(us, sol):
         v = sp.cancel(v)

@@ -21,6 +21,7 @@ from itertools import product
 
 import sympy as sp
 
+from ..errors import ChartError
 from ..geometry import Form
 
 __all__ = ["horizontal", "decompose"]
@@ -31,8 +32,6 @@ def _source_order(Y, eta: Form) -> int:
     for r in range(0, 8):
         if eta.chart == Y.jet_chart(r):
             return r
-    from ..errors import ChartError
-
     raise ChartError(f"the form lives on {eta.chart!r}, which is not a jet chart of {Y!r}")
 
 

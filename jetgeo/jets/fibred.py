@@ -19,9 +19,14 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import ChartError, InputError
-from ..geometry import Chart, Form, VectorField
+from ..geometry import Chart, Distribution, Form, VectorField
 from ..geometry.chart import as_symbols
 from ..geometry.coerce import as_expr
+from ..geometry.zero import is_zero
+from .contact import _source_order, decompose, horizontal
+from .interop import from_dynamicsymbols, to_dynamicsymbols
+from .prolongation import prolong
+from .sections import Section
 
 __all__ = ["FibredManifold"]
 
@@ -209,8 +214,6 @@ class FibredManifold:
         :math:`\partial_t + \sum_{k<r} q^\sigma_{(k+1)}\partial_{q^\sigma_{(k)}}` and the
         :math:`\partial_{q^\sigma_{(r)}}` (r = ``order``; rank m + 1).
         """
-        from ..geometry import Distribution
-
         if order < 1:
             raise ValueError("the Cartan distribution lives on J^r Y with r ≥ 1")
         C = self.jet_chart(order)
@@ -229,8 +232,6 @@ class FibredManifold:
         """
         from itertools import combinations
 
-        from .contact import _source_order
-
         r = _source_order(self, eta)
         if eta.degree == 0:
             return eta.is_zero()
@@ -238,8 +239,6 @@ class FibredManifold:
             # on Y there are no contact forms: only the zero form is in the ideal
             return eta.is_zero()
         gens = self.cartan_distribution(r).generators
-        from ..geometry.zero import is_zero
-
         return all(is_zero(eta(*fs)) for fs in combinations(gens, eta.degree))
 
     def is_autonomous(self, *exprs) -> bool:
@@ -248,40 +247,28 @@ class FibredManifold:
 
     def horizontal(self, eta: Form) -> Form:
         """Horizontalisation h: dt ↦ dt, dq^σ_(k) ↦ q^σ_(k+1) dt (see :mod:`.contact`)."""
-        from .contact import horizontal
-
         return horizontal(self, eta)
 
     def decompose(self, eta: Form) -> dict:
         """{k: k-contact part} with 0 the horizontal part (see :mod:`.contact`)."""
-        from .contact import decompose
-
         return decompose(self, eta)
 
     # --- sections and prolongations ---------------------------------------------------
     def section(self, curve: Sequence):
         """A section γ(t) = (t, q^σ(t)) given by expressions in ``t``."""
-        from .sections import Section
-
         return Section(self, curve)
 
     def prolong(self, xi: VectorField, order: int = 1) -> VectorField:
         """Prolongation of a vector field on Y to J^order Y (see :mod:`.prolongation`)."""
-        from .prolongation import prolong
-
         return prolong(self, xi, order)
 
     # --- interoperability ---------------------------------------------------------------
     def to_dynamicsymbols(self, expr):
         """Replace q, q̇, q̈ by q(t), q'(t), q''(t) of ``sympy.physics.mechanics``."""
-        from .interop import to_dynamicsymbols
-
         return to_dynamicsymbols(self, expr)
 
     def from_dynamicsymbols(self, expr):
         """Inverse of :meth:`to_dynamicsymbols`."""
-        from .interop import from_dynamicsymbols
-
         return from_dynamicsymbols(self, expr)
 
     # --- display -------------------------------------------------------------------------

@@ -27,22 +27,12 @@ coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from ..errors import NotRegularError
-from ..geometry import (
-    Chart,
-    Codistribution,
-    Distribution,
-    Form,
-    VectorField,
-    generic_rank_dag,
-    lu_solve_dag,
-    normalise,
-    solve_exact,
-    solve_rational,
-)
+from ..errors import ChartError, NotRegularError
+from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank_dag, normalise
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.exact import (
@@ -51,7 +41,10 @@ from ..geometry.exact import (
     TIDY_MAX_NODES,
     det_sized,
     diff_dag,
+    lu_solve_dag,
     solve_cramer,
+    solve_exact,
+    solve_rational,
     substitute_affine,
     tree_size,
     xreplace_dag,
@@ -60,8 +53,10 @@ from ..geometry.readable import ReadableForm, readable
 from ..geometry.zero import canonical_forms, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
-from .lagrangian import LagrangianSystem
 from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ
+
+if TYPE_CHECKING:  # annotations only: lagrangian.py builds ConstrainedSystem (LagrangianSystem.constrain)
+    from .lagrangian import LagrangianSystem
 
 __all__ = ["ConstrainedSystem"]
 
@@ -76,15 +71,6 @@ def _canonical(expr) -> sp.Expr:
         return expr
     cap = TIDY_MAX_NODES if expr.has(sp.sin, sp.cos, sp.tan) else CANONICAL_MAX_NODES
     return normalise_if_small(expr, cap)
-
-
-def _canonical_old(expr) -> sp.Expr:
-    """Cheap exact normalisation of a small system's result: ``normalise``, except for large
-    trigonometric expressions (then unchanged — still exact)."""
-    expr = as_expr(expr)
-    if expr.has(sp.sin, sp.cos, sp.tan):
-        return normalise_if_small(expr, TIDY_MAX_NODES)
-    return normalise(expr)
 
 
 def _sizes(expr) -> tuple:
@@ -104,8 +90,6 @@ class ConstrainedSystem:
     def __init__(self, system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
                  dependent=None) -> None:
         if Q.Y is not system.Y and Q.Y.q != system.Y.q:
-            from ..errors import ChartError
-
             raise ChartError("the system and the constraint submanifold live on different fibred manifolds")
         self.system = system
         self.Q = Q
@@ -416,7 +400,7 @@ class ConstrainedSystem:
         rhs = rhs.xreplace(on)
         sol = solve_rational(Jd, rhs)  # small, canonical path (see _multipliers_canonical)
         if sol is None:
-            sol = solve_exact(Jd, rhs).applyfunc(_canonical_old)
+            sol = solve_exact(Jd, rhs).applyfunc(_canonical)
         return sol[:, : len(ind)], [sol[i, len(ind)] for i in range(k)]
 
     @cached_property
@@ -593,13 +577,13 @@ class ConstrainedSystem:
             sol = solve_cramer(B, -A)
             fractions = sol is not None  # entries are quotients of polynomials in the frozen atoms
             if sol is None:
-                sol = lu_solve_dag(B, -A).applyfunc(_canonical_old)
+                sol = lu_solve_dag(B, -A).applyfunc(_canonical)
             acc = {Y.qddot[i]: sol[c] for c, i in enumerate(self.independent_indices)}
             for dd, expr in self.gdot.items():
                 # the field substitution only when the solution is one: with functions in the
                 # denominators (the articulated vehicle) building the field expands for minutes
                 val = substitute_affine(expr, acc) if fractions else None
-                acc[dd] = _canonical_old(expr.xreplace(acc)) if val is None else val
+                acc[dd] = _canonical(expr.xreplace(acc)) if val is None else val
             return {a: acc[a] for a in Y.qddot}
         return {a: _canonical(e) for a, e in self._acc_dag.items()}
 
@@ -639,7 +623,7 @@ class ConstrainedSystem:
         lam = solve_rational(Jd, rhs)
         if lam is None:
             lam = solve_exact(Jd, rhs)
-        return [_canonical_old(x) for x in lam]
+        return [_canonical(x) for x in lam]
 
     @cached_property
     def _multipliers(self) -> list:

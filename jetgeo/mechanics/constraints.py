@@ -30,18 +30,19 @@ from itertools import chain, combinations
 import sympy as sp
 
 from ..errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
-from ..geometry import (
-    Codistribution,
-    Form,
-    generic_rank,
-    generic_rank_dag,
-    lu_solve_dag,
-    singular_locus,
-    solve_exact,
-)
+from ..geometry import Codistribution, Form, generic_rank, generic_rank_dag, singular_locus
 from ..geometry.coerce import as_expr, as_symbol
 from ..geometry.display import tidy
-from ..geometry.exact import det_sized, diff_dag, xreplace_dag
+from ..geometry.exact import (
+    NORMAL_FORM_MAX_NODES,
+    affine_system,
+    det_sized,
+    diff_dag,
+    is_small,
+    lu_solve_dag,
+    solve_exact,
+    xreplace_dag,
+)
 from ..geometry.polydiff import polys_of
 from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise, normalise_if_small
@@ -421,7 +422,7 @@ class ConstraintSubmanifold:
         out = []
         for i, sol in enumerate(sols):
             g = {d: sol[d] for d in dep}
-            if all(_tree_size_at_most(v, NORMAL_FORM_MAX_NODES) for v in g.values()):
+            if all(is_small(v, NORMAL_FORM_MAX_NODES) for v in g.values()):
                 nonneg, nonzero = _domain_of(list(g.values()))
             else:
                 # a large linear solution, kept as solved (an expression DAG, see _solve_for): it is
@@ -822,20 +823,6 @@ def _refuse_empty(f: sp.Expr, i: int) -> None:
                          "coefficients of its sign); the constraint submanifold would be empty")
 
 
-#: solutions of the constraints of at most this many tree nodes are put in canonical (cancelled)
-#: form; larger ones (a chain of bodies: the n-trailer from n = 5 on) stay as solved, exact DAGs
-NORMAL_FORM_MAX_NODES = 400
-
-
-def _tree_size_at_most(e: sp.Expr, cap: int) -> bool:
-    n = 0
-    for _ in sp.preorder_traversal(e):
-        n += 1
-        if n > cap:
-            return False
-    return True
-
-
 def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None) -> list:
     """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve (with
     ``check_degree``, after :func:`_check_solvable_degree`).  ``jacobian``: ∂eqs/∂unknowns if
@@ -843,8 +830,9 @@ def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: s
 
     Returns a list of solution dicts in a deterministic order.
     """
-    A, b = _linear_system(eqs, unknowns, jacobian)
-    if A is not None:
+    system = affine_system(eqs, unknowns, jacobian)
+    if system is not None:
+        A, b = system
         if generic_rank_dag(A) < len(unknowns):
             raise RankDeficientError(f"{what}: the linear system for {unknowns} is singular")
         # LU on the expression DAG (pivots proven non-zero); canonical form only for small solutions:
@@ -868,31 +856,6 @@ def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: s
     # put the branch whose first dependent velocity is "positive" first (e.g. +sqrt)
     sols.sort(key=lambda s: 0 if not as_expr(s[unknowns[0]]).could_extract_minus_sign() else 1)
     return sols
-
-
-def _linear_system(eqs, unknowns, jacobian: sp.Matrix | None = None):
-    """(A, b) with eqs = A u − b if the equations are affine in the unknowns, else (None, None).
-
-    With the Jacobian A = ∂eqs/∂u given: the equations are affine in u exactly when A does not
-    depend on u, and then b = −eqs|_{u=0} (no expansion)."""
-    if jacobian is not None and not any(e.has(*unknowns) for e in jacobian):
-        zero = {u: sp.Integer(0) for u in unknowns}
-        return sp.Matrix(jacobian), sp.Matrix([-e.xreplace(zero) for e in eqs])
-    rows, rhs = [], []
-    for e in eqs:
-        e = sp.expand(e) if e.is_polynomial(*unknowns) else e
-        if not e.is_polynomial(*unknowns):
-            return None, None
-        try:
-            p = sp.Poly(e, *unknowns)
-        except sp.PolynomialError:
-            return None, None
-        if p.total_degree() > 1:
-            return None, None
-        row = [p.coeff_monomial(u) for u in unknowns]
-        rows.append(row)
-        rhs.append(-p.coeff_monomial(1))
-    return sp.Matrix(rows), sp.Matrix(rhs)
 
 
 def _domain_of(exprs) -> tuple:

@@ -45,7 +45,11 @@ declared, not discovered.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
+
+from .constrained import ConstrainedSystem
+from .constraints import ConstraintSubmanifold
+from .lagrangian import LagrangianSystem
 
 __all__ = ["EquationsOfMotion", "SampledSystem", "dependent_velocities", "is_parametrised"]
 
@@ -54,10 +58,10 @@ __all__ = ["EquationsOfMotion", "SampledSystem", "dependent_velocities", "is_par
 class EquationsOfMotion(Protocol):
     """Equations of motion of a Lagrangian system on a constraint submanifold Q (see the module)."""
 
-    #: the :class:`~jetgeo.mechanics.LagrangianSystem` (L, forces A_σ)
-    system: Any
-    #: the :class:`~jetgeo.mechanics.ConstraintSubmanifold` f^i(t, q, q̇) = 0, or None
-    Q: Any
+    #: the Lagrangian system (L, forces A_σ)
+    system: LagrangianSystem
+    #: the constraint submanifold f^i(t, q, q̇) = 0, or None
+    Q: ConstraintSubmanifold | None
     #: the symbols the expressions are written in (a chart of Q, or of J¹Y)
     coordinates: tuple
     #: {q̇^σ: expression in ``coordinates``}: q̇^D = g (normal form) or q̇ = ψ(t, q, z)
@@ -93,16 +97,16 @@ class SampledSystem(Protocol):
 
     #: the name used in messages and descriptions
     name: str
-    #: the :class:`~jetgeo.mechanics.LagrangianSystem` (L, forces A_σ)
-    system: Any
-    #: the :class:`~jetgeo.mechanics.ConstraintSubmanifold` f^i(t, q, q̇) = 0 (with its branch)
-    Q: Any
+    #: the Lagrangian system (L, forces A_σ)
+    system: LagrangianSystem
+    #: the constraint submanifold f^i(t, q, q̇) = 0 (with its branch)
+    Q: ConstraintSubmanifold
     #: {parameter symbol: sample value}
     params: dict
     #: {symbol: value} for t, every q^σ and every q̇^σ: a point of Q for the sample ``params``
     initial: dict
 
-    def constrained(self) -> Any:
+    def constrained(self) -> ConstrainedSystem:
         """Krupková's constrained system ``system.constrain(Q)`` (an :class:`EquationsOfMotion`)."""
         ...
 

@@ -32,13 +32,14 @@ import sympy as sp
 from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_sized, diff_dag
+from ..geometry.exact import det_sized, diff_dag, lu_solve_dag
 from ..geometry.exact.size import EL_DAG_MIN_NODES, tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
 from ..jets import FibredManifold
 from ..limits import staged
+from .constrained import ConstrainedSystem
 
 __all__ = ["LagrangianSystem"]
 
@@ -366,7 +367,7 @@ class LagrangianSystem:
                 Wi[:, i] = rhs
                 sol.append(sp.cancel(sp.expand(det_exact(Wi)) / den))
         else:
-            sol = [normalise(s) for s in W.LUsolve(rhs)]
+            sol = [normalise(s) for s in lu_solve_dag(W, rhs)]
         return dict(zip(self.Y.qddot, sol))
 
     def semispray(self) -> VectorField:
@@ -408,14 +409,15 @@ class LagrangianSystem:
         return g
 
     def inverse_metric(self) -> sp.Matrix:
-        """g^ij, by solving g X = 1 with LU (valid where det g ≠ 0; NotRegularError if det g ≡ 0).
+        """g^ij, by solving g X = 1 with the core's LU (:func:`~jetgeo.geometry.exact.lu_solve_dag`; valid
+        where det g ≠ 0; NotRegularError if det g ≡ 0).
 
         Prefer :meth:`accelerations` (which solves, never inverts) for dynamics."""
         g = self._metric_checked()
         if generic_rank(g).rank < self.Y.m:
             self.require_regular("LagrangianSystem.inverse_metric()")
             raise NotRegularError(f"the metric {g.tolist()} is degenerate; it has no inverse")
-        return g.LUsolve(sp.eye(self.Y.m)).applyfunc(normalise)
+        return lu_solve_dag(g, sp.eye(self.Y.m)).applyfunc(normalise)
 
     def christoffel(self) -> list:
         """Christoffel symbols of the first kind ([Benenti 2007, §6] before eq. 7.1),
@@ -449,8 +451,6 @@ class LagrangianSystem:
         ``dependent`` (k velocities) and ``branch`` choose the chart q̇^D = g(t, q, q̇^I) of Q, i.e. the
         normal form's solution; None keeps Q's own choice (``Q.dependent_choice``, ``Q.branch_choice``).
         """
-        from .constrained import ConstrainedSystem
-
         return ConstrainedSystem(self, Q, branch=branch, dependent=dependent)
 
     # --- display ------------------------------------------------------------------------------------

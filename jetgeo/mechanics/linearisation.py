@@ -42,7 +42,16 @@ import sympy as sp
 
 from ..errors import InputError, NotRegularError, OffManifoldError
 from ..geometry.coerce import as_expr, as_symbol, check_assumptions
-from ..geometry.exact import det_exact, generic_rank_dag, xreplace_dag
+from ..geometry.exact import (
+    NORMALISE_MAX_NODES,
+    det_exact,
+    generic_rank_dag,
+    is_small,
+    lu_solve_dag,
+    solve_exact,
+    xreplace_dag,
+)
+from ..geometry.zero import is_zero, normalise_if_small
 from .bordered import bordered_system
 from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
@@ -312,19 +321,14 @@ def _solve(K: sp.Matrix, r: sp.Matrix) -> sp.Matrix:
     """K x = r for a constant (numeric or parametric) K: in the field of rational functions
     when everything is exact, by LU in 50-digit arithmetic when floats are present (a
     fraction field over floats would need polynomial gcds over ℝ: slow and meaningless)."""
-    from ..geometry.exact import solve_exact
-
     if K.has(sp.Float) or r.has(sp.Float):
-        x = K.LUsolve(r)
+        x = lu_solve_dag(K, r)  # floats have no F_p shadow: the core's LU in the floats' precision
         return x if K.free_symbols else x.applyfunc(_normalise_small)
     return solve_exact(K, r).applyfunc(_normalise_small)
 
 
 def _normalise_small(e):
     """Expanded (floats) or cancelled (exact) when small; large results stay as they are."""
-    from ..geometry.exact import NORMALISE_MAX_NODES, is_small
-    from ..geometry.zero import normalise_if_small
-
     if not isinstance(e, sp.Basic) or e.is_Number:
         return e
     if e.has(sp.Float):
@@ -368,7 +372,7 @@ def _linearise_multipliers_in(system, Q, point: Mapping, params, exact: bool, in
     # --- the velocities at the point: independent given, dependent solved from f = 0
     A_sym = sp.Matrix(k, n, lambda a, j: sp.diff(fs[a], qd[j]))
     given = {v: pt[v] for v in qd if v in pt}
-    if independent is None and getattr(Q, "dependent_choice", None) is not None:
+    if independent is None and Q.dependent_choice is not None:
         independent = [v for v in qd if v not in Q.dependent_choice]
     if independent is None and len(given) == n - k:
         independent = list(given)  # exactly n − k velocities given: they are the independent ones
@@ -773,8 +777,6 @@ def _exact_number(e, memo: dict | None = None, radicals: bool = False) -> bool:
 def _is_zero(e, tol: float = 1e-25) -> bool:
     """Exact zero test at the point (constants: numerically to 30 digits relative to the
     size of the terms when floats are present; symbolic parameters: jetgeo's zero test)."""
-    from ..geometry.zero import is_zero
-
     e = as_expr(e)
     if e.is_Number:
         return e == 0 if not e.is_Float else abs(e) <= tol
@@ -837,7 +839,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
             "linearise: the reduced equations are singular at the point (det B′ = 0, [Stolařová 2009, eq. (12)]); "
             f"point {pt}"
         )
-    a0 = B0.LUsolve(-A0)
+    a0 = lu_solve_dag(B0, -A0)  # exact and unexpanded, as solved (LU on the DAG; floats: LU in their precision)
     acc_sym = [Y.qddot[Y.qdot.index(v)] for v in ind]
 
     # velocity rows: ḡ^σ
@@ -849,7 +851,7 @@ def _linearise_reduced(cs, point: Mapping, params: Mapping | None = None, exact:
         dA = Ap.diff(x).xreplace(subs)
         dB = Bp.diff(x).xreplace(subs)
         R[:, j] = dA + dB * a0
-    rows_a = B0.LUsolve(-R)
+    rows_a = lu_solve_dag(B0, -R)
     J = rows_q.col_join(rows_a)
     f0 = sp.Matrix([as_expr(e).xreplace(subs) for e in gbar]).col_join(a0)
     return Linearisation(tuple(state), J, f0, full, dict(zip(acc_sym, a0)), M=-B0, F=-R, method="reduced",

@@ -42,6 +42,7 @@ import sympy as sp
 
 from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr, as_symbol
+from ..geometry.display import tidy
 from ..geometry.exact import trig_reduce, within_ops
 from ..geometry.linalg import nullspace
 from ..geometry.readable import readable
@@ -63,8 +64,6 @@ class MomentumEquation:
     eta: tuple
 
     def __str__(self) -> str:
-        from ..geometry.display import tidy
-
         return f"d/dt({tidy(self.momentum)}) = {tidy(self.rhs)}"
 
     def _repr_latex_(self) -> str:

@@ -38,8 +38,8 @@ from typing import NamedTuple
 import sympy as sp
 
 from ..errors import NotRegularError, RankDeficientError
-from ..geometry import generic_rank_dag, lu_solve_dag
-from ..geometry.exact import diff_dag
+from ..geometry import generic_rank_dag
+from ..geometry.exact import diff_dag, lu_solve_dag
 from ..geometry.exact.size import DBAR_RING_MAX_TERMS
 
 __all__ = ["accelerations_on_TQ"]

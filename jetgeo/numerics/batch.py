@@ -453,7 +453,36 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
 
     ``invalid``: per member None or a reason (those members are not integrated; status "invalid").
     ``atlas``: watch the chart quality ρ of the normal form in force instead of its determinant,
-    and stop a member (``chart`` True) where ``simulate`` would switch charts."""
+    and stop a member (``chart`` True) where ``simulate`` would switch charts.
+
+    Parameters
+    ----------
+    model : BatchModel
+        The compiled model (:func:`batch_model`).
+    t_span : (float, float)
+        Initial and final time.
+    y0_full : array of shape (2m, N)
+        The full initial states, one column per member.
+    P : array of shape (number of parameters, N)
+        The parameter values, one column per member.
+    t_eval : array
+        The output times.
+    rtol, atol, max_step : float
+        The DOP853 tolerances and the largest step.
+    events : bool
+        Watch the model's monitors (singular states, the chart's quality) and stop a member there.
+    singular_tol : float
+        The monitors' relative tolerance.
+    invalid : list, optional
+        Per member None or the reason it is not integrated.
+    atlas : bool
+        Watch ρ instead of the chart's determinant.
+
+    Returns
+    -------
+    BatchResult
+        The states at ``t_eval``, the status, message, stop time and state of every member.
+    """
     if atlas:  # the chart's determinant is replaced by the atlas's ρ, as simulate(skip_chart=True) does
         model = replace(model, monitors=tuple(mon for mon in model.monitors if mon.kind == "rho" or not mon.chart))
     else:
@@ -461,42 +490,63 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
     t0, t1 = float(t_span[0]), float(t_span[1])
     if not t1 > t0:
         raise InputError(f"t_span: the final time {t1} must be after the initial time {t0}")
-    t_eval = np.asarray(t_eval, dtype=float)
-    nT = len(t_eval)
     y0_full = np.asarray(y0_full, dtype=float)
-    nF, N = y0_full.shape
-    P = np.asarray(P, dtype=float).reshape(-1, N)
-    Y0 = model.to_state(y0_full)
-    n = Y0.shape[0]
-    out = np.full((N, nT, nF), np.nan)
-    status = np.full(N, _RUNNING)
-    message: list = [""] * N
-    t_stop = np.full(N, np.nan)
-    y_stop = np.full((N, nF), np.nan)
-    nfev = np.zeros(N, dtype=np.int64)
-    nsteps = np.zeros(N, dtype=np.int64)
-    chart = np.zeros(N, bool)
+    N = y0_full.shape[1]
+    B = _Batch(model, t0, t1, np.asarray(t_eval, dtype=float), y0_full,
+               np.asarray(P, dtype=float).reshape(-1, N), len(model.monitors) if events else 0, singular_tol)
     for i, why in enumerate(invalid or []):
         if why is not None:
-            status[i], message[i] = 3, why
-    run = np.flatnonzero(status == _RUNNING)
-    np_err = np.errstate(all="ignore")
-    np_err.__enter__()
-    try:
-        t = np.full(N, t0)
-        y = Y0.copy()
-        f = np.zeros_like(y)
-        h_abs = np.zeros(N)
-        rejected = np.zeros(N, bool)
-        nxt = np.zeros(N, dtype=np.int64)
-        # monitors: initial values and the event functions' shifts
-        nM = len(model.monitors) if events else 0
-        c0 = np.zeros((nM, N))
-        ev_old = np.zeros((2 * nM, N))
-        if nM and len(run):
-            c0[:, run] = model.monitor_values(t[run], y[:, run], P[:, run])
+            B.status[i], B.message[i] = 3, why
+    with np.errstate(all="ignore"):
+        run = B.start(max_step, rtol, atol)
+        while len(run):
+            run = B.step(run, max_step, rtol, atol)
+    return BatchResult(B.out, B.status, B.message, B.t_stop, B.y_stop, B.nfev, B.nsteps, B.chart)
+
+
+class _Batch:
+    """The members of one batch as they are integrated: their states, step sizes, monitors and
+    outputs (arrays over the members), and the DOP853 step of the members still running."""
+
+    def __init__(self, model: BatchModel, t0: float, t1: float, t_eval, y0_full, P, nM: int,
+                 singular_tol: float) -> None:
+        self.model, self.t0, self.t1, self.t_eval, self.y0_full, self.P = model, t0, t1, t_eval, y0_full, P
+        self.nM, self.singular_tol = nM, singular_tol
+        nF, N = y0_full.shape
+        self.nT = len(t_eval)
+        self.y = model.to_state(y0_full).copy()
+        self.n = self.y.shape[0]
+        self.out = np.full((N, self.nT, nF), np.nan)
+        self.status = np.full(N, _RUNNING)
+        self.message: list = [""] * N
+        self.t_stop = np.full(N, np.nan)
+        self.y_stop = np.full((N, nF), np.nan)
+        self.nfev = np.zeros(N, dtype=np.int64)
+        self.nsteps = np.zeros(N, dtype=np.int64)
+        self.chart = np.zeros(N, bool)
+        self.t = np.full(N, t0)
+        self.f = np.zeros_like(self.y)
+        self.h_abs = np.zeros(N)
+        self.rejected = np.zeros(N, bool)
+        self.nxt = np.zeros(N, dtype=np.int64)
+        self.c0 = np.zeros((nM, N))  # the monitors' initial values
+        self.ev_old = np.zeros((2 * nM, N))  # the event functions at the last accepted step
+        self.K = np.empty((_N_EXT, self.n, N))
+        # why a member's last step was rejected: its trial state or right-hand side was not finite
+        self.overflow = np.zeros(N, bool)
+
+    def running(self) -> np.ndarray:
+        return np.flatnonzero(self.status == _RUNNING)
+
+    def start(self, max_step: float, rtol: float, atol: float) -> np.ndarray:
+        """Check the monitors and the right-hand side at t0, write the outputs at t0 and choose the
+        first step sizes; returns the members still running."""
+        model, t0, P, y0_full = self.model, self.t0, self.P, self.y0_full
+        run = self.running()
+        if self.nM and len(run):
+            self.c0[:, run] = model.monitor_values(self.t[run], self.y[:, run], P[:, run])
             for j, mon in enumerate(model.monitors):
-                c = c0[j, run]
+                c = self.c0[j, run]
                 if mon.kind == "sign":
                     bad = ~(c >= 0)
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}} < 0)"
@@ -510,142 +560,146 @@ def integrate_batch(model: BatchModel, t_span, y0_full, P, t_eval, rtol: float =
                     bad = ~((c != 0) & np.isfinite(c))
                     why = f"singular initial state: {mon.explanation} (value {{:.3g}})"
                 for i, ci in zip(run[bad], c[bad]):
-                    if status[i] == _RUNNING:
-                        status[i], message[i], t_stop[i], y_stop[i] = 1, why.format(ci), t0, y0_full[:, i]
-                        chart[i] = mon.chart
-            run = np.flatnonzero(status == _RUNNING)
-            ev_old[:, run] = _event_values(model, c0[:, run], c0[:, run], singular_tol)
+                    if self.status[i] == _RUNNING:
+                        self.status[i], self.message[i], self.t_stop[i], self.y_stop[i] = \
+                            1, why.format(ci), t0, y0_full[:, i]
+                        self.chart[i] = mon.chart
+            run = self.running()
+            self.ev_old[:, run] = _event_values(model, self.c0[:, run], self.c0[:, run], self.singular_tol)
         if len(run):
-            f[:, run] = model.F(t[run], y[:, run], P[:, run])
-            nfev[run] += 1
-            bad = ~np.all(np.isfinite(f[:, run]), axis=0)
+            self.f[:, run] = model.F(self.t[run], self.y[:, run], P[:, run])
+            self.nfev[run] += 1
+            bad = ~np.all(np.isfinite(self.f[:, run]), axis=0)
             for i in run[bad]:
-                status[i], message[i], t_stop[i], y_stop[i] = 2, (
+                self.status[i], self.message[i], self.t_stop[i], self.y_stop[i] = 2, (
                     "the right-hand side is not finite at the initial state (a singular mass matrix or a "
                     "division by zero in the equations for these parameters)"), t0, y0_full[:, i]
-            run = np.flatnonzero(status == _RUNNING)
-        # outputs at t0
-        for i in run:
-            while nxt[i] < nT and t_eval[nxt[i]] <= t0:
-                out[i, nxt[i]] = y0_full[:, i]
-                nxt[i] += 1
+            run = self.running()
+        for i in run:  # outputs at t0
+            while self.nxt[i] < self.nT and self.t_eval[self.nxt[i]] <= t0:
+                self.out[i, self.nxt[i]] = y0_full[:, i]
+                self.nxt[i] += 1
         if len(run):
-            h_abs[run] = _initial_step(model, t0, y[:, run], f[:, run], P[:, run], t1, max_step, rtol, atol)
-            nfev[run] += 1
-        K = np.empty((_N_EXT, n, N))
-        # why a member's last step was rejected: its trial state or right-hand side was not finite
-        overflow = np.zeros(N, bool)
-        while len(run):
-            tr, yr, fr, pr = t[run], y[:, run], f[:, run], P[:, run]
-            min_step = 10 * np.abs(np.nextafter(tr, np.inf) - tr)
-            ha = h_abs[run]
-            rej = rejected[run]
-            fresh = ~rej
-            ha = np.where(fresh & (ha > max_step), max_step, ha)
-            ha = np.where(fresh & (ha < min_step), min_step, ha)
-            # a NaN step size compares false with everything: it must end the member here, or the
-            # loop would reject NaN steps for ever (the first step of an overflowing member is NaN)
-            tiny = ~np.isfinite(ha) | (rej & (ha < min_step))
-            if tiny.any():
-                for i in run[tiny]:
-                    status[i], message[i], t_stop[i] = 2, _failure(t[i], h_abs[i], overflow[i]), t[i]
-                    y_stop[i] = model.to_full(t[i:i + 1], y[:, i:i + 1], P[:, i:i + 1])[:, 0]
-                keep = ~tiny
-                run, tr, yr, fr, pr, ha, rej = run[keep], tr[keep], yr[:, keep], fr[:, keep], pr[:, keep], \
-                    ha[keep], rej[keep]
-                if not len(run):
-                    break
-            t_new = np.minimum(tr + ha, t1)
-            h = t_new - tr
-            ha = np.abs(h)
-            Kr = K[:, :, : len(run)]
-            Kr[0] = fr
-            for s in range(1, _N_STAGES):
-                dy = _lincomb(_A[s, :s], Kr[:s]) * h
-                Kr[s] = model.F(tr + _C[s] * h, yr + dy, pr)
-            y_new = yr + h * _lincomb(_B, Kr[:_N_STAGES])
-            f_new = model.F(t_new, y_new, pr)
-            Kr[_N_STAGES] = f_new
-            nfev[run] += _N_STAGES
-            scale = atol + np.maximum(np.abs(yr), np.abs(y_new)) * rtol
-            e5 = _rms2(_lincomb(_E5, Kr[: _N_STAGES + 1]) / scale)
-            e3 = _rms2(_lincomb(_E3, Kr[: _N_STAGES + 1]) / scale)
-            both0 = (e5 == 0) & (e3 == 0)
-            err = np.where(both0, 0.0, ha * e5 / np.sqrt(np.where(both0, 1.0, (e5 + 0.01 * e3) * n)))
-            acc = err < 1
-            overflow[run] = ~np.isfinite(err)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                grow = np.where(err == 0, _MAX_FACTOR, np.minimum(_MAX_FACTOR, _SAFETY * err ** _ERR_EXP))
-                grow = np.where(rej, np.minimum(1.0, grow), grow)
-                shrink = np.fmax(_MIN_FACTOR, _SAFETY * err ** _ERR_EXP)
-            h_abs[run] = np.where(acc, ha * grow, ha * shrink)
-            rejected[run] = ~acc
-            if not acc.any():
-                continue
-            a_idx = np.flatnonzero(acc)
-            ids = run[a_idx]
-            t_old, y_old = tr[a_idx], yr[:, a_idx]
-            t_acc, y_acc, f_acc, p_acc, h_acc = t_new[a_idx], y_new[:, a_idx], f_new[:, a_idx], pr[:, a_idx], h[a_idx]
-            t[ids], y[:, ids], f[:, ids] = t_acc, y_acc, f_acc
-            nsteps[ids] += 1
-            stop_at = np.full(len(ids), np.inf)
-            stop_why: dict = {}
-            stop_mon: dict = {}
-            # which members need the dense output: an output time in (t_old, t_new], or a monitor hit
-            need = (nxt[ids] < nT) & (t_eval[np.minimum(nxt[ids], nT - 1)] <= t_acc)
-            hit = np.zeros((2 * nM, len(ids)), bool)
-            if nM:
-                cn = model.monitor_values(t_acc, y_acc, p_acc)
-                ev_new = _event_values(model, cn, c0[:, ids], singular_tol)
-                hit = (ev_old[:, ids] > 0) & ~(ev_new > 0)
-                ev_old[:, ids] = ev_new
-                need |= hit.any(axis=0)
-            Fc = None
-            if need.any():
-                d = np.flatnonzero(need)
-                Kd = K[:, :, : len(run)][:, :, a_idx[d]].copy()
-                Fc_d = _dense(model, Kd, t_old[d], y_old[:, d], y_acc[:, d], f_acc[:, d], h_acc[d], p_acc[:, d])
-                nfev[ids[d]] += len(_C_EXTRA)
-                Fc = (d, Fc_d)
-                if hit.any():
-                    _locate(model, Fc, hit, d, t_old, h_acc, y_old, p_acc, c0[:, ids], singular_tol, stop_at,
-                            stop_why, stop_mon)
-            # outputs (up to a stop)
-            if Fc is not None:
-                d, Fc_d = Fc
-                pos = {j: r for r, j in enumerate(d)}
-                while True:
-                    jd = ids[d]
-                    te = t_eval[np.minimum(nxt[jd], nT - 1)]
-                    ok = (nxt[jd] < nT) & (te <= np.minimum(t_acc[d], stop_at[d]))
-                    if not ok.any():
-                        break
-                    cols = np.flatnonzero(ok)
-                    jj = d[cols]
-                    x = (te[cols] - t_old[jj]) / h_acc[jj]
-                    ys = _interp(Fc_d[:, :, cols], y_old[:, jj], x)
-                    fulls = model.to_full(te[cols], ys, p_acc[:, jj])
-                    out[ids[jj], nxt[ids[jj]]] = fulls.T
-                    nxt[ids[jj]] += 1
-                # members stopped at a singular state: the state where they stopped
-                for j in d:
-                    if np.isfinite(stop_at[j]):
-                        i = ids[j]
-                        x = np.array([(stop_at[j] - t_old[j]) / h_acc[j]])
-                        ys = _interp(Fc_d[:, :, pos[j]:pos[j] + 1], y_old[:, j:j + 1], x)
-                        status[i], t_stop[i] = 1, stop_at[j]
-                        y_stop[i] = model.to_full(np.array([stop_at[j]]), ys, p_acc[:, j:j + 1])[:, 0]
-                        message[i] = stop_why[j]
-                        chart[i] = model.monitors[stop_mon[j]].chart
-            done = (t_acc >= t1) & (status[ids] == _RUNNING)
-            for i in ids[done]:
-                status[i], t_stop[i] = 0, t1
-                y_stop[i] = model.to_full(np.array([t1]), y[:, i:i + 1], P[:, i:i + 1])[:, 0]
-                message[i] = "The solver successfully reached the end of the integration interval."
-            run = np.flatnonzero(status == _RUNNING)
-    finally:
-        np_err.__exit__(None, None, None)
-    return BatchResult(out, status, message, t_stop, y_stop, nfev, nsteps, chart)
+            self.h_abs[run] = _initial_step(model, t0, self.y[:, run], self.f[:, run], P[:, run], self.t1, max_step,
+                                            rtol, atol)
+            self.nfev[run] += 1
+        return run
+
+    def step(self, run: np.ndarray, max_step: float, rtol: float, atol: float) -> np.ndarray:
+        """One DOP853 step of every running member (accepted or rejected by its own error estimate);
+        returns the members still running."""
+        model, t, P, h_abs = self.model, self.t, self.P, self.h_abs
+        tr, yr, fr, pr = t[run], self.y[:, run], self.f[:, run], P[:, run]
+        min_step = 10 * np.abs(np.nextafter(tr, np.inf) - tr)
+        ha = h_abs[run]
+        rej = self.rejected[run]
+        fresh = ~rej
+        ha = np.where(fresh & (ha > max_step), max_step, ha)
+        ha = np.where(fresh & (ha < min_step), min_step, ha)
+        # a NaN step size compares false with everything: it must end the member here, or the
+        # loop would reject NaN steps for ever (the first step of an overflowing member is NaN)
+        tiny = ~np.isfinite(ha) | (rej & (ha < min_step))
+        if tiny.any():
+            for i in run[tiny]:
+                self.status[i], self.message[i], self.t_stop[i] = 2, _failure(t[i], h_abs[i], self.overflow[i]), t[i]
+                self.y_stop[i] = model.to_full(t[i:i + 1], self.y[:, i:i + 1], P[:, i:i + 1])[:, 0]
+            keep = ~tiny
+            run, tr, yr, fr, pr, ha, rej = run[keep], tr[keep], yr[:, keep], fr[:, keep], pr[:, keep], \
+                ha[keep], rej[keep]
+            if not len(run):
+                return run
+        t_new = np.minimum(tr + ha, self.t1)
+        h = t_new - tr
+        ha = np.abs(h)
+        Kr = self.K[:, :, : len(run)]
+        Kr[0] = fr
+        for s in range(1, _N_STAGES):
+            dy = _lincomb(_A[s, :s], Kr[:s]) * h
+            Kr[s] = model.F(tr + _C[s] * h, yr + dy, pr)
+        y_new = yr + h * _lincomb(_B, Kr[:_N_STAGES])
+        f_new = model.F(t_new, y_new, pr)
+        Kr[_N_STAGES] = f_new
+        self.nfev[run] += _N_STAGES
+        scale = atol + np.maximum(np.abs(yr), np.abs(y_new)) * rtol
+        e5 = _rms2(_lincomb(_E5, Kr[: _N_STAGES + 1]) / scale)
+        e3 = _rms2(_lincomb(_E3, Kr[: _N_STAGES + 1]) / scale)
+        both0 = (e5 == 0) & (e3 == 0)
+        err = np.where(both0, 0.0, ha * e5 / np.sqrt(np.where(both0, 1.0, (e5 + 0.01 * e3) * self.n)))
+        acc = err < 1
+        self.overflow[run] = ~np.isfinite(err)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grow = np.where(err == 0, _MAX_FACTOR, np.minimum(_MAX_FACTOR, _SAFETY * err ** _ERR_EXP))
+            grow = np.where(rej, np.minimum(1.0, grow), grow)
+            shrink = np.fmax(_MIN_FACTOR, _SAFETY * err ** _ERR_EXP)
+        h_abs[run] = np.where(acc, ha * grow, ha * shrink)
+        self.rejected[run] = ~acc
+        if acc.any():
+            self._accept(run, np.flatnonzero(acc), tr, yr, t_new, y_new, f_new, pr, h)
+        return self.running()
+
+    def _accept(self, run, a_idx, tr, yr, t_new, y_new, f_new, pr, h) -> None:
+        """Take the accepted steps ``a_idx`` (indices into ``run``): new states, monitors and their events,
+        the outputs up to a stop, the members that stopped at a singular state or reached t1."""
+        model, t_eval, nT, nxt = self.model, self.t_eval, self.nT, self.nxt
+        ids = run[a_idx]
+        t_old, y_old = tr[a_idx], yr[:, a_idx]
+        t_acc, y_acc, f_acc, p_acc, h_acc = t_new[a_idx], y_new[:, a_idx], f_new[:, a_idx], pr[:, a_idx], h[a_idx]
+        self.t[ids], self.y[:, ids], self.f[:, ids] = t_acc, y_acc, f_acc
+        self.nsteps[ids] += 1
+        stop_at = np.full(len(ids), np.inf)
+        stop_why: dict = {}
+        stop_mon: dict = {}
+        # which members need the dense output: an output time in (t_old, t_new], or a monitor hit
+        need = (nxt[ids] < nT) & (t_eval[np.minimum(nxt[ids], nT - 1)] <= t_acc)
+        hit = np.zeros((2 * self.nM, len(ids)), bool)
+        if self.nM:
+            cn = model.monitor_values(t_acc, y_acc, p_acc)
+            ev_new = _event_values(model, cn, self.c0[:, ids], self.singular_tol)
+            hit = (self.ev_old[:, ids] > 0) & ~(ev_new > 0)
+            self.ev_old[:, ids] = ev_new
+            need |= hit.any(axis=0)
+        if need.any():
+            d = np.flatnonzero(need)
+            Kd = self.K[:, :, : len(run)][:, :, a_idx[d]].copy()
+            Fc_d = _dense(model, Kd, t_old[d], y_old[:, d], y_acc[:, d], f_acc[:, d], h_acc[d], p_acc[:, d])
+            self.nfev[ids[d]] += len(_C_EXTRA)
+            if hit.any():
+                _locate(model, (d, Fc_d), hit, d, t_old, h_acc, y_old, p_acc, self.c0[:, ids], self.singular_tol,
+                        stop_at, stop_why, stop_mon)
+            self._outputs(ids, d, Fc_d, t_old, y_old, t_acc, p_acc, h_acc, stop_at, stop_why, stop_mon)
+        done = (t_acc >= self.t1) & (self.status[ids] == _RUNNING)
+        for i in ids[done]:
+            self.status[i], self.t_stop[i] = 0, self.t1
+            self.y_stop[i] = model.to_full(np.array([self.t1]), self.y[:, i:i + 1], self.P[:, i:i + 1])[:, 0]
+            self.message[i] = "The solver successfully reached the end of the integration interval."
+
+    def _outputs(self, ids, d, Fc_d, t_old, y_old, t_acc, p_acc, h_acc, stop_at, stop_why, stop_mon) -> None:
+        """The dense outputs of the members ``d`` (indices into ``ids``) up to their stop, and the state of
+        those stopped at a singular state."""
+        model, t_eval, nT, nxt = self.model, self.t_eval, self.nT, self.nxt
+        pos = {j: r for r, j in enumerate(d)}
+        while True:
+            jd = ids[d]
+            te = t_eval[np.minimum(nxt[jd], nT - 1)]
+            ok = (nxt[jd] < nT) & (te <= np.minimum(t_acc[d], stop_at[d]))
+            if not ok.any():
+                break
+            cols = np.flatnonzero(ok)
+            jj = d[cols]
+            x = (te[cols] - t_old[jj]) / h_acc[jj]
+            ys = _interp(Fc_d[:, :, cols], y_old[:, jj], x)
+            fulls = model.to_full(te[cols], ys, p_acc[:, jj])
+            self.out[ids[jj], nxt[ids[jj]]] = fulls.T
+            nxt[ids[jj]] += 1
+        for j in d:  # members stopped at a singular state: the state where they stopped
+            if np.isfinite(stop_at[j]):
+                i = ids[j]
+                x = np.array([(stop_at[j] - t_old[j]) / h_acc[j]])
+                ys = _interp(Fc_d[:, :, pos[j]:pos[j] + 1], y_old[:, j:j + 1], x)
+                self.status[i], self.t_stop[i] = 1, stop_at[j]
+                self.y_stop[i] = model.to_full(np.array([stop_at[j]]), ys, p_acc[:, j:j + 1])[:, 0]
+                self.message[i] = stop_why[j]
+                self.chart[i] = model.monitors[stop_mon[j]].chart
 
 
 def _failure(t: float, h: float, overflow: bool) -> str:

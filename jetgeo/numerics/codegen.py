@@ -27,7 +27,7 @@ function ``f(t, y, p) -> ndarray`` implemented by a small CPython extension modu
    a library is imported only if it is a private regular file whose hash matches that record,
    otherwise it is compiled again.  An expression index (``index/``) finds the module of
    already-seen expressions without recomputing the common subexpressions; its key covers the
-   source of this file and of ``compile.py``, the jetgeo and sympy versions, the compiler
+   source of this file, ``compile.py`` and ``cse.py``, the jetgeo and sympy versions, the compiler
    command and flags and the ABI.
 
 Other generated modules reuse the same printer and cache: :func:`c_statements` prints renamed
@@ -76,6 +76,7 @@ from ..errors import CompilerUnavailableError, InputError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, free_symbols_dag
 from ..version import __version__
+from .cse import common_subexpressions
 
 __all__ = ["CompilerUnavailableError", "c_function", "c_module", "c_rhs_module", "c_source", "c_statements",
            "cache_dir", "compiler_command", "stats", "clear_memory_cache", "private_cache_dir"]
@@ -91,11 +92,12 @@ _MODULES: dict[str, tuple] = {}
 
 def _code_fingerprint() -> str:
     """A digest of everything besides the expressions, the compiler and the ABI that shapes the
-    generated code: this file (printing, template), ``compile.py`` (the common subexpressions),
+    generated code: this file (printing, template), ``compile.py`` and ``cse.py`` (the common subexpressions),
     the threshold of the DAG elimination, and the versions of jetgeo and sympy (its printer)."""
     here = Path(__file__)
     parts = [hashlib.sha256(here.read_bytes()).hexdigest(),
              hashlib.sha256(here.with_name("compile.py").read_bytes()).hexdigest(),
+             hashlib.sha256(here.with_name("cse.py").read_bytes()).hexdigest(),
              f"cse-dag>{CSE_PREPROCESS_MAX_NODES}", f"jetgeo{__version__}", f"sympy{sp.__version__}"]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
@@ -344,8 +346,6 @@ def c_statements(exprs: list, cse: bool = True, optimizations: str | None = "bas
     if not re.fullmatch(r"[a-z]+", out):
         raise InputError(f"codegen: the output array's name must be lower-case letters, not {out!r}")
     if cse:
-        from .compile import common_subexpressions  # compile imports this module only when asked
-
         repl, reduced = common_subexpressions(exprs, optimizations)
     else:
         repl, reduced = [], list(exprs)

@@ -49,7 +49,9 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, free_symbols_dag, tree_size, xreplace_dag
+from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, free_symbols_dag, xreplace_dag
+from . import codegen
+from .cse import _rebuilt, _tree_nodes, common_subexpressions
 
 __all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
 
@@ -255,8 +257,6 @@ def compile_rhs(
     if factor:
         flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
     if backend in ("c", "auto") and not vectorized:
-        from . import codegen
-
         try:
             mod, csource, parts = codegen.c_rhs_module(flat_r, len(ys), len(ps), tuple(shape), cse=cse,
                                                    optimizations=optimizations, bordered=bordered)
@@ -409,69 +409,6 @@ def _doprint(pr, expr) -> str:
         raise InputError(f"compile_rhs: cannot compile {expr!s:.60}: {str(exc).splitlines()[0]}") from exc
 
 
-def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> tuple:
-    """(replacements, reduced expressions): ``sympy.cse`` with locals ``_c0, _c1, …`` — for
-    expressions of more than :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES` tree nodes
-    (together) the elimination on the DAG of :func:`_dag_cse` instead: sympy's pre-processing,
-    its search for negated sums (``opt_cse`` asks every sum ``could_extract_minus_sign``, which
-    sorts its terms) and the canonical ordering all walk trees (170 s of the Whipple bicycle's
-    bordered system went into that search; the DAG already shares what it would find)."""
-    symbols = sp.numbered_symbols("_c")
-    if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
-        return _dag_cse(list(exprs), symbols)
-    return sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
-
-
-def _rebuilt(e, args: list):
-    """``e`` with new arguments; sums, products and powers unevaluated (their arguments are
-    already in canonical order — re-flattening an 11 000-term sum sorts it again)."""
-    if e.is_Add or e.is_Mul or e.is_Pow:
-        return e.func(*args, evaluate=False)
-    return e.func(*args)
-
-
-def _dag_cse(exprs: list, symbols) -> tuple:
-    """Common subexpressions of expression DAGs: every non-atomic node reached more than once
-    (as an argument or as a root; equal nodes count as one, as in sympy's ``tree_cse``) becomes
-    a local ``_cK``, assigned before its first use, in post-order; nodes are rebuilt
-    unevaluated around the locals.  The same replacements as ``tree_cse`` finds on these inputs,
-    without rebuilding (and re-sorting) every sum it meets: the Whipple bicycle's bordered
-    system (40 000 DAG nodes, 8 676 locals) 3.9 s → 1.1 s."""
-    count: dict = {}
-    stack = list(exprs)
-    while stack:  # reference counts, each node's arguments walked once
-        e = stack.pop()
-        if e.is_Atom:
-            continue
-        k = e
-        if k in count:
-            count[k] += 1
-            continue
-        count[k] = 1
-        stack.extend(e.args)
-    repl: list = []
-    done: dict = {}
-
-    def visit(e):
-        if e.is_Atom:
-            return e
-        k = e
-        got = done.get(k)
-        if got is not None:
-            return got
-        args = [visit(a) for a in e.args]
-        new = _rebuilt(e, args) if any(a is not b for a, b in zip(args, e.args)) else e
-        if count[k] > 1 and isinstance(e, sp.Expr):  # not a Piecewise branch (ExprCondPair) or a tuple
-            sym = next(symbols)
-            repl.append((sym, new))
-            new = sym
-        done[k] = new
-        return new
-
-    reduced = [visit(e) for e in exprs]
-    return repl, reduced
-
-
 #: Sums and products with more arguments are printed in chunks of this many, each assigned to a
 #: local: Python's parser nests ``a + b + c + …`` one level per operand and overflows its stack
 #: near a thousand (the Whipple bicycle's expanded Euler–Lagrange expressions have 11 000 terms).
@@ -592,18 +529,6 @@ def _allowed_constant(c, in_tuple: bool = False) -> bool:
     if isinstance(c, tuple):
         return all(_allowed_constant(k, True) for k in c)
     return False
-
-
-def _tree_nodes(exprs) -> int:
-    """Tree nodes of the expressions together, counted on the DAG and capped just above
-    :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES`."""
-    memo: dict = {}
-    total = 0
-    for e in exprs:
-        total += tree_size(e, memo, cap=CSE_PREPROCESS_MAX_NODES)
-        if total > CSE_PREPROCESS_MAX_NODES:
-            break
-    return total
 
 
 def _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend):

@@ -50,8 +50,9 @@ from ..errors import BranchError, InputError, NotRegularError, OffManifoldError,
 from ..geometry.coerce import check_assumptions
 from ..mechanics.eom import SampledSystem
 from ..progress import progress_bar
+from ..version import __version__
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
-from .ensemble_store import process_alive, process_start_time
+from .ensemble_store import open_store, process_alive, process_start_time, study_fingerprint
 from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
@@ -632,8 +633,6 @@ def ensemble(
     settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
                 "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
                 "manifold_tol": float(manifold_tol), "complete": bool(complete), "atlas": bool(atlas)}
-    from ..version import __version__
-
     coords = {n: P[r] for r, n in enumerate(model.params)}
     coords.update({n: v for n, v in cols.items() if n not in coords})
     attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": model.formulation,
@@ -645,8 +644,6 @@ def ensemble(
                                 "failed: integrator failure; invalid: bad data (off Q, non-finite, singular start)",
              "jetgeo_version": __version__}
     starts = list(range(0, N, chunk_size))
-    from .ensemble_store import open_store, study_fingerprint
-
     fp = study_fingerprint(model.fingerprint, settings, full, P, chunk_size)
     attrs["fingerprint"] = fp
     member_coords = {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}

@@ -23,6 +23,8 @@ eq. (2.2.11)]
 ========================  ==================================================  =====================
 """
 
+from ..errors import JetgeoError
+from ..progress import tracked
 from ._common import Motion
 from .benenti import benenti_first_kind, benenti_second_kind
 from .chaplygin import chaplygin, chaplygin_choices, is_chaplygin
@@ -77,9 +79,6 @@ def all_methods(system, Q, psi=None, z=None, progress: bool | None = None) -> di
     Gibbs–Appell equations.  ``progress``: a tqdm bar over the recipes (None: only in a
     terminal; see :mod:`jetgeo.progress`).
     """
-    from ..errors import JetgeoError
-    from ..progress import tracked
-
     jobs = [(name, (lambda fn=fn: fn(system, Q))) for name, fn in METHODS.items()]
     if psi is not None:
         jobs += [("benenti1", lambda: benenti_first_kind(system, psi, z)),

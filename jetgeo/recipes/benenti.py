@@ -111,7 +111,7 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
         raise NotRegularError("Benenti's second kind needs a regular Lagrangian: det W vanishes identically")
     L = sp.Matrix(system.free_motion_functions())
     C = Q.jacobian()
-    b = sp.Matrix([sp.diff(f, Y.t) + sum((sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)), 0) for f in Q.f])
+    b = sp.Matrix([Y.cut_total_derivative(f) for f in Q.f])
     X = solve_exact(W, C.T)  # W⁻¹ Cᵀ (cancelled when small, an unexpanded DAG when large)
     Y0 = solve_exact(W, L)  # W⁻¹ L
     G = matmul_dag(C, X).applyfunc(trig_reduce_if_small)

@@ -42,8 +42,7 @@ __all__ = ["gibbs_appell", "energy_of_accelerations"]
 def _split(system: LagrangianSystem) -> tuple:
     """(T, Π): kinetic part and generalised forces Π_σ = A_σ − ∂V/∂q^σ."""
     Y = system.Y
-    T = getattr(system, "kinetic_energy", None)
-    V = getattr(system, "potential_energy", None)
+    T, V = system.kinetic_energy, system.potential_energy
     if T is None:
         return system.L, list(system.forces)
     V = as_expr(V or 0)
@@ -54,7 +53,7 @@ def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
     """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q [Benenti 2007, eq. (5.1)]."""
     Y = system.Y
     T, Pi = _split(system)
-    V = getattr(system, "potential_energy", None)
+    V = system.potential_energy
     if not depends_on([as_expr(V or 0)], Y.qdot):
         # L = T − V with V free of q̇: W is L's Hessian and b_σ = Π_σ − e_σ(L), e the Euler–Lagrange
         # expressions without accelerations — from L's polynomial ring when L is a polynomial (the

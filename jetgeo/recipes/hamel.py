@@ -23,9 +23,8 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..errors import InputError, NotApplicableError
-from ..geometry import lu_solve_dag
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_sized, diff_dag, solve_affine, xreplace_dag
+from ..geometry.exact import det_sized, diff_dag, lu_solve_dag, solve_affine, xreplace_dag
 from ..geometry.zero import is_zero, normalise_if_small
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, check_system

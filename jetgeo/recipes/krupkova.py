@@ -9,6 +9,7 @@ q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
 
 from __future__ import annotations
 
+from ..geometry.exact import solve_affine
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
 from ._common import Motion, accelerations_on_Q, constrained
 
@@ -89,8 +90,6 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     A, B = cs.krupkova_coefficients()
     qdd = [cs.Y.qddot[i] for i in cs.independent_indices]
     eqs = [A[r] + sum((B[r, s] * qdd[s] for s in range(len(qdd))), 0) for r in range(len(qdd))]
-    from ..geometry.exact import solve_affine
-
     sol, det = solve_affine(eqs, qdd, "Voronets' equations")
     acc = accelerations_on_Q(cs, sol)
     m = _motion(cs, "voronets", acc, {"equations": eqs, "A": A, "B": B})

@@ -49,7 +49,7 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
     # non-zero coefficients only (0·e asks e.is_finite, which walks e's tree)
     E = sp.Matrix([list(e) for e in basis]) if basis else sp.zeros(0, Y.m)
     M = sp.Matrix.vstack(matmul_dag(E, W), C)
-    rhs = [sp.diff(f, Y.t) + sp.Add(*[sp.diff(f, q) * v for q, v in zip(Y.q, Y.qdot)]) for f in Q.f]
+    rhs = [Y.cut_total_derivative(f) for f in Q.f]
     B = sp.Matrix.vstack(matmul_dag(E, sp.Matrix(L)), -sp.Matrix(rhs))
     memo: dict = {}
     M = M.applyfunc(lambda x: xreplace_dag(x, cs.g, memo))  # q̇^D = g; the q̈ stay unknowns

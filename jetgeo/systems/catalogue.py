@@ -1,6 +1,8 @@
 """The catalogue machinery: :class:`CatalogueEntry`, :func:`names`, :func:`load`.
 
-An entry is built from a :class:`SystemSpec` (the raw data: coordinates, kinetic and
+The systems are the builders registered in :mod:`jetgeo.systems.registry` by the modules of
+builders (:mod:`~jetgeo.systems.entries`, :mod:`~jetgeo.systems.whipple`), which this module
+imports.  An entry is built from a :class:`SystemSpec` (the raw data: coordinates, kinetic and
 potential energy or Lagrangian, forces, implicit constraints, a parametrisation,
 sample values) by :func:`load`, which first replaces parameters the caller gave
 values for (``load("skate", m=1)``) and then constructs the
@@ -10,7 +12,7 @@ values for (``load("skate", m=1)``) and then constructs the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -18,42 +20,21 @@ import sympy as sp
 from ..errors import InputError
 from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
-from ..geometry.exact import EXACT_SAMPLE_MAX_NODES, NORMALISE_MAX_NODES, det_exact, tree_size
+from ..geometry.exact import (
+    EXACT_SAMPLE_MAX_NODES,
+    NORMALISE_MAX_NODES,
+    det_exact,
+    lu_solve_dag,
+    solve_exact,
+    tree_size,
+)
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
 from ..mechanics.eom import SampledSystem
+from . import entries, whipple  # noqa: F401  (the modules of builders: importing them registers their systems)
+from .registry import REGISTRY, SystemSpec, register
 
 __all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
-
-
-@dataclass
-class SystemSpec:
-    """Raw data of a catalogue entry (before parameter substitution).
-
-    ``T``/``V`` (mechanical systems) or ``L`` (general Lagrangian); ``forces`` the
-    generalised forces A_σ (Newton's sign); ``f`` the implicit constraints f^i = 0;
-    ``psi``/``z`` a parametrisation q̇ = ψ(t, q, z) of the same constraints;
-    ``guess`` values of t, q and of the velocities (the dependent velocities are
-    recomputed from the normal form, so the initial state lies on Q exactly);
-    ``params`` sample numeric values of the parameters.
-    """
-
-    Y: FibredManifold
-    f: list
-    reference: str
-    description: str
-    parameters: tuple
-    params: dict
-    guess: dict
-    T: sp.Expr | None = None
-    V: sp.Expr = sp.Integer(0)
-    L: sp.Expr | None = None
-    forces: list | None = None
-    dependent: list | None = None
-    branch: int | None = None
-    psi: list | None = None
-    z: tuple | None = None
-    notes: list = field(default_factory=list)
 
 
 @dataclass
@@ -125,50 +106,21 @@ class CatalogueEntry(SampledSystem):
         return "\n".join(lines)
 
 
-# --- registry ----------------------------------------------------------------------------------
+# --- the registry (jetgeo.systems.registry) and the modules of builders ---------------------------
 
 
-@dataclass
-class _Registered:
-    builder: Callable[..., SystemSpec]
-    options: dict
-    summary: str
-    heavy: bool = False
-
-
-_REGISTRY: dict[str, _Registered] = {}
 _SAMPLE_DIGITS = 50
-
-
-def register(name: str, summary: str, heavy: bool = False, **options):
-    """Decorator adding a builder ``f(**options) -> SystemSpec`` to the catalogue.
-
-    ``heavy=True`` marks a system whose full symbolic equations of motion are expensive
-    (the Whipple bicycle): it loads like any other, but :func:`names` lists it only when
-    asked, so that loops over the catalogue stay fast."""
-
-    def deco(fn):
-        _REGISTRY[name] = _Registered(fn, dict(options), summary, heavy)
-        return fn
-
-    return deco
-
-
-def _ensure_loaded() -> None:
-    from . import entries, whipple  # noqa: F401  (registers the entries)
 
 
 def names(heavy: bool = False) -> list:
     """The names of the catalogue's systems, sorted; ``heavy=True`` includes the systems whose
     full symbolic equations are expensive (see :func:`register`)."""
-    _ensure_loaded()
-    return sorted(n for n, r in _REGISTRY.items() if heavy or not r.heavy)
+    return sorted(n for n, r in REGISTRY.items() if heavy or not r.heavy)
 
 
 def describe() -> dict:
     """{name: one-line summary (with its reference)}."""
-    _ensure_loaded()
-    return {n: _REGISTRY[n].summary for n in sorted(_REGISTRY)}
+    return {n: REGISTRY[n].summary for n in sorted(REGISTRY)}
 
 
 def _unknown(name) -> InputError:
@@ -183,10 +135,9 @@ def load(name: str, **params) -> CatalogueEntry:
     which are substituted before the objects are built.  Unknown names or
     arguments raise :class:`~jetgeo.errors.SpecError` listing what is valid.
     """
-    _ensure_loaded()
-    if not isinstance(name, str) or name not in _REGISTRY:
+    if not isinstance(name, str) or name not in REGISTRY:
         raise _unknown(name)
-    reg = _REGISTRY[name]
+    reg = REGISTRY[name]
     options = dict(reg.options)
     values = {}
     forces = params.pop("forces", None)
@@ -254,7 +205,7 @@ def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     params = {p: spec.params[p] for p in parameters if p in spec.params}
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
     notes = list(spec.notes)
-    initial = _initial_state(Q, spec, subs, params, heavy=_REGISTRY[name].heavy, notes=notes)
+    initial = _initial_state(Q, spec, subs, params, heavy=REGISTRY[name].heavy, notes=notes)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
         reference=spec.reference, description=spec.description, initial=initial, params=params,
@@ -287,12 +238,12 @@ def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, param
         # nests every link's g and costs minutes; its value here needs one small solve)
         A, b = sp.linear_eq_to_matrix(rows, dep)
         if not det_exact(A).is_zero:
-            sol = A.LUsolve(b)
+            sol = solve_exact(A, b)
             memo: dict = {}
             if sum(tree_size(v, memo) for v in sol) > EXACT_SAMPLE_MAX_NODES:
                 # exact values of a long chain nest every link (a tree exponential in its length):
                 # the same solve in 50-digit arithmetic, said in the entry's notes
-                sol = A.evalf(_SAMPLE_DIGITS).LUsolve(b.evalf(_SAMPLE_DIGITS))
+                sol = lu_solve_dag(A.evalf(_SAMPLE_DIGITS), b.evalf(_SAMPLE_DIGITS))
                 if notes is not None:
                     notes.append(f"sample state: the dependent velocities are given to {_SAMPLE_DIGITS} digits "
                                  "(their exact values nest every constraint and would print as huge trees)")

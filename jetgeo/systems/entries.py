@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..errors import InputError
 from ..jets import FibredManifold
-from .catalogue import SystemSpec, register
+from .registry import SystemSpec, register
 
 cos, sin = sp.cos, sp.sin
 Rat = sp.Rational
@@ -281,8 +282,6 @@ def _benenti_problem() -> SystemSpec:
 
 def _form(form: str, name: str) -> str:
     if form not in ("linear", "nonlinear"):
-        from ..errors import InputError
-
         raise InputError(f"{name}: form must be 'linear' or 'nonlinear', got {form!r}")
     return form
 
@@ -506,8 +505,6 @@ def _stolarova3() -> SystemSpec:
 @register("n_trailer", "a car pulling n trailers, each a knife edge hitched at the previous axle (n ≥ 0)", n=1)
 def _n_trailer(n: int = 1) -> SystemSpec:
     if not isinstance(n, int) or isinstance(n, bool) or n < 0 or n > 8:
-        from ..errors import InputError
-
         raise InputError(f"n_trailer: n must be an integer 0 ≤ n ≤ 8, got {n!r}")
     Y = FibredManifold(["x", "y", *[f"theta{i}" for i in range(n + 1)]])
     x, y, *ths = Y.q

@@ -52,6 +52,8 @@ from ..errors import InputError
 from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.linearisation import linearise
+from .registry import SystemSpec, register
 
 __all__ = ["WhippleBicycle", "whipple_bicycle", "benchmark_parameters", "benchmark_matrices",
            "eigenvalues", "stability_speeds"]
@@ -108,8 +110,6 @@ class WhippleBicycle:
         (φ, δ, φ̇, δ̇): ``.A`` (4 × 4), ``.mass``, ``.damping``, ``.stiffness``.  ``v`` and
         ``g`` default to symbols (then the entries are polynomials in them).
         """
-        from ..mechanics.linearisation import linearise
-
         v = sp.Symbol("v") if v is None else v
         Y = self.Y
         x, y, psi, phi, th, de, thR, thF = Y.q
@@ -264,8 +264,6 @@ def stability_speeds(g: float = 9.81) -> tuple:
 
 
 def _register() -> None:
-    from .catalogue import SystemSpec, register
-
     @register("whipple_bicycle", "Whipple bicycle, the benchmark of [Meijaard et al. 2007] (4 bodies, 8 coordinates, "
               "4 rolling constraints + 1 holonomic contact condition as ḣ = 0)", heavy=True)
     def _whipple() -> SystemSpec:

@@ -52,7 +52,7 @@ def __getattr__(name: str):
     """The strategies are imported on first use, so that the checks work without hypothesis."""
     if name in _STRATEGIES:
         try:
-            from . import strategies
+            from . import strategies  # hypothesis, an optional dependency, only when a strategy is asked for
         except ImportError as exc:  # pragma: no cover - hypothesis is a test dependency
             raise ImportError(
                 f"jetgeo.testing.{name} needs hypothesis: pip install hypothesis (or jetgeo[test])"

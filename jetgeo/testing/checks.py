@@ -258,7 +258,7 @@ def _chart_for(obj, Q) -> _Chart:
     if pm is not None:
         return _Chart(Q, psi_map=pm)
     own = _branch_of(obj) if obj.Q is Q else None
-    return _Chart(Q, branch=own if own is not None else getattr(Q, "branch_choice", None))
+    return _Chart(Q, branch=own if own is not None else Q.branch_choice)
 
 
 # --- the checks -------------------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
         chart = _Chart(Q, psi_map=pb)
     else:
         br = None if given else (_branch_of(a) if _branch_of(a) is not None else _branch_of(b))
-        chart = _Chart(Q, branch=br if br is not None else getattr(Q, "branch_choice", None))
+        chart = _Chart(Q, branch=br if br is not None else Q.branch_choice)
     acc_a = _accelerations_in(chart, a)
     acc_b = _accelerations_in(chart, b)
     items = [(f"{k}", acc_a[k] - acc_b[k]) for k in Q.Y.qddot]

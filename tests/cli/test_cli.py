@@ -64,7 +64,12 @@ def test_demo_runs_end_to_end(capsys):
     out = capsys.readouterr().out
     assert "xddot = -R*psidot*thetadot*sin(psi)" in out  # [Benenti 2007, §9.2]: ẍ = −R ψ̇ θ̇ sin ψ
     assert "energy conserved along the motion (dE/dt = 0 on Q): True" in out
-    assert "disagree" in out and "ALL METHODS AGREE" in out  # computed by recipes.equivalent
+    # the summary computed by recipes.equivalent: no method disagrees, and the count of agreeing methods is the
+    # number of "agrees" rows of the table above it ("0 disagree" is what "disagree" in out also matched)
+    summary = re.search(r"(\d+) methods agree with krupkova, (\d+) not applicable, (\d+) disagree", out)
+    assert summary is not None and summary.group(3) == "0", out
+    assert int(summary.group(1)) == len(re.findall(r"^  \S.*?\s+agrees {2,}\S", out, re.M)) >= 5, out
+    assert "DISAGREES" not in out and "ALL METHODS AGREE" in out
     assert re.search(r"ibort SODE \[Ibort et al\. 1996\]\s+agrees", out)
     assert "Theorem 2 [Ibort et al. 1996]: compatible" in out
     assert elapsed < 30  # generous on a loaded machine; ~2 s CPU when idle

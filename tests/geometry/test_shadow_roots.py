@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from jetgeo.errors import NotRationalError
 from jetgeo.geometry.exact import det_dag, generic_rank, generic_rank_dag, lu_solve_dag
-from jetgeo.geometry.exact.shadow import MAX_SHADOW_POINTS, NoRootAtPoint, mod_value
+from jetgeo.geometry.exact.shadow import MAX_SHADOW_POINTS, NoRootAtPointError, mod_value
 from jetgeo.geometry.zero import zero_test
 
 x, y, th = sp.symbols("x y theta")
@@ -88,7 +88,7 @@ def test_one_radicand_in_two_forms_gets_one_root():
 
 
 def test_non_residue_is_another_point():
-    """A radicand whose value is a non-residue raises NoRootAtPoint (a ZeroDivisionError: the
+    """A radicand whose value is a non-residue raises NoRootAtPointError (a ZeroDivisionError: the
     caller samples again), and half the points or so have a root."""
     R = 1 + x**2 + y**2
     outcomes = []
@@ -96,7 +96,7 @@ def test_non_residue_is_another_point():
         try:
             mod_value(sp.sqrt(R), {}, {}, {}, trial)
             outcomes.append(True)
-        except NoRootAtPoint:
+        except NoRootAtPointError:
             outcomes.append(False)
     assert 5 <= sum(outcomes) <= MAX_SHADOW_POINTS - 5
 
@@ -109,7 +109,7 @@ def _first_trials_without_root():
         for trial in range(2):
             try:
                 mod_value(sp.sqrt(R), {}, {}, {}, trial)
-            except NoRootAtPoint:
+            except NoRootAtPointError:
                 misses += 1
         if misses == 2:
             return R

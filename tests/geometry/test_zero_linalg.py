@@ -12,9 +12,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jetgeo.errors import RankDeficientError
-from jetgeo.geometry import generic_rank, is_zero, normalise, nullspace, singular_locus, solve_linear
-from jetgeo.geometry.exact import trig_normal_form
+from jetgeo.errors import NotRegularError
+from jetgeo.geometry import generic_rank, is_zero, normalise, nullspace, singular_locus
+from jetgeo.geometry.exact import solve_square, trig_normal_form
 from jetgeo.geometry.linalg import independent_rows
 from jetgeo.geometry.zero import PointSampler, zero_test
 
@@ -173,16 +173,17 @@ def test_nullspace_and_solve():
         assert all(is_zero(e) for e in M * v)
     A = sp.Matrix([[c, -s], [s, c]])
     b = sp.Matrix([x, y])
-    sol, det = solve_linear(A, b)
+    res = solve_square(A, b, "rotation")
+    sol, det = res.X, res.det
     assert all(is_zero(e) for e in A * sol - b)
     assert is_zero(det - 1)
-    with pytest.raises(RankDeficientError):
-        solve_linear(sp.Matrix([[x, y], [2 * x, 2 * y]]), b)
-    with pytest.raises(RankDeficientError):
-        solve_linear(sp.Matrix([[x, y, 1]]), sp.Matrix([1]))
+    with pytest.raises(NotRegularError, match="singular example: the 2 × 2 coefficient matrix has generic rank 1"):
+        solve_square(sp.Matrix([[x, y], [2 * x, 2 * y]]), b, "singular example")
+    with pytest.raises(NotRegularError, match="generic rank 1 < 3"):
+        solve_square(sp.Matrix([[x, y, 1]]), sp.Matrix([1]), "wide example")
     # an identically-zero but undecided entry (sin² + cos² − 1) does not poison the solution
     e = s**2 + c**2 - 1
-    sol, det = solve_linear(sp.Matrix([[e, x], [y, 1]]), sp.Matrix([1, 2]))
+    sol = solve_square(sp.Matrix([[e, x], [y, 1]]), sp.Matrix([1, 2]), "example").X
     assert all(is_zero(u - v) for u, v in zip(sol, [(2 * x - 1) / (x * y), 1 / x]))
 
 

@@ -10,14 +10,13 @@ from jetgeo.errors import IncompatibleError
 from jetgeo.geometry.zero import is_zero
 from jetgeo.implicit import (
     ImplicitDifferentialEquation,
-    alpha,
     alpha_inverse_equations,
-    beta,
     beta_inverse_equations,
     hamiltonian,
     inverse_legendre,
     momenta_symbols,
 )
+from jetgeo.implicit.tulczyjew import alpha, beta
 
 
 def _double_pendulum_like():

@@ -98,7 +98,7 @@ def test_dag_cse_rebuilds_the_expressions_and_shares_what_tree_cse_shares(ops):
     is used, and it introduces as many locals as tree_cse."""
     from sympy.simplify.cse_main import tree_cse
 
-    from jetgeo.numerics.compile import _dag_cse
+    from jetgeo.numerics.cse import _dag_cse
 
     exprs = _dags(ops)
     repl, reduced = _dag_cse(exprs, sp.numbered_symbols("_c"))

@@ -17,8 +17,9 @@ import sympy as sp
 import jetgeo
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, NonholonomicProblem
 from jetgeo.errors import InputError
-from jetgeo.geometry import Chart, Form, VectorField, det_exact, generic_rank, lu_solve_dag, solve_linear
+from jetgeo.geometry import Chart, Form, VectorField, det_exact, generic_rank
 from jetgeo.geometry.coerce import as_expr, as_matrix, as_symbol
+from jetgeo.geometry.exact import lu_solve_dag, solve_square
 
 PAYLOAD = "__import__('builtins').__setattr__('JETGEO_CANARY', 1) or x"
 
@@ -62,7 +63,7 @@ def _calls():
         "VectorField.subs": lambda: VectorField(C, [C.coords[1], 0]).subs({"y": PAYLOAD}),
         "generic_rank": lambda: generic_rank([[PAYLOAD, 1], [0, 1]]),
         "det_exact": lambda: det_exact([[PAYLOAD]]),
-        "solve_linear": lambda: solve_linear([[PAYLOAD]], [1]),
+        "solve_square": lambda: solve_square([[PAYLOAD]], [1], "payload"),
         "lu_solve_dag": lambda: lu_solve_dag([[PAYLOAD]], [[1]]),
         "zero_test": lambda: jetgeo.geometry.zero_test(PAYLOAD),
         "normalise": lambda: jetgeo.geometry.normalise(PAYLOAD),

@@ -178,8 +178,8 @@ def test_the_cache_is_private_under_umask_000(tmp_path, monkeypatch):
     assert codegen.stats["compiled"] == before["compiled"] + 1 and codegen.stats["loaded"] == before["loaded"] + 1
 
 
-def test_the_expression_index_is_keyed_on_compile_py(tmp_path, monkeypatch):
-    """A jetgeo whose ``compile.py`` eliminates common subexpressions differently (here: not at all)
+def test_the_expression_index_is_keyed_on_cse_py(tmp_path, monkeypatch):
+    """A jetgeo whose ``cse.py`` eliminates common subexpressions differently (here: not at all)
     must not be served the module indexed by this one: it compiles its own (today the index hands
     it the stale module, with this jetgeo's locals ``jg_c0, …``)."""
     cache = tmp_path / "cache"
@@ -189,7 +189,7 @@ def test_the_expression_index_is_keyed_on_compile_py(tmp_path, monkeypatch):
     assert "jg_c0" in compile_rhs(expr, [x], [k], backend="c").source
     package = tmp_path / "other" / "jetgeo"
     shutil.copytree(Path(jetgeo.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    with open(package / "numerics" / "compile.py", "a", encoding="utf-8") as fh:
+    with open(package / "numerics" / "cse.py", "a", encoding="utf-8") as fh:
         fh.write("\n\ndef common_subexpressions(exprs, optimizations='basic'):  # another elimination\n"
                  "    return [], list(exprs)\n")
     probe = ("import json, sympy as sp\nfrom jetgeo.numerics import codegen, compile_rhs\n"

@@ -22,6 +22,7 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
 from .affine import (
     AffineSolution,
     SquareSolution,
+    affine_system,
     depends_on,
     det_sized,
     diff_dag,
@@ -47,6 +48,7 @@ from .size import (
     EXPAND_MAX_NODES,
     FRACTION_FREE_MAX_TERMS,
     FRACTION_FREE_MAX_WORK,
+    NORMAL_FORM_MAX_NODES,
     NORMALISE_MAX_NODES,
     PRINT_MAX_NODES,
     TIDY_MAX_NODES,
@@ -61,6 +63,7 @@ from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rati
 from .trig import reduce_pythagorean, reduce_pythagorean_shortest, trig_normal_form, trig_reduce, trig_reduce_if_small
 
 __all__ = [
+    "affine_system",
     "AffineSolution",
     "solve_affine",
     "SquareSolution",
@@ -101,6 +104,7 @@ __all__ = [
     "FRACTION_FREE_MAX_TERMS",
     "FRACTION_FREE_MAX_WORK",
     "NORMALISE_MAX_NODES",
+    "NORMAL_FORM_MAX_NODES",
     "TIDY_MAX_NODES",
     "is_small",
     "tree_size",

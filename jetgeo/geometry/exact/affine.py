@@ -28,22 +28,20 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import InputError, NotRegularError
-from ..coerce import as_expr
-from .det import BERKOWITZ_MAX_SIZE, det_exact
-from .freeze import fits_polynomial_domain, polynomial_fractions
+from ..coerce import as_expr, as_matrix
+from .fraction_free import _fraction_free_jordan, _to_ring, det_sized
 from .rank import generic_rank_dag
 from .size import (
     AFFINE_CANONICAL_MAX_NODES,
     CRAMER_GCD_MAX_TERMS,
     FRACTION_FREE_MAX_TERMS,
-    FRACTION_FREE_MAX_WORK,
     tree_size,
 )
-from .solve import det_dag, lu_solve_dag
+from .solve import lu_solve_dag
 from .trig import trig_reduce
 
-__all__ = ["AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer", "solve_exact",
-           "det_sized", "diff_dag", "depends_on",
+__all__ = ["affine_system", "AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer",
+           "solve_exact", "det_sized", "diff_dag", "depends_on",
            "free_symbols_dag", "xreplace_dag", "matmul_dag"]
 
 
@@ -269,63 +267,6 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FR
     return out.xreplace(back) if back else out
 
 
-def _to_ring(M: sp.Matrix, function_denominators: bool):
-    """The rows of M in a polynomial ring (function atoms frozen as generators, each row
-    multiplied by its denominators): (rows, ring, substitution back, the rows' multipliers), or
-    None when the entries do not fit (see :func:`solve_cramer`)."""
-    from sympy.polys.matrices import DomainMatrix
-
-    if not (fits_polynomial_domain(M) if function_denominators else polynomial_fractions(M)):
-        return None
-    atoms = sorted(set().union(*(e.atoms(sp.Function) for e in M)), key=sp.default_sort_key)
-    rep = {a: sp.Dummy(f"g{i}") for i, a in enumerate(atoms)}
-    back = {v: k for k, v in rep.items()}
-    try:
-        dM = DomainMatrix.from_Matrix(M.xreplace(rep) if rep else M)
-        if dM.domain.is_EX or dM.domain.is_EXRAW:
-            return None
-        dens = None
-        if dM.domain.is_Field:
-            D, dM = dM.clear_denoms_rowwise(convert=True)
-            dens = [D[i, i].element for i in range(D.shape[0])]
-    except (sp.PolynomialError, sp.CoercionFailed, NotImplementedError, ValueError, TypeError):
-        return None
-    return dM.to_list(), dM.domain, back, dens
-
-
-def det_sized(M) -> sp.Expr:
-    """det M in the form worth having: expanded and cancelled (by fraction-free elimination in
-    the polynomial ring of the entries, divided by the rows' cleared denominators) when M is
-    small — at most :data:`~.size.AFFINE_CANONICAL_MAX_NODES` tree nodes and no intermediate
-    polynomial beyond :data:`~.size.FRACTION_FREE_MAX_TERMS` terms — else the unexpanded signed
-    product of the DAG elimination's pivots (:func:`~.solve.det_dag`).  Either is exact; the
-    second is what a long chain of bodies can afford.
-
-    >>> th = sp.Symbol("theta")
-    >>> det_sized(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]))
-    sin(theta)**2 + cos(theta)**2
-    """
-    from ..zero import normalise_if_small
-
-    M = sp.Matrix(M)
-    if M.rows == 0:
-        return sp.Integer(1)
-    memo: dict = {}
-    if sum(tree_size(e, memo) for e in M) <= AFFINE_CANONICAL_MAX_NODES:
-        if M.rows <= BERKOWITZ_MAX_SIZE:
-            return sp.factor_terms(normalise_if_small(det_exact(M)))
-        ring = _to_ring(M, True)
-        if ring is not None:
-            rows, K, back, dens = ring
-            got = _fraction_free_jordan(rows, M.rows, K, FRACTION_FREE_MAX_TERMS)
-            if got is not None:  # row i was multiplied by dens[i]: det M = det(rows) / Π dens
-                out = K.to_sympy(got[0])
-                if dens is not None:
-                    out = out / sp.Mul(*[K.to_sympy(d) for d in dens])
-                return sp.factor_terms(normalise_if_small(out.xreplace(back) if back else out))
-    return det_dag(M)
-
-
 def free_symbols_dag(exprs) -> set:
     """The free symbols of the expressions, collected on the DAG (sympy's ``free_symbols`` unions
     the sets of every path of the tree).  Nodes that bind variables (derivatives, integrals, …)
@@ -362,65 +303,6 @@ def depends_on(exprs, symbols) -> bool:
             return True
         stack.extend(e.args)
     return False
-
-
-def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
-    """Fraction-free Gauss–Jordan on the n × (n + k) rows (elements of the integral domain K):
-    pivot p_k, previous pivot p_{k−1}, every other row i updated as
-    a_ij ← (p_k a_ij − a_ik a_kj) / p_{k−1} (an exact division, Bareiss).  Pivots are the non-zero
-    entries of the column with the fewest terms.  Returns (det, rows) with rows = [det·I | det·X],
-    or None when a column has no non-zero entry left or a polynomial exceeds ``max_terms``."""
-    poly = K.is_PolynomialRing
-    ncols = len(rows[0])
-    prev, sign = K.one, 1
-
-    def terms(e):
-        return len(e) if poly else 1
-
-    work = 0  # term products formed so far (the cost of the elimination)
-
-    for k in range(n):
-        cand = [r for r in range(k, n) if rows[r][k]]
-        if not cand:
-            return None
-        r = min(cand, key=lambda r: terms(rows[r][k]))
-        if r != k:
-            rows[k], rows[r] = rows[r], rows[k]
-            sign = -sign
-        pk, row_k = rows[k][k], rows[k]
-        for i in range(n):
-            if i == k:
-                continue
-            row_i = rows[i]
-            aik = row_i[k]
-            new = []
-            for j in range(ncols):
-                if j == k:
-                    new.append(K.zero)
-                    continue
-                v = pk * row_i[j]
-                work += terms(pk) * terms(row_i[j])
-                if aik and row_k[j]:
-                    v = v - aik * row_k[j]
-                    work += terms(aik) * terms(row_k[j])
-                if max_terms is not None and work > FRACTION_FREE_MAX_WORK:
-                    return None
-                if prev != K.one and v:
-                    work += terms(v) * terms(prev)
-                    if max_terms is not None and work > FRACTION_FREE_MAX_WORK:
-                        return None
-                    v = K.exquo(v, prev)
-                if max_terms is not None and terms(v) > max_terms:
-                    return None
-                new.append(v)
-            rows[i] = new
-        prev = pk
-    # every a_ii is now the last pivot, the determinant of the row-permuted A; the quotients
-    # a_{i, n+c} / a_ii are X_ic whatever the permutation, and det A carries its sign
-    det = rows[0][0]
-    if sign < 0:
-        det, rows = -det, [[-v for v in row] for row in rows]
-    return det, rows
 
 
 def solve_exact(A, B) -> sp.Matrix:
@@ -463,9 +345,9 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
     Matrix([[1/(a + 1), 1/(a + 1)]])
     """
-    from ..zero import normalise_if_small
+    from ..zero import normalise_if_small  # zero builds on this package (size, trig, shadow): the cycle exact <-> zero
 
-    M, B = sp.Matrix(M), sp.Matrix(B)
+    M, B = as_matrix(M, "M"), as_matrix(B, "B")
     rank = generic_rank_dag(M)
     if rank < M.cols:
         of = f"of ({', '.join(map(str, unknowns))}) " if unknowns is not None else ""
@@ -496,6 +378,56 @@ class AffineSolution:
         return iter((self.values, self.det))
 
 
+def affine_system(eqs: Sequence, unknowns: Sequence,
+                  jacobian: sp.Matrix | None = None) -> tuple[sp.Matrix, sp.Matrix] | None:
+    """``(M, b)`` with eqs = M u − b when the equations are affine in the unknowns u, else None.
+
+    M = ∂eqs/∂u is computed on the expression DAG (each shared subexpression differentiated once),
+    or taken from ``jacobian`` when the caller already has it; the equations are affine exactly
+    when M does not depend on u, and then b = −eqs|_{u=0} (substituted on the DAG, no expansion).
+
+    Parameters
+    ----------
+    eqs : sequence of sympy expressions
+        The equations eqs = 0.
+    unknowns : sequence of sympy symbols
+        The unknowns u.
+    jacobian : sympy.Matrix, optional
+        ∂eqs/∂u, if known.
+
+    Returns
+    -------
+    tuple of sympy.Matrix or None
+        ``(M, b)`` (M of shape len(eqs) × len(unknowns), b a column), or None if some equation is
+        not affine in the unknowns.
+
+    Examples
+    --------
+    >>> x, y, a = sp.symbols("x y a")
+    >>> affine_system([a * x + y - 1, x - y], [x, y])
+    (Matrix([
+    [a,  1],
+    [1, -1]]), Matrix([
+    [1],
+    [0]]))
+    >>> affine_system([x * y - 1], [x, y]) is None
+    True
+    """
+    eqs = [as_expr(e) for e in eqs]
+    unknowns = list(unknowns)
+    if jacobian is None:
+        memos = [{} for _ in unknowns]  # one derivative memo per unknown, shared by the equations
+        M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
+    else:
+        M = sp.Matrix(jacobian)
+    if depends_on(list(M), set(unknowns)):
+        return None
+    zero = {u: sp.Integer(0) for u in unknowns}
+    memo: dict = {}
+    b = sp.Matrix(len(eqs), 1, [-xreplace_dag(e, zero, memo) for e in eqs])
+    return M, b
+
+
 def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution:
     """Solve ``eqs`` (affine in ``unknowns``, as many as unknowns) exactly; see the module
     docstring and :func:`solve_square`.  Raises :class:`~jetgeo.errors.NotRegularError` naming
@@ -507,14 +439,10 @@ def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution
     >>> sol[x], det
     (1/(a + 1), -(a + 1))
     """
-    eqs = [as_expr(e) for e in eqs]
     unknowns = list(unknowns)
-    zero = {u: sp.Integer(0) for u in unknowns}
-    memos = [{} for _ in unknowns]  # derivatives and substitutions on the DAG (shared nodes once)
-    M = sp.Matrix(len(eqs), len(unknowns), lambda r, c: diff_dag(eqs[r], unknowns[c], memos[c]))
-    if depends_on(list(M), set(unknowns)):
+    system = affine_system(eqs, unknowns)
+    if system is None:
         raise NotRegularError(f"{what}: the equations are not affine in {unknowns}")
-    memo0: dict = {}
-    b = sp.Matrix([-xreplace_dag(e, zero, memo0) for e in eqs])
+    M, b = system
     res = solve_square(M, b, what, unknowns)
     return AffineSolution(dict(zip(unknowns, res.X)), res.det, res.canonical)

@@ -6,7 +6,7 @@ see :mod:`jetgeo.geometry.zero`): the rank at a point never exceeds the generic 
 it with overwhelming probability; the maximum over a few points is taken.  The elimination also
 yields a pivot block — rows R and columns C with det M[R, C] ≢ 0 — whose determinant is the
 *condition* under which everything derived from the pivot choice is valid; it is computed by
-:func:`~jetgeo.geometry.exact.affine.det_sized`, never through sympy's intermediate
+:func:`~jetgeo.geometry.exact.fraction_free.det_sized`, never through sympy's intermediate
 simplification.  For matrices whose entries share large subexpressions (nested results of an LU
 solve) :func:`generic_rank_dag` eliminates over F_p on shadow values instead.
 """
@@ -21,6 +21,7 @@ import sympy as sp
 from ...errors import NotRationalError
 from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
 from ..coerce import as_matrix
+from .fraction_free import det_sized
 from .shadow import MAX_SHADOW_POINTS, eliminate_mod, mod_value
 from .size import NORMALISE_MAX_NODES, tree_size
 from .trig import expand_multiple_angles
@@ -48,14 +49,12 @@ class RankInfo:
     @property
     def condition(self) -> sp.Expr:
         """det M[rows, cols] (the pivot minor), computed once by
-        :func:`~jetgeo.geometry.exact.affine.det_sized` (no intermediate simplification; expanded
+        :func:`~jetgeo.geometry.exact.fraction_free.det_sized` (no intermediate simplification; expanded
         when small, the unexpanded product of DAG pivots when large)."""
         if self._condition is None:
             if self.rank == 0:
                 self._condition = sp.Integer(1)
             else:
-                from .affine import det_sized  # affine builds on this module
-
                 block = self.matrix.extract(list(self.rows), list(self.cols))
                 self._condition = det_sized(block)
         return self._condition

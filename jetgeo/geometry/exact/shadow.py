@@ -12,7 +12,7 @@ rank is taken as the maximum over two points.)
 
 Square roots (√R and its odd powers R^(k/2)) are evaluated too, when that is sound.  The value
 of √R is a root s of s² = R(point) in F_p (p ≡ 3 mod 4: s = R^((p+1)/4), the smaller of ±s; a
-point where R(point) is not a square raises :class:`NoRootAtPoint`, and the caller samples
+point where R(point) is not a square raises :class:`NoRootAtPointError`, and the caller samples
 another point).  The point (x, s) then lies on the variety s² = R.  If R is not a square of a
 rational function, that variety is irreducible and the real branch s = +√R is Zariski dense in
 it, so a rational function of (x, √R) that vanishes identically vanishes at (x, s) as well; the
@@ -38,13 +38,13 @@ import random
 
 import sympy as sp
 
-from ...errors import NoRootAtPoint, NotRationalError
+from ...errors import NoRootAtPointError, NotRationalError
 
 __all__ = [
     "PRIME",
     "MAX_SHADOW_POINTS",
     "RADICAND_CERTIFICATE_POINTS",
-    "NoRootAtPoint",
+    "NoRootAtPointError",
     "mod_value",
     "rank_mod",
     "eliminate_mod",
@@ -124,7 +124,7 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
 
 def _root_value(b, rep: dict, angles: dict, memo: dict, trial: int) -> int:
     """The shadow of √b at the point: a square root of b's value in F_p, once b is certified
-    (see the module docstring); :class:`NoRootAtPoint` if b's value is a non-residue."""
+    (see the module docstring); :class:`NoRootAtPointError` if b's value is a non-residue."""
     if memo.get(_NO_RADICALS):
         raise NotRationalError(f"√({b}) inside a radicand: nested roots are not certified")
     registry = memo.get(_RADICALS)
@@ -136,7 +136,7 @@ def _root_value(b, rep: dict, angles: dict, memo: dict, trial: int) -> int:
     if bv == 0:
         return 0
     if pow(bv, (PRIME - 1) // 2, PRIME) != 1:
-        raise NoRootAtPoint(b)
+        raise NoRootAtPointError(b)
     r = pow(bv, (PRIME + 1) // 4, PRIME)
     return min(r, PRIME - r)  # a rule of the value alone: equal radicands, equal roots
 

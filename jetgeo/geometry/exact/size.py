@@ -28,6 +28,7 @@ __all__ = [
     "ESTIMATE_CAP",
     "PRINT_MAX_NODES",
     "NORMALISE_MAX_NODES",
+    "NORMAL_FORM_MAX_NODES",
     "TIDY_MAX_NODES",
     "EXPAND_MAX_NODES",
     "BOUND_EXACT_MAX_NODES",
@@ -39,6 +40,7 @@ __all__ = [
     "FRACTION_FREE_MAX_WORK",
     "CSE_PREPROCESS_MAX_NODES",
     "READABLE_MAX_NODES",
+    "FACTOR_MAX_NODES",
     "EL_DAG_MIN_NODES",
     "DBAR_RING_MAX_TERMS",
 ]
@@ -50,6 +52,12 @@ __all__ = [
 #: them exactly at random points instead (measured: 25 of 37 s of an equivalence check on the
 #: heavy disc went into such ``cancel`` calls).
 NORMALISE_MAX_NODES = 400
+
+#: Solutions of the constraints q̇^D = g of at most this many tree nodes are put in canonical
+#: (cancelled) form (:class:`~jetgeo.mechanics.ConstraintSubmanifold`'s normal form, its domain
+#: and condition); larger ones (a chain of bodies: the n-trailer from n = 5 on) stay as solved,
+#: exact DAGs.
+NORMAL_FORM_MAX_NODES = 400
 
 #: Above this many tree nodes a *trigonometric* acceleration of the canonical route is left
 #: unnormalised (``ConstrainedSystem``'s tidy step): smaller than
@@ -112,6 +120,11 @@ CSE_PREPROCESS_MAX_NODES = 20000
 #: normal form by :func:`jetgeo.geometry.readable` (``cancel`` with sin/cos generators is the
 #: costly step); it is kept as it is, with its shared subexpressions named.
 READABLE_MAX_NODES = 3000
+
+#: A whole numerator is factored by :func:`jetgeo.geometry.readable` only up to this many tree
+#: nodes (``factor`` of the numerators of the rolling disc's accelerations took 6 of its 13 s);
+#: its coefficients in the velocities, smaller, always are.
+FACTOR_MAX_NODES = 150
 
 #: Above this many tree nodes of L, its derivatives — momenta, Hessian W and the Euler–Lagrange
 #: expressions without accelerations e — are taken on L's expression DAG (exact, unexpanded, each

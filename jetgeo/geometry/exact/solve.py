@@ -29,6 +29,7 @@ import sympy as sp
 
 from ...errors import InputError, NotRationalError, RankDeficientError
 from ..coerce import as_matrix
+from .det import berkowitz
 from .freeze import fits_polynomial_domain, freeze
 from .shadow import MAX_SHADOW_POINTS, PRIME, free_values, mod_value, shadow_evaluable
 
@@ -175,7 +176,7 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
             for j in range(nb):
                 X[c, j] = K.to_sympy(a[r][n + j])
         if free:  # relations among √x, exp, … are invisible to the shadows: check the denominators
-            from ..zero import is_zero
+            from ..zero import is_zero  # zero builds on this package (size, trig, shadow): the cycle exact <-> zero
 
             dens = {sp.fraction(e)[1] for e in X} - {sp.Integer(1)}
             if any(is_zero(d.xreplace(back)) for d in dens):
@@ -295,8 +296,6 @@ def det_dag(A) -> sp.Expr:
         if singular == 2:
             break
     if singular < 2:  # entries the shadows cannot evaluate (or undefined at every point tried)
-        from .det import berkowitz
-
         return berkowitz(A)
     raise RankDeficientError(f"det_dag: the {A.rows} × {A.cols} matrix is singular at two random points")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..coerce import as_expr
+from .size import is_small, tree_size
 
 __all__ = [
     "trig_reduce",
@@ -56,8 +57,6 @@ def reduce_pythagorean_shortest(p: sp.Expr) -> sp.Expr | None:
     >>> reduce_pythagorean_shortest(a * sp.cos(th)**2 + a * sp.sin(th)**2 + b * sp.cos(th)**2)
     a + b*cos(theta)**2
     """
-    from .size import tree_size
-
     p = sp.expand(p)
     angles = sorted({a.args[0] for a in p.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
     for u in angles:
@@ -106,8 +105,6 @@ def trig_reduce_if_small(expr) -> sp.Expr:
     """:func:`trig_reduce` for an expression of at most ``NORMALISE_MAX_NODES`` tree nodes; a
     larger one (an unexpanded DAG of a long chain of bodies) is returned as it is — exact, and
     decided by the F_p tier of the zero test when needed (cancelling it costs minutes)."""
-    from .size import is_small
-
     expr = as_expr(expr)
     return trig_reduce(expr) if is_small(expr) else expr
 

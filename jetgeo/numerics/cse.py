@@ -1,0 +1,89 @@
+r"""Common subexpressions of the expressions both compilers print: :func:`common_subexpressions`
+(``sympy.cse``, or the elimination on the expression DAG for large inputs).
+
+Below :mod:`jetgeo.numerics.compile` (the Python backend) and :mod:`jetgeo.numerics.codegen`
+(the C backend), which both import it; it imports neither.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, tree_size
+
+__all__ = ["common_subexpressions"]
+
+
+def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> tuple:
+    """(replacements, reduced expressions): ``sympy.cse`` with locals ``_c0, _c1, …`` — for
+    expressions of more than :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES` tree nodes
+    (together) the elimination on the DAG of :func:`_dag_cse` instead: sympy's pre-processing,
+    its search for negated sums (``opt_cse`` asks every sum ``could_extract_minus_sign``, which
+    sorts its terms) and the canonical ordering all walk trees (170 s of the Whipple bicycle's
+    bordered system went into that search; the DAG already shares what it would find)."""
+    symbols = sp.numbered_symbols("_c")
+    if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
+        return _dag_cse(list(exprs), symbols)
+    return sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
+
+
+def _rebuilt(e, args: list):
+    """``e`` with new arguments; sums, products and powers unevaluated (their arguments are
+    already in canonical order — re-flattening an 11 000-term sum sorts it again)."""
+    if e.is_Add or e.is_Mul or e.is_Pow:
+        return e.func(*args, evaluate=False)
+    return e.func(*args)
+
+
+def _dag_cse(exprs: list, symbols) -> tuple:
+    """Common subexpressions of expression DAGs: every non-atomic node reached more than once
+    (as an argument or as a root; equal nodes count as one, as in sympy's ``tree_cse``) becomes
+    a local ``_cK``, assigned before its first use, in post-order; nodes are rebuilt
+    unevaluated around the locals.  The same replacements as ``tree_cse`` finds on these inputs,
+    without rebuilding (and re-sorting) every sum it meets: the Whipple bicycle's bordered
+    system (40 000 DAG nodes, 8 676 locals) 3.9 s → 1.1 s."""
+    count: dict = {}
+    stack = list(exprs)
+    while stack:  # reference counts, each node's arguments walked once
+        e = stack.pop()
+        if e.is_Atom:
+            continue
+        k = e
+        if k in count:
+            count[k] += 1
+            continue
+        count[k] = 1
+        stack.extend(e.args)
+    repl: list = []
+    done: dict = {}
+
+    def visit(e):
+        if e.is_Atom:
+            return e
+        k = e
+        got = done.get(k)
+        if got is not None:
+            return got
+        args = [visit(a) for a in e.args]
+        new = _rebuilt(e, args) if any(a is not b for a, b in zip(args, e.args)) else e
+        if count[k] > 1 and isinstance(e, sp.Expr):  # not a Piecewise branch (ExprCondPair) or a tuple
+            sym = next(symbols)
+            repl.append((sym, new))
+            new = sym
+        done[k] = new
+        return new
+
+    reduced = [visit(e) for e in exprs]
+    return repl, reduced
+
+
+def _tree_nodes(exprs) -> int:
+    """Tree nodes of the expressions together, counted on the DAG and capped just above
+    :data:`~jetgeo.geometry.exact.CSE_PREPROCESS_MAX_NODES`."""
+    memo: dict = {}
+    total = 0
+    for e in exprs:
+        total += tree_size(e, memo, cap=CSE_PREPROCESS_MAX_NODES)
+        if total > CSE_PREPROCESS_MAX_NODES:
+            break
+    return total
