@@ -465,7 +465,9 @@ def format_table(results: dict, rows: list, routes: list, timeout: float) -> lis
 
 
 def footer(results: dict, timeout: float, load_end, wall: float) -> list:
-    out = ["", "n-trailer: jetgeo / KanesMethod (same run; Kane on n_trailer_{n+1} of benchmarks/systems.py)"]
+    out = [""]
+    if any(f"n_trailer_{n}" in results for n in (4, 6, 8)):
+        out.append("n-trailer: jetgeo / KanesMethod (same run; Kane on n_trailer_{n+1} of benchmarks/systems.py)")
     for n in (4, 6, 8):
         r = results.get(f"n_trailer_{n}", {})
         k = r.get("Kane")
