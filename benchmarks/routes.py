@@ -62,6 +62,12 @@ Method
   here **nothing is set-up**: each cell times what a user waits for — building the bodies,
   ``from_mechanics`` (kinetic energy, velocity check, translation to jet coordinates) and the route
   for jetgeo; building the bodies, ``KanesMethod``, ``kanes_equations`` and the ``LUsolve`` for Kane.
+  Two more rows of the kind (same columns, same rules): ``rolling_disc_bodies``, the heavy rolling
+  disc's frame and rigid body (gravity a load, the no-slip components velocity constraints) to both
+  tools, and ``whipple_bicycle_user``, the Whipple bicycle as each tool's user gets it — KanesMethod
+  on the ``sympy.physics.mechanics`` bicycle of benchmarks/whipple_kane.py (model, equations,
+  ``LUsolve``), jetgeo from ``load("whipple_bicycle")`` through ``constrain`` to
+  ``cs.accelerations()`` (acc) or to ``accelerations_on_TQ`` (TQ), all in one timed cell.
   Each cell is the **median of 3** runs (each in its own fresh child), the three columns
   alternating (Kane, TQ, acc; Kane, TQ, acc; …) so that a change of load hits all alike; a cell
   that times out is not repeated.
@@ -114,6 +120,7 @@ class Row:
     family: str | None = None  # n-trailer: a route that timed out for a smaller n is skipped
     size: int = 0
     bodies: int = 0  # n > 0: the same-bodies n-trailer of benchmarks/same_bodies.py (module docstring)
+    same: str = ""  # a same-bodies row: the model of benchmarks.same_bodies.timed_cell
 
 
 _PEERS = {  # catalogue name -> (Kane model, Lagrange model)
@@ -145,7 +152,10 @@ def _rows() -> list:
     k, la = _PEERS["whipple_bicycle"]
     rows.append(Row("whipple_bicycle", "whipple_bicycle", (), k, la))
     for n in BODIES_N:
-        rows.append(Row(f"n_trailer_bodies_{n}", "n_trailer", (("n", n),), "bodies", None, "n_trailer_bodies", n, n))
+        rows.append(Row(f"n_trailer_bodies_{n}", "n_trailer", (("n", n),), "bodies", None, "n_trailer_bodies", n, n,
+                        f"n_trailer_{n}"))
+    rows.append(Row("rolling_disc_bodies", "rolling_disc", (), "bodies", None, same="rolling_disc"))
+    rows.append(Row("whipple_bicycle_user", "whipple_bicycle", (), "bodies", None, same="whipple_bicycle"))
     return rows
 
 
@@ -164,7 +174,7 @@ def row_entry(label: str):
     from jetgeo import systems
 
     r = _BY_LABEL[label]
-    if r.bodies:
+    if r.same:
         return None
     return systems.load(r.name, **dict(r.options))
 
@@ -336,10 +346,8 @@ def _setup_bodies(row, route: str):
     """The timed callable of a same-bodies cell: everything from the bodies on (module docstring)."""
     from benchmarks import same_bodies as SB
 
-    if route == "Kane":
-        return lambda: SB.kane(row.bodies)
-    if route in ("TQ", "acc"):
-        return lambda: SB.jet(row.bodies, route)
+    if route in BODIES_ROUTES:
+        return SB.timed_cell(row.same, route)
     raise _NotApplicable(f"same-bodies row: only {', '.join(BODIES_ROUTES)}")
 
 
@@ -347,7 +355,7 @@ def _child(conn, label: str, route: str) -> None:
     row = _BY_LABEL[label]
     try:
         t0 = time.perf_counter()
-        if row.bodies:
+        if row.same:
             fn = _setup_bodies(row, route)
         else:
             entry = row_entry(label) if route in NEEDS_ENTRY or row.kane == "whipple" else None
@@ -457,7 +465,9 @@ def format_table(results: dict, rows: list, routes: list, timeout: float) -> lis
 
 
 def footer(results: dict, timeout: float, load_end, wall: float) -> list:
-    out = ["", "n-trailer: jetgeo / KanesMethod (same run; Kane on n_trailer_{n+1} of benchmarks/systems.py)"]
+    out = [""]
+    if any(f"n_trailer_{n}" in results for n in (4, 6, 8)):
+        out.append("n-trailer: jetgeo / KanesMethod (same run; Kane on n_trailer_{n+1} of benchmarks/systems.py)")
     for n in (4, 6, 8):
         r = results.get(f"n_trailer_{n}", {})
         k = r.get("Kane")
@@ -478,7 +488,7 @@ def footer(results: dict, timeout: float, load_end, wall: float) -> list:
                 parts.append(f"{route}/Kane —")
         if r:
             out.append(f"  n = {n}: " + ", ".join(parts))
-    bodies = [(r, results[r.label]) for r in ROWS if r.bodies and r.label in results]
+    bodies = [(r, results[r.label]) for r in ROWS if r.same and r.label in results]
     if bodies:
         out += ["", f"same bodies: jetgeo / KanesMethod (medians of {BODIES_REPEATS} alternating runs in this run; "
                 "bodies, from_mechanics and the route in jetgeo's time, bodies and kanes_equations + LUsolve in "
@@ -499,7 +509,7 @@ def footer(results: dict, timeout: float, load_end, wall: float) -> list:
                 else:
                     parts.append(f"{route}/Kane —")
             if parts:
-                out.append(f"  n = {r.bodies}: " + ", ".join(parts))
+                out.append(f"  {f'n = {r.bodies}' if r.bodies else r.label}: " + ", ".join(parts))
     best = None
     for row, cells in results.items():
         for route, res in cells.items():
@@ -544,7 +554,7 @@ def run_table(labels: list, routes: list, timeout: float, out: Path | None = Non
     for label in labels:
         row = _BY_LABEL[label]
         results[label] = {}
-        if row.bodies:
+        if row.same:
             results[label] = _bodies_cells(label, routes, timeout, timed_out if skip else {}, log)
             write(False)
             continue

@@ -13,11 +13,20 @@ and :class:`~sympy.physics.mechanics.RigidBody` objects built by :func:`chain`):
   jet coordinates), then the route: ``accelerations_on_TQ`` (``"TQ"``) or ``cs.accelerations()``
   (``"acc"``).
 
+The same for the heavy rolling disc (:func:`disc`: one rigid body, gravity as a load, the two
+no-slip components as velocity constraints; the very same frames and body go to both tools, Kane
+through the kinematic equations u = q̇) and, for the Whipple bicycle, the user's two paths
+(:func:`whipple`): KanesMethod on the ``sympy.physics.mechanics`` bicycle of
+benchmarks/whipple_kane.py (model built, ``kanes_equations``, ``LUsolve``) against jetgeo from
+``load("whipple_bicycle")`` through ``constrain`` to ``cs.accelerations()`` (``"acc"``) or
+``accelerations_on_TQ`` (``"TQ"``).
+
 Every timed call builds its bodies itself: Kane's kinematics are in Kane's time, the conversion
 is in jetgeo's.  The hitch velocities are the derivatives of the positions (``v2pt_theory`` from the
 first hitch, whose velocity is ẋ N.x + ẏ N.y), which :func:`from_mechanics` verifies.
 
     PYTHONPATH=. python -m benchmarks.same_bodies 6        # medians of 3, alternating, one process
+    PYTHONPATH=. python -m benchmarks.same_bodies disc     # the rolling disc; ``whipple``: the bicycle
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ import sympy.physics.mechanics as me
 
 from benchmarks.run import clear_caches
 
-__all__ = ["chain", "kane", "jet", "compare"]
+__all__ = ["chain", "kane", "jet", "disc", "whipple", "timed_cell", "compare"]
 
 
 def _params(n: int):
@@ -111,6 +120,80 @@ def jet(n: int, route: str):
     raise ValueError(f"route {route!r}: 'TQ' or 'acc'")
 
 
+def _disc_bodies():
+    """The heavy rolling disc of benchmarks/systems.py (``heavy_disc``) as a user hands it over:
+    (N, q, body, gravity load, no-slip constraints), velocities the derivatives of positions."""
+    from benchmarks.systems import _rolling_constraints, _vel
+
+    ps, th, ph, x, y = me.dynamicsymbols("psi th ph x y")
+    m, A, C, r, g = sm.symbols("m A C r g", positive=True)
+    N = me.ReferenceFrame("N")
+    H = N.orientnew("H", "Axis", [ps, N.z])
+    Lf = H.orientnew("L", "Axis", [th, H.x])
+    R = Lf.orientnew("R", "Axis", [ph, Lf.y])
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    Cg = O.locatenew("Cg", x * N.x + y * N.y)
+    G = Cg.locatenew("G", r * Lf.z)
+    _vel(G, O, N)
+    body = me.RigidBody("disc", G, R, m, (me.inertia(Lf, A, C, A), G))
+    return N, [ps, th, ph, x, y], [body], [(G, -m * g * N.z)], _rolling_constraints(Cg, G, R, N, H)
+
+
+def disc(route: str):
+    """The rolling disc: ``"Kane"`` (KanesMethod with u = q̇, ẋ, ẏ dependent, ``LUsolve``) or jetgeo's
+    ``"TQ"`` / ``"acc"`` through :func:`jetgeo.io.sympy_import.from_mechanics`."""
+    from jetgeo.io.sympy_import import from_mechanics
+    from jetgeo.mechanics import accelerations_on_TQ
+
+    N, q, bodies, loads, cons = _disc_bodies()
+    if route == "Kane":
+        t = me.dynamicsymbols._t
+        u = [me.dynamicsymbols(f"u_{c.func.__name__}") for c in q]
+        qd_u = {c.diff(t): v for c, v in zip(q, u)}
+        km = me.KanesMethod(N, q_ind=q, u_ind=u[:3], u_dependent=u[3:], kd_eqs=[v - c.diff(t) for c, v in zip(q, u)],
+                            velocity_constraints=[f.xreplace(qd_u) for f in cons])
+        km.kanes_equations(bodies, loads)
+        return km.mass_matrix.LUsolve(km.forcing)
+    model = from_mechanics(q, bodies, N, loads=loads, velocity_constraints=cons)
+    if route == "TQ":
+        return accelerations_on_TQ(model.system, model.Q)
+    if route == "acc":
+        return model.constrain().accelerations()
+    raise ValueError(f"route {route!r}: 'Kane', 'TQ' or 'acc'")
+
+
+def whipple(route: str):
+    """The Whipple bicycle: ``"Kane"`` (benchmarks/whipple_kane.py: the model built, ``kanes_equations``,
+    ``LUsolve``) or jetgeo from ``load("whipple_bicycle")``: ``"acc"`` (``constrain`` and
+    ``cs.accelerations()``), ``"TQ"`` (``accelerations_on_TQ``)."""
+    from jetgeo.mechanics import accelerations_on_TQ
+    from jetgeo.systems import load
+
+    if route == "Kane":
+        from benchmarks import whipple_kane as W
+
+        km, _, _ = W.derive(W.model())
+        return km.mass_matrix.LUsolve(km.forcing)
+    entry = load("whipple_bicycle")
+    if route == "TQ":
+        return accelerations_on_TQ(entry.system, entry.Q)
+    if route == "acc":
+        return entry.system.constrain(entry.Q).accelerations()
+    raise ValueError(f"route {route!r}: 'Kane', 'TQ' or 'acc'")
+
+
+def timed_cell(model: str, route: str):
+    """The zero-argument callable a same-bodies cell times: ``model`` is ``"n_trailer_<n>"``,
+    ``"rolling_disc"`` or ``"whipple_bicycle"``; ``route`` ``"Kane"``, ``"TQ"`` or ``"acc"``."""
+    if model == "rolling_disc":
+        return lambda: disc(route)
+    if model == "whipple_bicycle":
+        return lambda: whipple(route)
+    n = int(model.rsplit("_", 1)[1])
+    return (lambda: kane(n)) if route == "Kane" else (lambda: jet(n, route))
+
+
 def _timed(fn) -> float:
     clear_caches()  # sympy's cache and jetgeo's memo tables: no run profits from the previous one
     t0 = time.perf_counter()
@@ -118,18 +201,19 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def compare(n: int, repeats: int = 3) -> dict:
-    """Medians of ``repeats`` alternating runs in this process: {"Kane", "TQ", "acc": seconds}."""
+def compare(model: str, repeats: int = 3) -> dict:
+    """Medians of ``repeats`` alternating runs in this process: {"Kane", "TQ", "acc": seconds}
+    (``model`` as for :func:`timed_cell`)."""
     runs: dict = {"Kane": [], "TQ": [], "acc": []}
     for _ in range(repeats):
-        runs["Kane"].append(_timed(lambda: kane(n)))
-        runs["TQ"].append(_timed(lambda: jet(n, "TQ")))
-        runs["acc"].append(_timed(lambda: jet(n, "acc")))
+        for route in runs:
+            runs[route].append(_timed(timed_cell(model, route)))
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    med = compare(n)
-    print(f"n = {n}: Kane {med['Kane']:.3g} s, jetgeo TQ {med['TQ']:.3g} s ({med['TQ'] / med['Kane']:.3g} x), "
+    arg = sys.argv[1] if len(sys.argv) > 1 else "6"
+    name = {"disc": "rolling_disc", "whipple": "whipple_bicycle"}.get(arg, f"n_trailer_{arg}")
+    med = compare(name)
+    print(f"{name}: Kane {med['Kane']:.3g} s, jetgeo TQ {med['TQ']:.3g} s ({med['TQ'] / med['Kane']:.3g} x), "
           f"acc {med['acc']:.3g} s ({med['acc'] / med['Kane']:.3g} x)")

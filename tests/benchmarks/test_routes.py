@@ -160,3 +160,52 @@ def test_same_bodies_give_kane_accelerations(dbar_on_dag, monkeypatch):
     acc = accelerations_on_TQ(model.system, model.Q)
     for k in range(n):  # θ̈ = u̇₃, φ̈ᵢ = u̇ᵢ₊₂
         assert float(acc[Y.qddot[2 + k]].xreplace(pt)) == pytest.approx(kane[u[2 + k]], rel=1e-9, abs=1e-12)
+
+
+def test_same_bodies_disc_gives_kane_accelerations():
+    """The rolling disc's same-bodies row (benchmarks/same_bodies.py): the very frame and body given to
+    KanesMethod (u = q̇, ẋ, ẏ dependent) and to from_mechanics + the TQ route give the same five
+    accelerations at a random point of Q; the canonical route agrees too."""
+    import sympy.physics.mechanics as me
+
+    from benchmarks import same_bodies as SB
+    from jetgeo.io.sympy_import import from_mechanics
+    from jetgeo.mechanics import accelerations_on_TQ
+
+    N, q, bodies, loads, cons = SB._disc_bodies()
+    t = me.dynamicsymbols._t
+    u = [me.dynamicsymbols(f"u_{c.func.__name__}") for c in q]
+    rng = np.random.default_rng(3)
+    par = {s: float(rng.uniform(0.5, 2.0)) for s in sp.symbols("m A C r g", positive=True)}
+    qv = {c: float(rng.uniform(-1.0, 1.0)) for c in q}
+    uv = {v: float(rng.uniform(-1.0, 1.0)) for v in u[:3]}
+    eqs = [me.msubs(f.xreplace({c.diff(t): v for c, v in zip(q, u)}), qv, uv, par) for f in cons]
+    A, b = sp.linear_eq_to_matrix(eqs, u[3:])
+    uv.update(zip(u[3:], (float(x) for x in A.LUsolve(b))))
+    kane = [float(me.msubs(e, qv, uv, par)) for e in SB.disc("Kane")]  # rows: u in q's order
+
+    model = from_mechanics(q, bodies, N, loads=loads, velocity_constraints=cons)
+    Y = model.Y
+    pt = {**{Y.q[i]: qv[c] for i, c in enumerate(q)}, **{Y.qdot[i]: uv[v] for i, v in enumerate(u)}, **par}
+    for f in model.Q.f:  # the point lies on Q
+        assert abs(float(f.xreplace(pt))) < 1e-12
+    tq = accelerations_on_TQ(model.system, model.Q)
+    canonical = model.constrain().accelerations()
+    for k, a in enumerate(Y.qddot):
+        assert float(tq[a].xreplace(pt)) == pytest.approx(kane[k], rel=1e-9, abs=1e-12)
+        assert float(canonical[a].xreplace(pt)) == pytest.approx(kane[k], rel=1e-9, abs=1e-12)
+
+
+def test_same_bodies_rows_for_the_disc_and_the_user_paths_of_the_bicycle():
+    """The rolling disc's and the Whipple bicycle's same-bodies rows time Kane, TQ and acc from nothing
+    prepared (set-up: only the cell's callable), the bicycle's jetgeo cells from ``load`` on."""
+    from benchmarks import same_bodies as SB
+
+    for label in ("rolling_disc_bodies", "whipple_bicycle_user"):
+        row = routes._BY_LABEL[label]
+        assert row.same and routes.row_entry(label) is None
+    with pytest.raises(ValueError, match="route"):
+        SB.whipple("nope")
+    res = routes.run_cell("rolling_disc_bodies", "TQ", 120)
+    assert res["status"] == "ok", res
+    assert res["setup"] < 0.5 and res["seconds"] > 0
