@@ -20,7 +20,7 @@ from ..geometry import normalise, zero_test
 from ..geometry.coerce import as_expr
 from ..geometry.exact import EXACT_SAMPLE_MAX_NODES, NORMALISE_MAX_NODES, det_exact, tree_size
 from ..jets import FibredManifold
-from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from ..mechanics.eom import SampledSystem
 
 __all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
@@ -35,7 +35,8 @@ class SystemSpec:
     ``psi``/``z`` a parametrisation q̇ = ψ(t, q, z) of the same constraints;
     ``guess`` values of t, q and of the velocities (the dependent velocities are
     recomputed from the normal form, so the initial state lies on Q exactly);
-    ``params`` sample numeric values of the parameters.
+    ``params`` sample numeric values of the parameters; ``quasi`` the same system stated in
+    quasi-velocities (a rigid body in its body-frame Ω), whose frame holds no parameter.
     """
 
     Y: FibredManifold
@@ -54,6 +55,7 @@ class SystemSpec:
     psi: list | None = None
     z: tuple | None = None
     notes: list = field(default_factory=list)
+    quasi: QuasiVelocitySystem | None = None
 
 
 @dataclass
@@ -77,6 +79,9 @@ class CatalogueEntry(SampledSystem):
         sample parameters ``params`` (dependent velocities from the normal form)
     params : {parameter symbol: sample value}
     notes : misprints found in the paper and other remarks
+    quasi : the same system as a :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` (Hamel's
+        equations in its quasi-velocities; ``system`` and ``Q`` are its coordinate form
+        ``quasi.lagrangian_system()``, ``quasi.constraint_submanifold()``), or None
     """
 
     name: str
@@ -91,6 +96,7 @@ class CatalogueEntry(SampledSystem):
     initial: dict
     params: dict
     notes: list = field(default_factory=list)
+    quasi: QuasiVelocitySystem | None = None
 
     def __iter__(self) -> Iterator:
         yield self.system
@@ -155,7 +161,7 @@ def register(name: str, summary: str, heavy: bool = False, **options):
 
 
 def _ensure_loaded() -> None:
-    from . import entries, whipple  # noqa: F401  (registers the entries)
+    from . import entries, rigid_bodies, whipple  # noqa: F401  (registers the entries)
 
 
 def names(heavy: bool = False) -> list:
@@ -255,10 +261,14 @@ def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
     notes = list(spec.notes)
     initial = _initial_state(Q, spec, subs, params, heavy=_REGISTRY[name].heavy, notes=notes)
+    quasi = spec.quasi if spec.forces is None else None  # forces given in the jets: no quasi form kept
+    if quasi is not None and subs:  # the same values in the quasi-velocity form (its frame has no parameter)
+        quasi = QuasiVelocitySystem(quasi.frame, s(quasi.ell), [s(c) for c in quasi.phi], [s(a) for a in quasi.forces],
+                                    dependent=quasi.dependent)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
         reference=spec.reference, description=spec.description, initial=initial, params=params,
-        notes=notes,
+        notes=notes, quasi=quasi,
     )
 
 
