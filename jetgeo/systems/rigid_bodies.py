@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..geometry.exact import trig_reduce_if_small
+from ..geometry.exact import trig_reduce_if_small, xreplace_dag
 from ..jets import FibredManifold
 from ..mechanics.quasi import QuasiVelocitySystem
 from ..mechanics.rigid import body_angular_velocity, ellipsoid_support, rolling_on_plane, rotation_matrix
@@ -171,8 +171,12 @@ def ball_on_turntable() -> QuasiVelocitySystem:
 def _spec(S: QuasiVelocitySystem, params: dict, guess: tuple, reference: str, description: str, dependent,
           notes=()):
     """The catalogue's raw data of ``S``: its coordinate form L = ℓ(Φ q̇), f = φ(Φ q̇) trigonometrically
-    reduced (exactly: :func:`~jetgeo.geometry.exact.trig_reduce_if_small`), and ``S`` itself."""
+    reduced (exactly: :func:`~jetgeo.geometry.exact.trig_reduce_if_small`), the parametrisation
+    q̇ = Ψ v with v^D = g(v^I) and z = v^I (the independent quasi-velocities), and ``S`` itself."""
     from .catalogue import SystemSpec
+
+    kin, nf = S.frame.kinematics(), S.normal_form
+    psi = [trig_reduce_if_small(xreplace_dag(kin[qd], nf)) for qd in S.frame.Y.qdot]
 
     L = S.lagrangian_system()
     Y = S.frame.Y
@@ -182,7 +186,8 @@ def _spec(S: QuasiVelocitySystem, params: dict, guess: tuple, reference: str, de
     return SystemSpec(Y=Y, f=f, L=trig_reduce_if_small(L.L), reference=reference, description=description,
                       parameters=parameters, params={p: params[str(p)] for p in parameters},
                       guess={Y.t: 0, **dict(zip((*Y.q, *Y.qdot), guess))},
-                      dependent=[Y.qdot[i] for i in dependent], notes=list(notes), quasi=S)
+                      dependent=[Y.qdot[i] for i in dependent], notes=list(notes), quasi=S, psi=psi,
+                      z=tuple(S.independent))
 
 
 def _register() -> None:
