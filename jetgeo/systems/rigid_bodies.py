@@ -170,22 +170,26 @@ def ball_on_turntable() -> QuasiVelocitySystem:
 
 def _spec(S: QuasiVelocitySystem, params: dict, guess: tuple, reference: str, description: str, dependent,
           notes=()):
-    """The catalogue's raw data of ``S``: its coordinate form L = ℓ(Φ q̇), f = φ(Φ q̇) trigonometrically
+    """``guess`` gives q and the independent quasi-velocities v^I of the sample state.
+
+    The catalogue's raw data of ``S``: its coordinate form L = ℓ(Φ q̇), f = φ(Φ q̇) trigonometrically
     reduced (exactly: :func:`~jetgeo.geometry.exact.trig_reduce_if_small`), the parametrisation
     q̇ = Ψ v with v^D = g(v^I) and z = v^I (the independent quasi-velocities), and ``S`` itself."""
     from .catalogue import SystemSpec
 
     kin, nf = S.frame.kinematics(), S.normal_form
     psi = [trig_reduce_if_small(xreplace_dag(kin[qd], nf)) for qd in S.frame.Y.qdot]
-
-    L = S.lagrangian_system()
     Y = S.frame.Y
+    point = dict(zip((*Y.q, *S.independent), guess))  # a sample state (q, v^I): q̇ = ψ there lies on Q
+    L = S.lagrangian_system()
     parameters = tuple(sorted(S.ell.free_symbols.union(*(p.free_symbols for p in S.phi)) - {Y.t, *Y.q, *S.frame.v},
                               key=lambda s: [str(p) for p in params].index(str(s))))
     f = [trig_reduce_if_small(c) for c in S.constraint_submanifold().f]
+    values = {p: params[str(p)] for p in parameters}
     return SystemSpec(Y=Y, f=f, L=trig_reduce_if_small(L.L), reference=reference, description=description,
-                      parameters=parameters, params={p: params[str(p)] for p in parameters},
-                      guess={Y.t: 0, **dict(zip((*Y.q, *Y.qdot), guess))},
+                      parameters=parameters, params=values,
+                      guess={Y.t: 0, **{q: point[q] for q in Y.q},
+                             **{qd: xreplace_dag(e, {**values, **point}) for qd, e in zip(Y.qdot, psi)}},
                       dependent=[Y.qdot[i] for i in dependent], notes=list(notes), quasi=S, psi=psi,
                       z=tuple(S.independent))
 
@@ -196,7 +200,7 @@ def _register() -> None:
     @register("suslov", "Suslov's problem: a body about a fixed point, ⟨Ω, e₃⟩ = 0, in body-frame Ω [Bloch 2003]")
     def _suslov():
         return _spec(suslov_body(), {"I1": 2, "I2": 3, "I3": 4, "I13": Rat(3, 10), "I23": Rat(1, 2)},
-                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), Rat(1, 2), Rat(1, 3), 0), "[Bloch 2003]",
+                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, Rat(1, 2)), "[Bloch 2003]",
                      "A rigid body turning about a fixed point whose angular velocity is orthogonal to the body axis "
                      "e3 (Euler-angle chart ZXZ; inertia with I12 = 0). Hamel's equations in Omega are the "
                      "Euler-Suslov equations; entry.quasi is the body-frame form.", dependent=(2,))
@@ -204,27 +208,29 @@ def _register() -> None:
     @register("veselova", "Veselova's problem: a body about a fixed point, ⟨Ω, γ⟩ = 0 [Veselov–Veselova 1988]")
     def _veselova():
         return _spec(veselova_body(), {"A1": 1, "A2": 2, "A3": 3},
-                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 0, Rat(1, 2), Rat(2, 3)), "[Veselov–Veselova 1988]",
+                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, Rat(1, 2)), "[Veselov–Veselova 1988]",
                      "A rigid body turning about a fixed point whose angular velocity is orthogonal to the vertical "
                      "(a space-fixed axis; Euler-angle chart ZXZ, principal moments A1, A2, A3); entry.quasi is "
                      "the body-frame form.", dependent=(0,))
 
     @register("routh_sphere", "Routh's sphere: eccentric axisymmetric heavy ball rolling on a plane "
-                              "[Borisov–Mamaev 2002]")
+                              "[Borisov–Mamaev 2002]", heavy=True)
     def _routh():
         return _spec(routh_sphere(), {"m": 1, "r": 1, "a": Rat(3, 10), "A": Rat(2, 5), "C": Rat(1, 2),
                                       "g": Rat(981, 100)},
-                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 0, 0, Rat(1, 2), Rat(1, 3), 2, 0, 0), "[Borisov–Mamaev 2002]",
+                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 0, 0, Rat(1, 2), Rat(1, 3), 2), "[Borisov–Mamaev 2002]",
                      "A ball of radius r and mass m whose centre of mass lies a below its centre on its symmetry "
                      "axis (moments A, A, C), rolling without slipping on a horizontal plane under gravity g; "
                      "(x, y) the centre of mass, Euler angles ZXZ; entry.quasi is the body-frame form "
-                     "(Omega and the velocity of G).", dependent=(3, 4))
+                     "(Omega and the velocity of G).", dependent=(3, 4),
+                     notes=["heavy: its accelerations in Euler-angle rates are a graph of about 7e5 tree nodes "
+                            "(readable() cannot take them); entry.quasi gives them in Omega"])
 
     @register("ball_on_turntable", "homogeneous ball rolling on a turntable at constant rate Ω₀: the centre "
                                    "circles at (2/7)Ω₀ [Weltner 1979]")
     def _turntable():
         return _spec(ball_on_turntable(), {"m": 1, "r": 1, "Omega": 1},
-                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, 0, Rat(1, 2), Rat(1, 3), 2, 0, 0), "[Weltner 1979]",
+                     (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, 0, Rat(1, 2), Rat(1, 3), 2), "[Weltner 1979]",
                      "A homogeneous ball (radius r, mass m) rolling without slipping on a horizontal table turning "
                      "at the constant rate Omega about the vertical through the origin; (x, y) its centre, "
                      "Euler angles ZXZ; entry.quasi is the body-frame form.", dependent=(3, 4))
