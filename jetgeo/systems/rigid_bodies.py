@@ -47,6 +47,7 @@ import sympy as sp
 
 from ..geometry.exact import trig_reduce_if_small, xreplace_dag
 from ..jets import FibredManifold
+from ..mechanics import ConstraintSubmanifold
 from ..mechanics.quasi import QuasiVelocitySystem
 from ..mechanics.rigid import body_angular_velocity, ellipsoid_support, rolling_on_plane, rotation_matrix
 
@@ -169,12 +170,15 @@ def ball_on_turntable() -> QuasiVelocitySystem:
 
 
 def _spec(S: QuasiVelocitySystem, params: dict, guess: tuple, reference: str, description: str, dependent,
-          notes=()):
+          notes=(), rates: bool = False):
     """``guess`` gives q and the independent quasi-velocities v^I of the sample state.
 
     The catalogue's raw data of ``S``: its coordinate form L = ℓ(Φ q̇), f = φ(Φ q̇) trigonometrically
     reduced (exactly: :func:`~jetgeo.geometry.exact.trig_reduce_if_small`), the parametrisation
-    q̇ = Ψ v with v^D = g(v^I) and z = v^I (the independent quasi-velocities), and ``S`` itself."""
+    q̇ = Ψ v with v^D = g(v^I) and z = v^I (the independent quasi-velocities), and ``S`` itself.  With
+    ``rates`` the parametrisation is instead the coordinate one, z the independent velocities q̇^I and
+    q̇^D from f = 0 (smaller where the constraints are not homogeneous: Benenti's first kind on the
+    turntable takes 5 s so, more than 20 s in Ψ v)."""
     from .catalogue import SystemSpec
 
     kin, nf = S.frame.kinematics(), S.normal_form
@@ -186,12 +190,20 @@ def _spec(S: QuasiVelocitySystem, params: dict, guess: tuple, reference: str, de
                               key=lambda s: [str(p) for p in params].index(str(s))))
     f = [trig_reduce_if_small(c) for c in S.constraint_submanifold().f]
     values = {p: params[str(p)] for p in parameters}
+    guess = {Y.t: 0, **{q: point[q] for q in Y.q},
+             **{qd: xreplace_dag(e, {**values, **point}) for qd, e in zip(Y.qdot, psi)}}
+    z = tuple(S.independent)
+    if rates:
+        dep = [Y.qdot[i] for i in dependent]
+        z = sp.symbols(f"z1:{Y.m - len(dep) + 1}")
+        rule = dict(zip([v for v in Y.qdot if v not in dep], z))
+        g = ConstraintSubmanifold(Y, f, dependent=dep).normal_form().g
+        psi = [rule[v] if v in rule else g[v].xreplace(rule) for v in Y.qdot]
     return SystemSpec(Y=Y, f=f, L=trig_reduce_if_small(L.L), reference=reference, description=description,
                       parameters=parameters, params=values,
-                      guess={Y.t: 0, **{q: point[q] for q in Y.q},
-                             **{qd: xreplace_dag(e, {**values, **point}) for qd, e in zip(Y.qdot, psi)}},
+                      guess=guess,
                       dependent=[Y.qdot[i] for i in dependent], notes=list(notes), quasi=S, psi=psi,
-                      z=tuple(S.independent))
+                      z=z)
 
 
 def _register() -> None:
@@ -233,7 +245,7 @@ def _register() -> None:
                      (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, 0, Rat(1, 2), Rat(1, 3), 2), "[Weltner 1979]",
                      "A homogeneous ball (radius r, mass m) rolling without slipping on a horizontal table turning "
                      "at the constant rate Omega about the vertical through the origin; (x, y) its centre, "
-                     "Euler angles ZXZ; entry.quasi is the body-frame form.", dependent=(3, 4))
+                     "Euler angles ZXZ; entry.quasi is the body-frame form.", dependent=(3, 4), rates=True)
 
 
 _register()
