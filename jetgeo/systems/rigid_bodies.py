@@ -241,7 +241,7 @@ def _register() -> None:
     @register("ball_on_turntable", "homogeneous ball rolling on a turntable at constant rate Ω₀: the centre "
                                    "circles at (2/7)Ω₀ [Weltner 1979]")
     def _turntable():
-        return _spec(ball_on_turntable(), {"m": 1, "r": 1, "Omega": 1},
+        return _spec(ball_on_turntable(), {"m": 1, "r": 1, "Omega": Rat(1, 5)},
                      (Rat(1, 10), Rat(6, 5), Rat(3, 10), 1, 0, Rat(1, 2), Rat(1, 3), 2), "[Weltner 1979]",
                      "A homogeneous ball (radius r, mass m) rolling without slipping on a horizontal table turning "
                      "at the constant rate Omega about the vertical through the origin; (x, y) its centre, "

@@ -138,11 +138,12 @@ def test_ball_on_turntable_circles_at_two_sevenths():
     k = sp.Rational(2, 7) * p["Omega"]
     assert is_zero(acc[S.frame.vdot[3]] + k * nf[vy])
     assert is_zero(acc[S.frame.vdot[4]] - k * nf[vx])
-    T = float(7 * sp.pi / 4)  # a quarter turn at Ω₀ = 1
+    Om0 = float(e.params[p["Omega"]])
+    T = 7 * np.pi / (4 * Om0)  # a quarter turn of the centre
     res = simulate(S, (0, T), e.initial, e.params, t_eval=[0, T], rtol=1e-12, atol=1e-13)
     assert res.status == "finished"
     x0, y0, vx0, vy0 = res.q[0, 3], res.q[0, 4], res.qdot[0, 3], res.qdot[0, 4]
-    w = 2 / 7
+    w = 2 * Om0 / 7
     xc, yc = x0 - vy0 / w, y0 + vx0 / w  # the centre of the circle: v = w e_z × (x − x_c)
     ang = w * T
     x1 = xc + np.cos(ang) * (x0 - xc) - np.sin(ang) * (y0 - yc)
