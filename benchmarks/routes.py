@@ -50,6 +50,12 @@ Method
                 system (:func:`benchmarks.systems.lagrange_derive`)
   ============  =====================================================================
 
+* **Rigid bodies stated in quasi-velocities** (catalogue entries with ``entry.quasi``: suslov,
+  veselova, routh_sphere, ball_on_turntable): ``acc``, ``mult``, ``simulate`` use the native quasi form
+  (``entry.quasi.accelerations()``, ``.multipliers()``, ``simulate(entry.quasi, …)``: Hamel's equations
+  in the body-frame Ω), ``equiv`` compares that quasi route with ``lagrange_multipliers(sys, Q)``,
+  ``linearise`` takes ``entry.quasi`` (its coordinate pair); every other route runs on the coordinate
+  form ``entry.system``, ``entry.Q`` (L = ℓ(Φ q̇), f = φ(Φ q̇)).
 * Rows: every catalogue system (``jetgeo.systems.names(heavy=True)``; ``n_trailer`` at its
   default n = 1), the n-trailer at n = 4, 6, 8, and the non-linear forms of the rolling
   constraints of Ghori's heavy disc [Ghori 1960, §3.3] and of his two wheels with an axle
@@ -214,6 +220,8 @@ def _linearise_fn():
 
 def _setup_linearise(row, entry):
     lin = _linearise_fn()
+    if entry.quasi is not None:  # linearise takes the quasi form (as its coordinate pair)
+        return lambda: lin(entry.quasi, entry.initial, params=entry.params)
     if row.name == "whipple_bicycle":
         Y = entry.Y
         keep = (*Y.q, Y.qdot[3], Y.qdot[5], Y.qdot[6])  # independent φ̇, δ̇, θ̇_R (tests/systems/test_whipple.py)
@@ -227,6 +235,8 @@ def _setup_linearise(row, entry):
 def _setup_simulate(row, entry):
     from jetgeo.numerics import simulate
 
+    if entry.quasi is not None:  # Hamel's equations, the native form
+        return lambda: simulate(entry.quasi, (0, 0.01), entry.initial, entry.params)
     cs = _cs(entry)
     return lambda: simulate(cs, (0, 0.01), entry.initial, entry.params)
 
@@ -235,7 +245,7 @@ def _setup_equiv(row, entry):
     from jetgeo.errors import JetgeoError
     from jetgeo.recipes import equivalent, gibbs_appell, lagrange_multipliers
 
-    cs = _cs(entry)
+    cs = _cs(entry) if entry.quasi is None else entry.quasi  # the quasi route against the coordinate one
     try:
         other = lagrange_multipliers(entry.system, entry.Q)
     except JetgeoError:
@@ -301,9 +311,9 @@ def _routes() -> dict:
 
     out: dict[str, Callable] = {
         "constrain": lambda row, e: (lambda: e.system.constrain(e.Q)),
-        "acc": lambda row, e: _cs(e).accelerations,
+        "acc": lambda row, e: _cs(e).accelerations if e.quasi is None else e.quasi.accelerations,
         "reduced": lambda row, e: _cs(e).reduced_equations,
-        "mult": lambda row, e: _cs(e).multipliers,
+        "mult": lambda row, e: _cs(e).multipliers if e.quasi is None else e.quasi.multipliers,
         "TQ": lambda row, e: (lambda: _tq()(e.system, e.Q)),
         "compat": lambda row, e: _problem(e).compatibility,
         "integr": lambda row, e: _problem(e).integrability,

@@ -57,6 +57,7 @@ from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
 from .eom import EquationsOfMotion, dependent_velocities
 from .lagrangian import LagrangianSystem
+from .quasi import QuasiVelocitySystem
 from .steady import SteadyMotion
 
 __all__ = ["Linearisation", "linearise"]
@@ -205,7 +206,10 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     ``cs`` is a :class:`~jetgeo.mechanics.ConstrainedSystem`, or a pair ``(system, Q)``
     (a :class:`~jetgeo.mechanics.LagrangianSystem` and its
     :class:`~jetgeo.mechanics.ConstraintSubmanifold`, e.g. an imported model): the
-    multiplier route never needs the normal form.  ``point`` gives t (if the system
+    multiplier route never needs the normal form.  A
+    :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` is taken as its coordinate pair
+    ``(lagrangian_system(), constraint_submanifold())``; ``point`` is then in the jets (its
+    ``jet_state``).  ``point`` gives t (if the system
     depends on it), every q^σ and the independent velocities q̇^l; dependent velocities
     may be given (they are checked against f = 0) or are solved for at the point.
     ``point`` may also be a :class:`~jetgeo.mechanics.SteadyMotion` (from
@@ -250,6 +254,8 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
         lin = linearise(cs, steady.point, params, exact, method, independent)
         return lin.restrict(steady.kept_states)
+    if isinstance(cs, QuasiVelocitySystem):  # the coordinate form, on which the multiplier route runs
+        cs = (cs.lagrangian_system(), cs.constraint_submanifold())
     if method == "reduced":
         if not isinstance(cs, ConstrainedSystem):
             raise InputError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")

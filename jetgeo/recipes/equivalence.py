@@ -24,6 +24,7 @@ from ..geometry.exact import NORMALISE_MAX_NODES, is_small, xreplace_dag
 from ..geometry.zero import normalise, zero_tests
 from ..mechanics.eom import EquationsOfMotion
 from ..mechanics.motion import Motion
+from ..mechanics.quasi import QuasiVelocitySystem
 
 
 def _difference(x, y):
@@ -112,6 +113,9 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
 
     The reaction forces are compared too when both results give them (``reactions()`` is not
     None) and ``reactions`` is true (pass ``reactions=False`` to compare the accelerations only).
+    A :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` is taken as its Hamel equations,
+    ``motion()`` (the one conversion of a system stated in quasi-velocities for the routes that
+    take equations of motion).
 
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
@@ -122,6 +126,7 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
     >>> bool(equivalent(recipes.krupkova(S, Q), recipes.benenti_second_kind(S, Q)))
     True
     """
+    a, b = (r.motion() if isinstance(r, QuasiVelocitySystem) else r for r in (a, b))
     for r in (a, b):
         if not isinstance(r, EquationsOfMotion):
             raise InputError("equivalent: give equations of motion (jetgeo.mechanics.EquationsOfMotion: a Motion, "

@@ -29,9 +29,9 @@ from ..geometry.exact import (
     tree_size,
 )
 from ..jets import FibredManifold
-from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from ..mechanics.eom import SampledSystem
-from . import entries, whipple  # noqa: F401  (the modules of builders: importing them registers their systems)
+from . import entries, rigid_bodies, whipple  # noqa: F401  (the modules of builders: importing them registers their systems)
 from .registry import REGISTRY, SystemSpec, register
 
 __all__ = ["SystemSpec", "CatalogueEntry", "names", "load", "describe", "register"]
@@ -58,6 +58,9 @@ class CatalogueEntry(SampledSystem):
         sample parameters ``params`` (dependent velocities from the normal form)
     params : {parameter symbol: sample value}
     notes : misprints found in the paper and other remarks
+    quasi : the same system as a :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` (Hamel's
+        equations in its quasi-velocities; ``system`` and ``Q`` are its coordinate form
+        ``quasi.lagrangian_system()``, ``quasi.constraint_submanifold()``), or None
     """
 
     name: str
@@ -72,6 +75,7 @@ class CatalogueEntry(SampledSystem):
     initial: dict
     params: dict
     notes: list = field(default_factory=list)
+    quasi: QuasiVelocitySystem | None = None
 
     def __iter__(self) -> Iterator:
         yield self.system
@@ -206,10 +210,14 @@ def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
     notes = list(spec.notes)
     initial = _initial_state(Q, spec, subs, params, heavy=REGISTRY[name].heavy, notes=notes)
+    quasi = spec.quasi if spec.forces is None else None  # forces given in the jets: no quasi form kept
+    if quasi is not None and subs:  # the same values in the quasi-velocity form (its frame has no parameter)
+        quasi = QuasiVelocitySystem(quasi.frame, s(quasi.ell), [s(c) for c in quasi.phi], [s(a) for a in quasi.forces],
+                                    dependent=quasi.dependent)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
         reference=spec.reference, description=spec.description, initial=initial, params=params,
-        notes=notes,
+        notes=notes, quasi=quasi,
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..jets import FibredManifold
+from ..mechanics.quasi import QuasiVelocitySystem
 
 __all__ = ["SystemSpec", "Registered", "REGISTRY", "register"]
 
@@ -29,7 +30,8 @@ class SystemSpec:
     ``psi``/``z`` a parametrisation q̇ = ψ(t, q, z) of the same constraints;
     ``guess`` values of t, q and of the velocities (the dependent velocities are
     recomputed from the normal form, so the initial state lies on Q exactly);
-    ``params`` sample numeric values of the parameters.
+    ``params`` sample numeric values of the parameters; ``quasi`` the same system stated in
+    quasi-velocities (a rigid body in its body-frame Ω), whose frame holds no parameter.
     """
 
     Y: FibredManifold
@@ -48,6 +50,7 @@ class SystemSpec:
     psi: list | None = None
     z: tuple | None = None
     notes: list = field(default_factory=list)
+    quasi: QuasiVelocitySystem | None = None
 
 
 @dataclass

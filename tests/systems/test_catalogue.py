@@ -132,9 +132,11 @@ def test_dynamics_tangent_to_Q(name):
     assert rep.passed and len(rep.details) == entry(name).Q.k
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("parallel_velocities", "stolarova_example3")])
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("parallel_velocities", "stolarova_example3",
+                                                                 "ball_on_turntable")])
 def test_energy_conserved(name):
-    """Autonomous, conservative, homogeneous constraints: E = T + V is a first integral."""
+    """Autonomous, conservative, homogeneous constraints: E = T + V is a first integral (the turntable does
+    work on the ball: its constraints are affine, not homogeneous, in the velocities)."""
     assert check_energy_conserved(cs(name)).passed
 
 

@@ -12,7 +12,7 @@ import sympy as sp
 from ...errors import InputError, JetgeoError
 from ...geometry.coerce import check_assumptions
 from ...geometry.exact import is_small
-from ...mechanics import ConstrainedSystem, Motion
+from ...mechanics import ConstrainedSystem, Motion, QuasiVelocitySystem
 from ...progress import progress_bar
 from .atlas import bordered_monitor, chart_for, chart_monitor
 from .discrete import DISCRETE_METHODS, simulate_discrete
@@ -94,6 +94,8 @@ def simulate(
         catalogue entry or an imported model too): integrated in the multipliers formulation
         from the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f, solved numerically at every step —
         no normal form and no symbolic accelerations, the way to simulate long chains of bodies.
+        A :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` is integrated as its Hamel equations,
+        ``motion()`` (``initial`` in the jets: its ``jet_state``).
     t_span : (t0, t1)
     initial : {symbol or name: value}
         Values of every q^σ and q̇^σ at t0.  With ``complete=True`` k of the velocities may be
@@ -145,6 +147,8 @@ def simulate(
                                  backend=backend, first_integrals=first_integrals, t_eval=t_eval, **options)
     opts = {**DEFAULT_OPTIONS, **options}
     check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
+    if isinstance(system, QuasiVelocitySystem):  # Hamel's equations (with their bordered system)
+        system = system.motion()
     prepared = isinstance(system, PreparedSystem)
     if formulation == "full" and not prepared and pair_of(system) is not None:
         formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
