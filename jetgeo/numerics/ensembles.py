@@ -635,8 +635,8 @@ def ensemble(
     method : "DOP853" (default: the batched adaptive integrator) or a discrete Lagrange–d'Alembert
         method "dla-midpoint", "dla-trapezoid", "dla-4" (as in ``simulate``; needs a Lagrangian and
         a constraint submanifold): its stepper is compiled once and steps every member in this
-        process (:func:`run_discrete`); rtol, atol, max_step, events and atlas do not apply, and
-        ``client``/``store`` are refused.
+        process (:func:`run_discrete`; ``store`` holds it as one chunk); rtol, atol, max_step, events
+        and atlas do not apply, and ``client`` is refused.
     step : float > 0
         The time step of a dla method (required for one, refused otherwise); the output times must
         be nodes t0 + k·step.
@@ -656,9 +656,9 @@ def ensemble(
         if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(float(step)) or float(step) <= 0:
             raise InputError(f"ensemble: step must be a finite number > 0, got {step!r:.40}")
-        if client is not None or store is not None:
-            raise InputError(f"ensemble: method={method!r} steps the members in this process; client= and store= "
-                             "are for the DOP853 batches")
+        if client is not None:
+            raise InputError(f"ensemble: method={method!r} steps the members in this process; client= is for the "
+                             "DOP853 batches")
         if backend not in ("auto", "c", "python"):
             raise InputError(f"ensemble: backend must be 'auto', 'c' or 'python', got {backend!r:.40}")
         n_float = (float(t_span[1]) - float(t_span[0])) / float(step)
@@ -712,10 +712,22 @@ def ensemble(
                  "method": f"{method}, step {float(step):g}, every member by one compiled stepper",
                  "manifold_tol": float(manifold_tol), "complete": int(bool(complete)), "t0": t0, "t1": t1,
                  "parameters": list(model.params), "swept": list(cols), "jetgeo_version": __version__}
-        result = run_discrete(system, model, settings, full, P)
+        attrs["fingerprint"] = fp = study_fingerprint(model.fingerprint, settings, full, P, N)
+        st = open_store(store, fp, 1, N, N, {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}
+                        ) if store is not None else None
+        if st is not None and st.complete():
+            return st.result()
+        try:
+            ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P), t_eval, coords, attrs)
+            if st is not None:
+                st.write(0, ds)
+        except BaseException:
+            if st is not None:
+                st.close()
+            raise
         if callback is not None:
             callback({"chunk": 0, "members": (0, N), "done": N, "total": N})
-        return chunk_dataset(model, 0, result, t_eval, coords, attrs)
+        return st.result() if st is not None else ds
     workers = int(workers) if workers else _default_workers()
     if client is not None:
         try:

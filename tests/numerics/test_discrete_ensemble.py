@@ -40,7 +40,7 @@ def test_an_off_manifold_member_is_invalid_and_the_others_run():
     ({"method": "dla-midpoint", "step": -0.1}, "step must be a finite number > 0"),
     ({"method": "dla-midpoint", "step": 0.3}, "not a whole number of steps"),
     ({"method": "dla-midpoint", "step": 0.1, "n_times": 4}, "output times must be nodes"),
-    ({"method": "dla-midpoint", "step": 0.1, "store": "x.zarr"}, "client= and store="),
+    ({"method": "dla-midpoint", "step": 0.1, "client": object()}, "client= is for the DOP853"),
     ({"method": "rk4", "step": 0.1}, "method must be 'DOP853' or one of"),
     ({"step": 0.1}, "step= is for the dla methods"),
 ])
