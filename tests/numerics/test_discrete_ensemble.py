@@ -48,3 +48,16 @@ def test_bad_arguments_are_named(kwargs, message):
     e = systems.load("rolling_disc")
     with pytest.raises(InputError, match=message):
         ensemble(e, {"a": [1.0]}, (0, 1), **{"n_times": 11, **kwargs})
+
+
+def test_a_member_whose_step_fails_is_failed_with_its_nodes_kept():
+    """At h = 2 the disc's second step has a singular Newton matrix (simulate says so); in an
+    ensemble that member is 'failed' with simulate's message and its nodes up to the failure."""
+    e = systems.load("rolling_disc")
+    r = simulate(e, (0, 16), e.initial, e.params, method="dla-midpoint", step=2.0)
+    assert r.status == "failed"
+    ds = ensemble(e, {"m": [1.0]}, (0, 16), n_times=9, method="dla-midpoint", step=2.0, backend="python")
+    assert ds.status.values[0] == "failed" and ds.message.values[0] == r.message
+    traj = ds.trajectory.values[0]
+    np.testing.assert_array_equal(traj[: len(r.t)], np.hstack([r.q, r.qdot]))
+    assert np.all(np.isnan(traj[len(r.t):])) and float(ds.t_stop.values[0]) == r.t[-1]
