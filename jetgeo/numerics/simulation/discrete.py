@@ -8,7 +8,11 @@ step loops in Python or, with ``backend="c"``, in C — and each step is solved 
 from the explicit predictor (q_{k+1} = q_k + h q̇_k,
 q̇_{k+1} = q̇_k, the multipliers of the previous step) until the correction is below ``tol``
 relative to the unknowns.  The last equation of the map is f(t_{k+1}, q_{k+1}, q̇_{k+1}) = 0, so
-every node lies on Q to the solver's tolerance.
+every node lies on Q to the solver's tolerance.  Coordinates the step sees only modulo 2π (angles
+entering through sin/cos, coordinates absent from L, Q and the forces; decided exactly by
+:func:`~jetgeo.numerics.stepper.periodic_indices`) are carried reduced to [−π, π) plus whole turns
+and reported unwrapped; the constraint residuals are evaluated at the reduced values
+(theory/discrete_mechanics.md, "Angles carried modulo 2π").
 
 ==================  ===================================  =====================  =====
 method              discrete Lagrangian                  discrete constraints   order
