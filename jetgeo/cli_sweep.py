@@ -4,6 +4,7 @@
 
     jetgeo sweep SPEC --t-end T --param NAME=START:STOP:N [--param ...] [--points P]
                  [--formulation full|reduced|multipliers] [--scheduler local|ADDRESS]
+                 [--method DOP853|dla-midpoint|dla-trapezoid|dla-4 [--step H]]
                  [--out FILE.nc|FILE.zarr] [--timeout SECONDS] [--memory-limit MB]
 
 Each ``--param`` is a parameter of the spec or a coordinate/velocity of its initial state,
@@ -14,7 +15,9 @@ simulation: it crosses the chart boundaries of Q with the atlas of ``jetgeo simu
 full and reduced formulations).  ``--scheduler`` ``local`` (default: this machine's cores) or
 the address of a Dask scheduler (``tcp://host:8786``).  ``--out`` writes the dataset
 (resumable: run the same command again after an interruption).  ``--timeout`` and
-``--memory-limit`` bound the run as for ``simulate``.
+``--memory-limit`` bound the run as for ``simulate``.  ``--method dla-…`` with ``--step H`` steps
+every member with a discrete Lagrange–d'Alembert integrator (one compiled stepper, in this process:
+not with a ``--scheduler`` address), as ``jetgeo simulate --method dla-… --step H`` would.
 
 Exit codes: 0 every member reached ``--t-end``; 1 some member did not (stopped at a singular
 state, failed, or invalid data: the first ones are listed, the reason on stderr) or a limit was
@@ -35,6 +38,10 @@ from .io.resolve import open_spec
 from .limits import MAX_SECONDS
 
 __all__ = ["add_parser", "parse_range"]
+
+
+#: ``--method``: jetgeo.numerics.ensemble's methods (spelt out so that the parser loads no numerics)
+SWEEP_METHODS = ("DOP853", "dla-midpoint", "dla-trapezoid", "dla-4")
 
 
 def parse_range(text: str) -> tuple:
@@ -108,6 +115,8 @@ def _run(args: argparse.Namespace) -> int:
         if clash:
             raise InputError(f"{spec.source}: --param {clash[0]!r} is a dependent velocity (given by the constraints); "
                             "sweep an independent one")
+    if args.method != "DOP853" and args.scheduler != "local":
+        raise InputError(f"--method {args.method} steps the members in this process; --scheduler is for DOP853 sweeps")
     client = None
     if args.scheduler != "local":
         try:
@@ -123,7 +132,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         ds = ensemble(model, members, (t0, args.t_end), n_times=args.points, params=pvals,
                       initial={k: v for k, v in y0.items() if k not in dependent}, complete=bool(dependent),
-                      formulation=args.formulation, client=client, store=args.out, progress=None)
+                      formulation=args.formulation, client=client, store=args.out, progress=None,
+                      method=args.method, step=args.step)
     finally:
         if client is not None:
             client.close()
@@ -174,6 +184,12 @@ def add_parser(sub, common, limits) -> None:
     d.add_argument("--formulation", default="full", choices=("full", "reduced", "multipliers"),
                    help="as for simulate: full (default) and reduced cross chart boundaries of Q with the atlas; "
                    "multipliers needs no normal form")
+    d.add_argument("--method", default="DOP853", choices=SWEEP_METHODS,
+                   help="DOP853 (default: batched, adaptive) or a discrete Lagrange–d'Alembert integrator with --step "
+                   "(every member by one compiled stepper)")
+    d.add_argument("--step", type=float, default=None,
+                   help="the fixed time step of the dla methods; --t-end and the --points spacing must be whole "
+                   "numbers of steps")
     d.add_argument("--scheduler", default="local", help="local (default) or the address of a Dask scheduler")
     d.add_argument("--connect-timeout", type=positive_seconds, default=10.0, help="seconds to reach a Dask scheduler")
     d.add_argument("--out", help="write the dataset to FILE.nc or FILE.zarr (resumable)")

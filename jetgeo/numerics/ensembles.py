@@ -53,6 +53,7 @@ from ..progress import progress_bar
 from ..version import __version__
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .ensemble_store import open_store, process_alive, process_start_time, study_fingerprint
+from .simulation.discrete import DISCRETE_METHODS, simulate_discrete
 from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
@@ -316,6 +317,57 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
     return out
 
 
+def run_discrete(system, model: BatchModel, settings: dict, full, P) -> dict:
+    """Step every member (columns of ``full`` and ``P``) with a discrete Lagrange–d'Alembert method
+    (``settings["method"]``, ``settings["step"]``): the arrays of the dataset, as :func:`run_chunk`.
+
+    The stepper is compiled once (:func:`~jetgeo.numerics.simulation.discrete.discrete_stepper`
+    caches it per system) and each member is one call of its step loop — the same call
+    ``simulate(..., method=..., step=...)`` makes, so a member equals its ``simulate`` run.  The
+    output times must be nodes t0 + k·step."""
+    t0, t1 = settings["t_span"]
+    t_eval, h, method = settings["t_eval"], settings["step"], settings["method"]
+    full, why = check_initial(model, t0, full, P, settings["complete"], settings["manifold_tol"])
+    n_steps = int(round((t1 - t0) / h))
+    k = np.rint((t_eval - t0) / h).astype(np.int64)
+    if np.any(np.abs(k * ((t1 - t0) / max(n_steps, 1)) - (t_eval - t0)) > 1e-9 * max(1.0, abs(t1 - t0))):
+        raise InputError(f"ensemble: with method={method!r} the output times must be nodes t0 + k·step "
+                         f"(step = {h:g}); choose n_times − 1 dividing the {n_steps} steps")
+    N, nT, nF, nC = full.shape[1], len(t_eval), full.shape[0], model.n_constraints
+    out = {"trajectory": np.full((N, nT, nF), np.nan), "status": np.empty(N, dtype=object),
+           "message": np.empty(N, dtype=object), "t_stop": np.full(N, np.nan), "state_stop": np.full((N, nF), np.nan),
+           "nfev": np.zeros(N, np.int64), "nsteps": np.zeros(N, np.int64), "residual": np.full((N, nT, nC), np.nan),
+           "energy": np.full((N, nT), np.nan)}
+    for i in range(N):
+        if why[i] is not None:
+            out["status"][i], out["message"][i] = "invalid", why[i]
+            continue
+        initial = {n: float(full[r, i]) for r, n in enumerate(model.full_state)}
+        params = {n: float(P[r, i]) for r, n in enumerate(model.params)}
+        try:
+            r = simulate_discrete(system, (t0, t1), initial, params, method, step=h, backend=settings["backend"],
+                                  manifold_tol=settings["manifold_tol"])
+        except OffManifoldError as exc:
+            out["status"][i], out["message"][i] = "invalid", f"invalid data: {exc}"
+            continue
+        reached = k[k < len(r.t)]
+        traj = np.hstack([r.q, r.qdot])
+        out["trajectory"][i, : len(reached)] = traj[reached]
+        if r.residuals is not None:
+            out["residual"][i, : len(reached)] = r.residuals[reached]
+        if r.energy is not None:
+            out["energy"][i, : len(reached)] = r.energy[reached]
+        out["status"][i] = "ok" if r.success else "failed"
+        out["message"][i] = "" if r.success else r.message
+        out["t_stop"][i], out["state_stop"][i] = r.t[-1], traj[-1]
+        out["nfev"][i], out["nsteps"][i] = r.nfev, len(r.t) - 1
+    if not nC:
+        del out["residual"]
+    if model.energy is None:
+        del out["energy"]
+    return out
+
+
 def _atlas_on(model: BatchModel, settings: dict) -> bool:
     """Whether members continue across chart boundaries of Q (as ``simulate(atlas=True)`` decides)."""
     return bool(settings["atlas"] and settings["events"] and any(mon.kind == "rho" for mon in model.monitors))
@@ -548,6 +600,9 @@ def ensemble(
     store: str | os.PathLike | None = None,
     progress: bool | None = None,
     callback: Callable | None = None,
+    method: str = "DOP853",
+    step: float | None = None,
+    backend: str = "auto",
 ):
     r"""Integrate every member of a study and return an :class:`xarray.Dataset`.
 
@@ -577,12 +632,40 @@ def ensemble(
         atomically and validated on resume (:mod:`jetgeo.numerics.ensemble_store`).
     progress : a progress bar (None: only in a terminal; see :mod:`jetgeo.progress`).
     callback : called in this process after each chunk with {"chunk", "members", "done", "total"}.
+    method : "DOP853" (default: the batched adaptive integrator) or a discrete Lagrange–d'Alembert
+        method "dla-midpoint", "dla-trapezoid", "dla-4" (as in ``simulate``; needs a Lagrangian and
+        a constraint submanifold): its stepper is compiled once and steps every member in this
+        process (:func:`run_discrete`; ``store`` holds it as one chunk); rtol, atol, max_step, events
+        and atlas do not apply, and ``client`` is refused.
+    step : float > 0
+        The time step of a dla method (required for one, refused otherwise); the output times must
+        be nodes t0 + k·step.
+    backend : "auto" (default), "c" or "python": where a dla method's Newton and step loops run.
 
     Returns the Dataset (dims member, time, state[, constraint]; coords: the parameters and the
     table's columns) described in the module docstring.
     """
     if formulation not in ("full", "reduced", "multipliers"):
         raise InputError(f"ensemble: formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
+    discrete = method in DISCRETE_METHODS
+    if method != "DOP853" and not discrete:
+        raise InputError(f"ensemble: method must be 'DOP853' or one of {sorted(DISCRETE_METHODS)}, got {method!r:.40}")
+    if discrete:
+        if step is None:
+            raise InputError(f"ensemble: method={method!r} needs step= (the time step h > 0)")
+        if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(step)) or float(step) <= 0:
+            raise InputError(f"ensemble: step must be a finite number > 0, got {step!r:.40}")
+        if client is not None:
+            raise InputError(f"ensemble: method={method!r} steps the members in this process; client= is for the "
+                             "DOP853 batches")
+        if backend not in ("auto", "c", "python"):
+            raise InputError(f"ensemble: backend must be 'auto', 'c' or 'python', got {backend!r:.40}")
+        n_float = (float(t_span[1]) - float(t_span[0])) / float(step)
+        if not abs(n_float - round(n_float)) <= 1e-9 * max(1.0, abs(n_float)) or round(n_float) < 1:
+            raise InputError(f"ensemble: the span is not a whole number of steps {float(step):g} ({n_float:.6g} steps)")
+    elif step is not None:
+        raise InputError("ensemble: step= is for the dla methods; DOP853 chooses its own steps (max_step=)")
     if scheduler not in ("local", "serial"):
         raise InputError(f"ensemble: scheduler must be 'local' or 'serial' (or pass client=), got {scheduler!r}")
     if t_eval is None:
@@ -620,6 +703,31 @@ def ensemble(
     ivals = {**di, **{str(k): v for k, v in (initial or {}).items()}}
     full, P = _columns_to_arrays(model, prep, cols, pvals, ivals, complete, N)
     _check_assumptions(prep, model, cols, P)
+    if discrete:
+        settings = {"t_span": (t0, t1), "t_eval": t_eval, "step": float(step), "method": method, "backend": backend,
+                    "manifold_tol": float(manifold_tol), "complete": bool(complete)}
+        coords = {n: P[r] for r, n in enumerate(model.params)}
+        coords.update({n: v for n, v in cols.items() if n not in coords})
+        attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": method,
+                 "method": f"{method}, step {float(step):g}, every member by one compiled stepper",
+                 "manifold_tol": float(manifold_tol), "complete": int(bool(complete)), "t0": t0, "t1": t1,
+                 "parameters": list(model.params), "swept": list(cols), "jetgeo_version": __version__}
+        attrs["fingerprint"] = fp = study_fingerprint(model.fingerprint, settings, full, P, N)
+        st = open_store(store, fp, 1, N, N, {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}
+                        ) if store is not None else None
+        if st is not None and st.complete():
+            return st.result()
+        try:
+            ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P), t_eval, coords, attrs)
+            if st is not None:
+                st.write(0, ds)
+        except BaseException:
+            if st is not None:
+                st.close()
+            raise
+        if callback is not None:
+            callback({"chunk": 0, "members": (0, N), "done": N, "total": N})
+        return st.result() if st is not None else ds
     workers = int(workers) if workers else _default_workers()
     if client is not None:
         try:

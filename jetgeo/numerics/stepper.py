@@ -70,6 +70,20 @@ absolute ftol would eventually stop any long run.  The residual norms reached ar
 * ``"no-convergence"``: ``max_iter`` updates without meeting both tests;
 * ``"non-finite"``: F, J, the predictor or the advance map gave a NaN or an infinity.
 
+Periodic known values
+---------------------
+``periodic`` lists known values w_i (by index) that the scheme sees only modulo 2π: F and the
+predictor are unchanged and advance_i grows by exactly 2π (the other entries of the advance map
+unchanged) when w_i → w_i + 2π.  :func:`compile_stepper` decides this exactly (sympy's own
+evaluation of sin(x + 2π) = sin(x) and of the sums, compared structurally; see
+:func:`periodic_indices`) and refuses an index that fails.  Such a value is carried reduced to
+[−π, π) plus a whole number of turns: a run reduces w0 and every new node, the reduction
+w − 2πn is exact (Sterbenz's lemma for the one turn a step adds), and the residual sees an angle of
+size ≤ π instead of one that winds up to 1e4 rad, where ulp(w)/h — the smallest change of the
+node a step can make, divided by h — exceeds the constraint tolerance.  ``StepperRun.nodes`` are
+the reduced nodes, ``StepperRun.turns`` the turns and ``StepperRun.unwrapped()`` the nodes with
+2π·turns added back.
+
 Both backends run the same algorithm in the same order of operations; they agree to round-off.
 
 >>> import sympy as sp
@@ -96,7 +110,7 @@ from ..geometry.exact import diff_dag, free_symbols_dag, xreplace_dag
 from . import codegen
 from .compile import _check_compilable, compile_rhs
 
-__all__ = ["ImplicitStepper", "StepperRun", "compile_stepper"]
+__all__ = ["ImplicitStepper", "StepperRun", "compile_stepper", "periodic_indices"]
 
 BACKENDS = ("python", "c", "auto")
 #: status codes shared by both backends (the C module returns the integer)
@@ -106,6 +120,7 @@ _EPS = float(np.finfo(float).eps)
 #: the C backend's bounds (its arrays live on the stack: (m + m²) doubles take 0.5 MB at m = 256)
 C_MAX_UNKNOWNS = 256
 C_MAX_KNOWN = 4096
+_TWO_PI = 2.0 * math.pi
 
 
 @dataclass(frozen=True)
@@ -134,6 +149,10 @@ class StepperRun:
         The number of completed steps (the index of ``last``).
     last, last_unknowns : ndarray
         The last node reached, and the z of the step that produced it (zeros/the guess if none).
+    periodic : tuple of int
+        The indices of the known values carried modulo 2π (``compile_stepper(periodic=...)``).
+    turns, last_turns : ndarray, shapes (K, len(periodic)) and (len(periodic),)
+        The whole turns taken out of those values at each node (and at ``last``).
     """
 
     nodes: np.ndarray
@@ -147,6 +166,31 @@ class StepperRun:
     steps_done: int
     last: np.ndarray
     last_unknowns: np.ndarray
+    periodic: tuple = ()
+    turns: np.ndarray | None = None
+    last_turns: np.ndarray | None = None
+
+    def unwrapped(self) -> np.ndarray:
+        """The nodes with the turns of the periodic values added back: w_i + 2π·turns_i.
+
+        Returns
+        -------
+        ndarray, shape (K, n)
+            ``nodes`` when nothing is periodic.
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> a, v, h = sp.symbols("a v h")
+        >>> st = compile_stepper([v - 1], [v], [a], [h], advance=[a + h * v], periodic=[0])   # a' = 1
+        >>> r = st.run([3.0], 2, [1.0])
+        >>> r.nodes[:, 0].round(6).tolist(), r.turns[:, 0].tolist(), r.unwrapped()[:, 0].round(6).tolist()
+        ([3.0, -2.283185, -1.283185], [0.0, 1.0, 1.0], [3.0, 4.0, 5.0])
+        """
+        out = self.nodes.copy()
+        if self.periodic and self.turns is not None:
+            out[:, list(self.periodic)] += _TWO_PI * self.turns
+        return out
 
     @property
     def ok(self) -> bool:
@@ -200,7 +244,7 @@ class ImplicitStepper:
 
     def __init__(self, unknowns: tuple, known: tuple, parameters: tuple, backend: str, tol: float, ftol: float,
                  max_iter: int, has_predictor: bool, kernels: dict | None = None, module=None,
-                 source: str | dict = "") -> None:
+                 source: str | dict = "", periodic: tuple = ()) -> None:
         self.unknowns = unknowns
         self.known = known
         self.parameters = parameters
@@ -209,6 +253,7 @@ class ImplicitStepper:
         self.ftol = ftol
         self.max_iter = max_iter
         self.has_predictor = has_predictor
+        self.periodic = tuple(periodic)
         self.source = source
         self._kernels = kernels
         self._module = module
@@ -330,17 +375,27 @@ class ImplicitStepper:
         res = np.zeros(n_saved - 1)
         last = np.empty(n + m)
         predict = use_predictor and self.has_predictor
+        per = self.periodic
+        n_per = max(len(per), 1)  # the C module's arrays are never empty
+        turns = np.zeros((n_saved, n_per))
+        turns0 = np.zeros(n_per)
+        w = w.copy()
+        for j, i in enumerate(per):  # the first node reduced as every later one
+            turns0[j] = math.floor((w[i] + math.pi) / _TWO_PI)
+            w[i] -= turns0[j] * _TWO_PI
         if self._module is not None:
             status, k, saved, it, fn = self._module.run(w, p, z0, n_steps, every, self.tol, self.ftol, self.max_iter,
-                                                          int(predict), nodes, zs, its, res, last)
+                                                          int(predict), nodes, zs, its, res, last, turns0, turns)
         else:
-            status, k, saved, it, fn = self._run_python(w, p, z0, n_steps, every, predict, nodes, zs, its, res, last)
+            status, k, saved, it, fn = self._run_python(w, p, z0, n_steps, every, predict, nodes, zs, its, res, last,
+                                                        turns0, turns)
         steps = np.minimum(np.arange(saved) * every, n_steps)
         message = "" if status == _OK else self._message(status, k, it, fn)
         return StepperRun(nodes=nodes[:saved], steps=steps, unknowns=zs[:saved - 1], iterations=its[:saved - 1],
                           residual_norms=res[:saved - 1], status=STATUS[status],
                           failed_step=None if status == _OK else int(k), message=message, steps_done=int(k),
-                          last=last[:n].copy(), last_unknowns=last[n:].copy())
+                          last=last[:n].copy(), last_unknowns=last[n:].copy(), periodic=per,
+                          turns=turns[:saved, :len(per)].copy(), last_turns=turns0[:len(per)].copy())
 
     def _message(self, status: int, k: int, it: int, fn: float) -> str:
         where = f"stepper: step {k} (w_{k} → w_{k + 1})"
@@ -354,12 +409,16 @@ class ImplicitStepper:
         return (f"{where}: a non-finite value (NaN or inf) in the residual, its Jacobian, the predictor or the "
                 f"advance map at Newton iteration {it}")
 
-    def _run_python(self, w, p, z0, n_steps, every, predict, nodes, zs, its, res, last) -> tuple:
+    def _run_python(self, w, p, z0, n_steps, every, predict, nodes, zs, its, res, last, turns0, turns) -> tuple:
+        """The step loop in Python; ``turns0`` (the turns of w, updated in place to those of the last
+        node) and ``turns`` (filled at the saved nodes) as in the C template."""
         m, n = len(self.unknowns), len(self.known)
         kern = self._kernels
+        per = [(j, m + i) for j, i in enumerate(self.periodic)]
         y = [*z0.tolist(), *w.tolist()]
         zgood = z0.tolist()
         nodes[0] = w
+        turns[0] = turns0
         saved, acc_it, acc_res, status, it, fn, k = 1, 0, 0.0, _OK, 0, 0.0, 0
         for k in range(n_steps):  # noqa: B007 - k is the index reached, used after the loop
             if predict:
@@ -376,10 +435,16 @@ class ImplicitStepper:
                 status = _NONFINITE
                 break
             y[m:] = wn
+            for j, i in per:
+                if not -math.pi <= y[i] < math.pi:
+                    r = math.floor((y[i] + math.pi) / _TWO_PI)
+                    y[i] -= r * _TWO_PI
+                    turns0[j] += r
             zgood = y[:m]
             acc_it, acc_res = max(acc_it, it), max(acc_res, fn)
             if (k + 1) % every == 0 or k + 1 == n_steps:
-                nodes[saved] = wn
+                nodes[saved] = y[m:]
+                turns[saved] = turns0
                 zs[saved - 1] = zgood
                 its[saved - 1], res[saved - 1] = acc_it, acc_res
                 saved += 1
@@ -463,6 +528,65 @@ def _lu_solve(J: list, b: list, m: int) -> list | None:
     return x
 
 
+def _periodic_arg(periodic, n: int) -> tuple:
+    if isinstance(periodic, (str, bytes, set, frozenset, dict)) or not isinstance(periodic, (list, tuple)):
+        raise InputError(f"compile_stepper: periodic must be a list or tuple of indices into known, got "
+                         f"{periodic!r:.60}")
+    for i in periodic:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+            raise InputError(f"compile_stepper: periodic entry {i!r:.40} is not an index into known (0 … {n - 1})")
+    if len(set(periodic)) != len(periodic):
+        raise InputError(f"compile_stepper: periodic lists an index twice: {list(periodic)!r:.60}")
+    return tuple(int(i) for i in periodic)
+
+
+def periodic_indices(residual, known, advance, predictor=None, candidates=None) -> list[int]:
+    """The indices i (among ``candidates``, default all) of the known values that the step sees
+    only modulo 2π, decided exactly.
+
+    Substitutes w_i → w_i + 2π (:func:`~jetgeo.geometry.exact.xreplace_dag`; sympy's constructors
+    evaluate sin(x + 2π) → sin(x), cos likewise, and cancel ±2π in sums) and accepts i when every
+    entry of F and of the predictor comes back structurally identical, and the advance map's entry i
+    comes back as itself plus 2π, the others identical.  Structural identity is a sufficient test
+    (an invariance sympy does not evaluate, e.g. sin(x/2)², is missed — the value is then carried
+    unreduced, as before), never a wrong one.
+
+    Parameters
+    ----------
+    residual, advance : list of sympy expressions
+        F and the advance map (as for :func:`compile_stepper`).
+    known : sequence of Symbols
+        w.
+    predictor : list of sympy expressions, optional
+    candidates : iterable of int, optional
+        The indices to test.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> a, b, v, h = sp.symbols("a b v h")
+    >>> F = [v - sp.sin(a) - sp.sin(b / 2)]
+    >>> periodic_indices(F, [a, b], [a + h * v, b + h * v])
+    [0]
+    """
+    out = []
+    exprs = [*residual, *(predictor or [])]
+    for i in range(len(known)) if candidates is None else candidates:
+        memo: dict = {}
+        rule = {known[i]: known[i] + 2 * sp.pi}
+        if not all(e2 is e or e2 == e for e, e2 in ((e, xreplace_dag(e, rule, memo)) for e in exprs)):
+            continue
+        shifted = [xreplace_dag(e, rule, memo) for e in advance]
+        if all((e2 - e - 2 * sp.pi == 0) if j == i else (e2 is e or e2 == e)
+               for j, (e, e2) in enumerate(zip(advance, shifted))):
+            out.append(i)
+    return out
+
+
 def _symbols(values, what: str) -> tuple:
     if isinstance(values, (str, bytes, set, frozenset, dict)) or not isinstance(values, (list, tuple, sp.MatrixBase)):
         raise InputError(f"compile_stepper: {what} must be a list or tuple of sympy Symbols (its order is the order "
@@ -488,7 +612,7 @@ def _expressions(values, what: str, size: int, size_name: str) -> list:
 
 def compile_stepper(residual, unknowns, known, parameters=(), advance=None, predictor=None, *,
                     backend: str = "python", tol: float = 1e-13, ftol: float = 1e-12,
-                    max_iter: int = 30) -> ImplicitStepper:
+                    max_iter: int = 30, periodic=()) -> ImplicitStepper:
     r"""Compile the implicit step F(z; w, p) = 0, w_next = advance(w, z, p) with its exact Jacobian ∂F/∂z.
 
     Parameters
@@ -513,6 +637,9 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
         √tol·(1 + ‖z‖∞), stopped shrinking: the round-off floor; see the module docstring).
     max_iter : int
         Newton updates allowed per step.
+    periodic : sequence of int
+        Indices into ``known`` of the values carried modulo 2π (see "Periodic known values" in the
+        module docstring); each is checked exactly.
 
     Returns
     -------
@@ -524,7 +651,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     InputError
         A symbol that is not a Symbol, listed twice or in two roles; a free symbol in none of the
         roles (or z in the predictor); expressions of the wrong number; no ``advance``; a bad
-        backend or tolerance; an expression without a numeric value.
+        backend or tolerance; an expression without a numeric value; a ``periodic`` index out of
+        range, repeated, or of a value that F, the predictor or the advance map do not see modulo 2π.
     CompilerUnavailableError
         ``backend="c"`` without a working C compiler.
 
@@ -575,6 +703,12 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
             _check_compilable(exprs)
         except InputError as exc:
             raise InputError(f"compile_stepper: in the {what}: {exc}") from exc
+    per = _periodic_arg(periodic, len(w))
+    bad = [i for i in per if i not in periodic_indices(F, w, A, P, [i])]
+    if bad:
+        raise InputError(f"compile_stepper: the known value(s) {[str(w[i]) for i in bad]} are not seen modulo 2π: "
+                         "F and the predictor must be unchanged and the advance map must add exactly 2π to the "
+                         "value itself (nothing to the others) when it grows by 2π")
     m = len(z)
     if backend != "python" and (m > C_MAX_UNKNOWNS or len(w) > C_MAX_KNOWN):
         if backend == "c":
@@ -586,7 +720,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     J = [diff_dag(F[i], z[j], memos[j]) for i in range(m) for j in range(m)]
     resjac = F + J
     parts = {"resjac": resjac, "res": F, "advance": A, **({"predictor": P} if P is not None else {})}
-    options = {"tol": float(tol), "ftol": float(ftol), "max_iter": int(max_iter), "has_predictor": P is not None}
+    options = {"tol": float(tol), "ftol": float(ftol), "max_iter": int(max_iter), "has_predictor": P is not None,
+               "periodic": per}
     if backend in ("c", "auto"):
         try:
             return _compile_c(parts, z, w, p, **options)
@@ -604,7 +739,7 @@ _TEMPLATE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 def _compile_c(parts: dict, z: tuple, w: tuple, p: tuple, *, tol: float, ftol: float, max_iter: int,
-               has_predictor: bool) -> ImplicitStepper:
+               has_predictor: bool, periodic: tuple) -> ImplicitStepper:
     """The C backend: one extension module through :func:`jetgeo.numerics.codegen.c_module`."""
     m, n = len(z), len(w)
     ren = {s: sp.Symbol(f"_y{i}") for i, s in enumerate([*z, *w])}
@@ -621,15 +756,17 @@ def _compile_c(parts: dict, z: tuple, w: tuple, p: tuple, *, tol: float, ftol: f
             kernels[k] = "\n".join(body)
         src = _C_TEMPLATE.format(
             modname=modname, m=m, n=n, n_params=len(p), has_predictor=int(has_predictor),
+            n_per=len(periodic), periodic=", ".join(map(str, periodic)) or "0",
             unpack="\n".join(f"    const double jg_y{i} = y[{i}];" for i in range(m + n))
             + "\n" + "\n".join(f"    const double jg_p{i} = p[{i}];" for i in range(len(p))),
             resjac=kernels["resjac"], res=kernels["res"], advance=kernels["advance"], predictor=kernels["predictor"])
         return src, cse
 
-    layout = ["stepper", _TEMPLATE_DIGEST, str(m), str(n), str(len(p)), str(has_predictor),
+    layout = ["stepper", _TEMPLATE_DIGEST, str(m), str(n), str(len(p)), str(has_predictor), f"periodic:{periodic}",
               *(f"{k}:{len(renamed.get(k, []))}" for k in names)]
     module, source, _ = codegen.c_module(exprs, layout, make_source, optimise=True)
-    return ImplicitStepper(z, w, p, "c", tol, ftol, max_iter, has_predictor, module=module, source=source)
+    return ImplicitStepper(z, w, p, "c", tol, ftol, max_iter, has_predictor, module=module, source=source,
+                           periodic=periodic)
 
 
 _C_TEMPLATE = r"""/* generated by jetgeo.numerics.stepper: do not edit */
@@ -650,6 +787,11 @@ _C_TEMPLATE = r"""/* generated by jetgeo.numerics.stepper: do not edit */
 #define N {n}
 #define NP {n_params}
 #define HAS_PREDICTOR {has_predictor}
+#define NPER {n_per}
+#define NPER_ALLOC (NPER > 0 ? NPER : 1)
+static const int PERIODIC[NPER_ALLOC] = {{{periodic}}};  /* the known values carried modulo 2 pi */
+static const double TWO_PI = 6.283185307179586;  /* 2 pi rounded, as Python's 2.0 * math.pi */
+static const double PI = 3.141592653589793;
 enum {{ST_OK = 0, ST_SINGULAR = 1, ST_NOCONV = 2, ST_NONFINITE = 3}};
 
 /* F (out[0..M-1]) and dF/dz row by row (out[M + i*M + j]) at y = (z, w) */
@@ -787,12 +929,13 @@ static void *data_of(PyObject *obj, int type, Py_ssize_t n, int writable, const 
     return NULL;
 }}
 
-/* run(w0, p, z0, n_steps, every, tol, ftol, max_iter, predict, nodes, zs, its, res, last)
-   -> (status, steps done, nodes saved, iterations, |F|) */
+/* run(w0, p, z0, n_steps, every, tol, ftol, max_iter, predict, nodes, zs, its, res, last, turns0, turns)
+   -> (status, steps done, nodes saved, iterations, |F|); turns0 (the turns of w0) ends as those of the
+   last node, turns (n_saved x NPER_ALLOC) holds those of the saved nodes */
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {{
-    if (nargs != 14) {{
-        PyErr_SetString(PyExc_TypeError, "run takes 14 positional arguments");
+    if (nargs != 16) {{
+        PyErr_SetString(PyExc_TypeError, "run takes 16 positional arguments");
         return NULL;
     }}
     const long long n_steps = PyLong_AsLongLong(args[3]), every = PyLong_AsLongLong(args[4]);
@@ -812,7 +955,9 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int *its = zs ? data_of(args[11], NPY_INT32, n_saved - 1, 1, "its") : NULL;
     double *res = its ? data_of(args[12], NPY_DOUBLE, n_saved - 1, 1, "res") : NULL;
     double *last = res ? data_of(args[13], NPY_DOUBLE, N + M, 1, "last") : NULL;
-    if (last == NULL) return NULL;
+    double *tr = last ? data_of(args[14], NPY_DOUBLE, NPER_ALLOC, 1, "turns0") : NULL;
+    double *turns = tr ? data_of(args[15], NPY_DOUBLE, n_saved * NPER_ALLOC, 1, "turns") : NULL;
+    if (turns == NULL) return NULL;
     double y[M + N], wn[N + 1], zp[M], zgood[M];
     int status = ST_OK, it = 0, acc_it = 0;
     double fn = 0.0, acc_res = 0.0;
@@ -820,6 +965,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_BEGIN_ALLOW_THREADS
     for (int i = 0; i < M; i++) y[i] = zgood[i] = z0[i];
     for (int i = 0; i < N; i++) y[M + i] = nodes[i] = w0[i];
+    for (int j = 0; j < NPER_ALLOC; j++) turns[j] = tr[j];
     for (k = 0; k < n_steps; k++) {{
         if (HAS_PREDICTOR && predict) {{
             predictor(y, p, zp);
@@ -830,12 +976,21 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (status != ST_OK) break;
         advance(y, p, wn);
         if (!all_finite(wn, N)) {{ status = ST_NONFINITE; break; }}
+        for (int j = 0; j < NPER; j++) {{
+            const double a = wn[PERIODIC[j]];
+            if (!(a >= -PI && a < PI)) {{
+                const double r = floor((a + PI) / TWO_PI);
+                wn[PERIODIC[j]] = a - r * TWO_PI;
+                tr[j] += r;
+            }}
+        }}
         for (int i = 0; i < N; i++) y[M + i] = wn[i];
         for (int i = 0; i < M; i++) zgood[i] = y[i];
         if (it > acc_it) acc_it = it;
         if (fn > acc_res) acc_res = fn;
         if ((k + 1) % every == 0 || k + 1 == n_steps) {{
             for (int i = 0; i < N; i++) nodes[saved * N + i] = wn[i];
+            for (int j = 0; j < NPER_ALLOC; j++) turns[saved * NPER_ALLOC + j] = tr[j];
             for (int i = 0; i < M; i++) zs[(saved - 1) * M + i] = zgood[i];
             its[saved - 1] = acc_it;
             res[saved - 1] = acc_res;

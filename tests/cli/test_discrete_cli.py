@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import pytest
+import xarray as xr
 
 from jetgeo.cli import SIMULATE_METHODS, main
+from jetgeo.io.resolve import open_spec
+from jetgeo.numerics import ensemble, grid
 from jetgeo.numerics.simulation.discrete import DISCRETE_METHODS
 from jetgeo.numerics.simulation.integrate import IMPLICIT
 
@@ -37,5 +41,43 @@ def test_simulate_with_a_dla_method(tmp_path, capsys, method):
 ])
 def test_bad_step_options_exit_2_with_one_line(capsys, argv, message):
     assert main(["simulate", "skate", "--t-end", "1", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+
+def test_sweep_with_a_dla_method_equals_the_api(tmp_path, capsys):
+    """``jetgeo sweep --method dla-midpoint --step h`` writes what ensemble(method=..., step=h) returns,
+    and follows the vertical disc's θ = θ̇ t (θ̇ = 1 in the spec) [Benenti 2007, §9.2] to the scheme's
+    second order (3.7e-6 at t = 1, h = 0.02)."""
+    out = tmp_path / "dla.nc"
+    assert main(["sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "R=0.5:1.5:3", "--points", "11",
+                 "--method", "dla-midpoint", "--step", "0.02", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3 members" in text and "ok 3" in text
+    ds = xr.open_dataset(out)
+    spec = open_spec("vertical_rolling_disc")
+    model = spec.constrained()
+    dep = {str(d) for d in model.g}
+    y0 = {str(k): float(v) for k, v in spec.initial_state().items() if str(k) not in dep and str(k) != "t"}
+    api = ensemble(model, grid(R=np.linspace(0.5, 1.5, 3)), (0, 1), n_times=11, initial=y0, complete=True,
+                   params={str(k): float(v) for k, v in spec.numeric_params().items()}, method="dla-midpoint",
+                   step=0.02)
+    assert ds.attrs["formulation"] == "dla-midpoint"
+    np.testing.assert_array_equal(ds.trajectory.values, api.trajectory.values)
+    assert float(np.abs(ds.residual.values).max()) < 1e-12
+    np.testing.assert_allclose(ds.trajectory.sel(state="theta").values, np.tile(ds.time.values, (3, 1)), atol=1e-5)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--method", "dla-midpoint"], "needs step="),
+    (["--method", "dla-midpoint", "--step", "0.3"], "not a whole number of steps"),
+    (["--method", "dla-midpoint", "--step", "nan"], "step must be a finite number > 0"),
+    (["--method", "dla-4", "--step", "0.1", "--points", "4"], "output times must be nodes"),
+    (["--method", "dla-4", "--step", "0.1", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for DOP853"),
+    (["--step", "0.1"], "step= is for the dla methods"),
+])
+def test_sweep_dla_bad_arguments_exit_2_with_one_line(capsys, argv, message):
+    assert main(["sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "R=0.5:1.5:2", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 
 from jetgeo.errors import InputError, StepFailedError
 from jetgeo.numerics import codegen
-from jetgeo.numerics.stepper import ImplicitStepper, compile_stepper
+from jetgeo.numerics.stepper import ImplicitStepper, compile_stepper, periodic_indices
 
 HAVE_CC = shutil.which(codegen.compiler_command()[0]) is not None
 BACKENDS = ["python", pytest.param("c", marks=pytest.mark.skipif(not HAVE_CC, reason="no C compiler on this machine"))]
@@ -314,3 +314,34 @@ def test_growing_updates_far_from_the_root_are_not_taken_for_the_round_off_floor
     r = st.run([0.0], 1, guess=[1.5])
     assert not r.ok and r.status in ("no-convergence", "non-finite") and r.failed_step == 0
     assert st.run([0.0], 1, guess=[0.5]).last_unknowns.tolist() == [0.0]           # inside: converges to 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_periodic_values_are_reduced_and_unwrapped(backend):
+    """a' = ω with a carried modulo 2π: the nodes stay in [−π, π), the turns count what was taken out,
+    and unwrapped() is the plain run's a (and b, not periodic, is untouched)."""
+    a, b, v, h, om = sp.symbols("a b v h omega")
+    F = [v - om * sp.cos(b) - sp.sin(a + h * v / 2) ** 2 / 1000]
+    plain = compile_stepper(F, [v], [a, b], [h, om], advance=[a + h * v, b], predictor=[om], backend=backend)
+    wrapped = compile_stepper(F, [v], [a, b], [h, om], advance=[a + h * v, b], predictor=[om], backend=backend,
+                              periodic=[0])
+    w0, p = [1e4, 0.1], [0.05, 3.0]
+    r0, r1 = plain.run(w0, 1000, p, every=7), wrapped.run(w0, 1000, p, every=7)
+    assert r1.ok and r1.periodic == (0,) and r1.turns.shape == (len(r1.nodes), 1)
+    assert np.all((-np.pi <= r1.nodes[:, 0]) & (r1.nodes[:, 0] < np.pi)) and r1.turns[-1, 0] > 1590
+    assert np.allclose(r1.unwrapped(), r0.nodes, rtol=0, atol=1e-8)
+    assert np.array_equal(r1.nodes[:, 1], r0.nodes[:, 1])
+
+
+def test_periodic_is_decided_exactly_and_bad_indices_are_named():
+    a, b, v, h = sp.symbols("a b v h")
+    F = [v - sp.sin(a) - sp.cos(b / 2)]
+    assert periodic_indices(F, [a, b], [a + h * v, b + h * v], [sp.Integer(0)]) == [0]
+    assert periodic_indices([v - a], [a], [a + h * v]) == []            # a enters F itself
+    assert periodic_indices([v - sp.sin(a)], [a], [a + 2 * h * v + a]) == []  # advance not a shift by 2π
+    with pytest.raises(InputError, match=r"\['b'\] are not seen modulo 2π"):
+        compile_stepper(F, [v], [a, b], [h], advance=[a + h * v, b + h * v], periodic=[1])
+    for bad, msg in ((5, "not an index"), ([0, 0], "twice"), ("0", "list or tuple")):
+        with pytest.raises(InputError, match=msg):
+            compile_stepper(F, [v], [a, b], [h], advance=[a + h * v, b + h * v],
+                            periodic=bad if isinstance(bad, (list, str)) else [bad])

@@ -8,7 +8,11 @@ step loops in Python or, with ``backend="c"``, in C — and each step is solved 
 from the explicit predictor (q_{k+1} = q_k + h q̇_k,
 q̇_{k+1} = q̇_k, the multipliers of the previous step) until the correction is below ``tol``
 relative to the unknowns.  The last equation of the map is f(t_{k+1}, q_{k+1}, q̇_{k+1}) = 0, so
-every node lies on Q to the solver's tolerance.
+every node lies on Q to the solver's tolerance.  Coordinates the step sees only modulo 2π (angles
+entering through sin/cos, coordinates absent from L, Q and the forces; decided exactly by
+:func:`~jetgeo.numerics.stepper.periodic_indices`) are carried reduced to [−π, π) plus whole turns
+and reported unwrapped; the constraint residuals are evaluated at the reduced values
+(theory/discrete_mechanics.md, "Angles carried modulo 2π").
 
 ==================  ===================================  =====================  =====
 method              discrete Lagrangian                  discrete constraints   order
@@ -37,7 +41,7 @@ import numpy as np
 from ...errors import InputError
 from ...geometry.coerce import check_assumptions
 from ...mechanics.discrete import DiscreteSystem
-from ..stepper import compile_stepper
+from ..stepper import compile_stepper, periodic_indices
 from .initial import check_on_manifold, initial_data, lookup
 from .prepare import along_solution, prepare
 from .results import SimulationResult
@@ -90,8 +94,10 @@ def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "py
     quadrature, constraint, composed = DISCRETE_METHODS[method]
     D = DiscreteSystem(system, Q, quadrature, constraint)
     osm = D.triple_jump() if composed else D.one_step()
+    # the coordinates the step sees modulo 2π (angles; also coordinates absent from L, Q and the forces)
+    periodic = periodic_indices(osm.residual, osm.known, osm.advance, osm.predictor, range(1, 1 + D.Y.m))
     stepper = compile_stepper(osm.residual, osm.unknowns, osm.known, osm.parameters, advance=osm.advance,
-                              predictor=osm.predictor, backend=backend)
+                              predictor=osm.predictor, backend=backend, periodic=periodic)
     per[key] = (Q, stepper, osm)
     return stepper, osm
 
@@ -191,11 +197,11 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     m, k, stages = len(M.q), M.Q.k, osm.stages
     w0 = np.concatenate([[t0], y0, np.zeros(2 * k), [0.0] if stages > 1 else []])  # Λ = Λ′ = 0, stage 0
     run = stepper.run(w0, n_steps * stages, ps, every=stages)
-    W = run.nodes
+    W, U = run.nodes, run.unwrapped()
     status, message = "finished", f"{n_steps} steps of {method} with h = {h:g}"
     if not run.ok:
         status, message = "failed", f"the {method} step failed at t = {run.last[0]:.6g}: {run.message}"
-        W = W[: 1 + run.steps_done // stages]  # whole steps only
+        W, U = W[: 1 + run.steps_done // stages], U[: 1 + run.steps_done // stages]  # whole steps only
     nfev = stages * int(np.sum(run.iterations))  # a bound: the most iterations of a stage, per node
     mu, lam_out = W[:, 1 + 2 * m: 1 + 2 * m + k], W[:, 1 + 2 * m + k: 1 + 2 * m + 2 * k]
     # the node's multiplier: the mean of the half impulses arriving (μ of the row) and leaving (Λ′ of the next)
@@ -207,23 +213,27 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
         if extra.ok:
             lam[-1] = (mu[-1] + extra.nodes[-1, 1 + 2 * m + k: 1 + 2 * m + 2 * k]) / 2
     t = W[:, 0]
-    full = W[:, 1: 1 + 2 * m].T
-    return _result(prep, method, t, full, lam, p, params, status, message, nfev)
+    return _result(prep, method, t, U[:, 1: 1 + 2 * m].T, W[:, 1: 1 + 2 * m].T, lam, p, params, status, message,
+                   nfev)
 
 
-def _result(prep, method, t, full, lam, p, params, status, message, nfev) -> SimulationResult:
+def _result(prep, method, t, full, reduced, lam, p, params, status, message, nfev) -> SimulationResult:
+    """The result at the nodes: ``full`` the unwrapped states (reported, and what the energy and the
+    first integrals are evaluated at), ``reduced`` the stepper's own, with the periodic coordinates in
+    [−π, π) — the constraints, their scales and their Jacobian are 2π-periodic in those (the stepper
+    checked it), and at the reduced angle they are evaluated without the round-off of sin(10⁴ rad)."""
     M = prep.model
     m = len(M.q)
     N = full.shape[1]
 
-    def ev_v(fn, rows):
-        return None if fn is None else np.asarray(fn(t, full, p)).T.reshape(N, rows)
+    def ev_v(fn, rows, at=full):
+        return None if fn is None else np.asarray(fn(t, at, p)).T.reshape(N, rows)
 
-    residuals = ev_v(prep.constraint_residuals_along, len(M.f))
-    scales = ev_v(prep.constraint_scales_along, len(M.f))
+    residuals = ev_v(prep.constraint_residuals_along, len(M.f), reduced)
+    scales = ev_v(prep.constraint_scales_along, len(M.f), reduced)
     energy = ev_v(prep.energy_along, 1)
     J = np.asarray(along_solution(prep.constraint_jacobian, prep.full_state, prep.params, M.t,
-                                  vectorized=True, name="dla_jacobian")(t, full, p))  # (k, m, N)
+                                  vectorized=True, name="dla_jacobian")(t, reduced, p))  # (k, m, N)
     R = np.einsum("kmn,nk->nm", J.reshape(len(M.f), m, N), lam)
     qd = full[m:].T
     A = ev_v(prep.forces_along, m) if prep.forces_along is not None else None
