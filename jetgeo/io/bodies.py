@@ -33,6 +33,7 @@ import math
 import sympy as sp
 
 from ..errors import InputError, JetgeoError, SpecError
+from ..geometry.coerce import as_expr
 from ..jets import FibredManifold
 from ..mechanics import QuasiVelocitySystem
 from ..mechanics.rigid import (
@@ -260,7 +261,7 @@ class _Body:
         self.check_values(params)
         initial = self.initial(S, params)
         used = set().union(S.ell.free_symbols, *[e.free_symbols for e in S.phi],
-                           *[sp.sympify(e).free_symbols for e in self.initial_raw.values()])
+                           *[as_expr(e, "[initial]").free_symbols for e in self.initial_raw.values()])
         for name, sym in L.params.items():
             if sym not in used:
                 raise L.err("parameters", name, "declared but used in no expression of the body (its Lagrangian, "

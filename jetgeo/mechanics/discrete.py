@@ -77,6 +77,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import InputError
+from ..geometry.coerce import as_expr
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
@@ -206,7 +207,7 @@ class DiscreteSystem:
     def _at(self, exprs, t, q, v) -> list:
         Y = self.Y
         rep = {Y.t: t, **dict(zip(Y.q, q)), **dict(zip(Y.qdot, v))}
-        return [sp.sympify(e).xreplace(rep) for e in exprs]
+        return [as_expr(e).xreplace(rep) for e in exprs]
 
     @cached_property
     def _v(self) -> tuple:
