@@ -596,10 +596,7 @@ LONG_ENTRY_POINTS = {
     ("jetgeo/numerics/simulation/orientation.py", "simulate_orientation"),
     ("jetgeo/numerics/simulation/run.py", "simulate"),
     # merged in the same session as this check, from parallel work: to be split like the others
-    ("jetgeo/mechanics/rigid.py", "rolling_contact"),
     ("jetgeo/numerics/simulation/discrete.py", "simulate_discrete"),
-    ("jetgeo/numerics/simulation/prepare.py", "build"),
-    ("jetgeo/numerics/stepper.py", "compile_stepper"),
 }
 
 
