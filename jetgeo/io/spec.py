@@ -32,6 +32,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from .. import systems
 from ..errors import (
     BranchError,
     ChartError,
@@ -47,9 +48,10 @@ from ..errors import (
 from ..geometry.coerce import as_expr, respects_assumptions
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from .bodies import load_body
 from .parse import check_name, evaluate_constant, parse_expression
+from .specs import catalogue
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -138,8 +140,6 @@ class Spec:
         if cached is not None:
             return cached
         try:
-            from ..mechanics import ConstrainedSystem
-
             cs = ConstrainedSystem(self.system, self.Q, branch=self.branch, dependent=self.dependent)
             self.__dict__["_constrained"] = cs
             return cs
@@ -265,8 +265,6 @@ def load_spec(path_or_text: str | Path, *, source: str | None = None) -> Spec:
         p = Path(path_or_text)
         if os.path.lexists(path_or_text) or path_or_text.endswith(".toml"):
             return _load_path(p, source)
-        from .specs import catalogue
-
         shipped = catalogue()
         if path_or_text in shipped:
             return _load_path(shipped[path_or_text], source or path_or_text)
@@ -1034,19 +1032,16 @@ def to_toml(spec: Spec) -> str:
 
 def spec_from_catalogue(name: str) -> Spec:
     """A Spec for a system of the catalogue :mod:`jetgeo.systems` (the layer below ``io``)."""
-    from .. import systems
-
     e = systems.load(name)
+    description = " ".join(str(e.description).split())
     title = str(systems.describe().get(name, ""))
     if not title:
-        title = " ".join(str(getattr(e, "description", "")).split()).split(". ")[0]
+        title = description.split(". ")[0]
         if len(title) > 100:
             title = title[:100].rsplit(" ", 1)[0] + " ..."
-    description = " ".join(str(getattr(e, "description", "")).split())
     return Spec.from_objects(
-        e.system, e.Q, name=name, title=title, description=description,
-        reference=getattr(e, "reference", ""), branch=getattr(e, "branch", None), psi=getattr(e, "psi", None),
-        z=getattr(e, "z", None), initial=getattr(e, "initial", None), params=getattr(e, "params", None),
+        e.system, e.Q, name=name, title=title, description=description, reference=e.reference, branch=e.branch,
+        psi=e.psi, z=e.z, initial=e.initial, params=e.params,
     )
 
 

@@ -51,7 +51,7 @@ from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
-__all__ = ["EquationsOfMotion", "SampledSystem", "dependent_velocities", "is_parametrised"]
+__all__ = ["EquationsOfMotion", "SampledSystem", "SystemOnQ", "dependent_velocities", "is_parametrised"]
 
 
 @runtime_checkable
@@ -86,6 +86,18 @@ class EquationsOfMotion(Protocol):
     def reactions(self) -> list | None:
         """R_σ (covariant components), or None."""
         ...
+
+
+@runtime_checkable
+class SystemOnQ(Protocol):
+    """A Lagrangian system together with its constraint submanifold, not yet equations of motion: a catalogue
+    entry (:class:`SampledSystem`), a model imported by :func:`jetgeo.io.from_mechanics`.
+    ``isinstance(obj, SystemOnQ)`` tells whether ``obj`` carries the two members."""
+
+    #: the Lagrangian system (L, forces A_σ)
+    system: LagrangianSystem
+    #: the constraint submanifold f^i(t, q, q̇) = 0, or None
+    Q: ConstraintSubmanifold | None
 
 
 @runtime_checkable

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import BranchError, NotRegularError, OffManifoldError, RankDeficientError
-from .events import SingularEvent
+from ...mechanics import accelerations_on_TQ
+from .events import Monitor, SingularEvent
 from .model import Condition, Model, branch_conditions, is_const, names
 from .prepare import PreparedSystem, build
 
@@ -95,11 +96,8 @@ def chart_monitor(prep: PreparedSystem, t0, y0, p):
     def ev(t, y):
         return chart_quality(np.asarray(prep.jacobian_of_constraints_in_state(t, y, p), dtype=float), cols) - thr
 
-    ev.terminal = True
-    ev.direction = -1
-    ev.thr = thr
-    ev.chart = tuple(prep.dependent)
-    return (ev, f"the chart of {names(prep.dependent)} ends", "rho", ev(t0, y0) + thr)
+    mon = Monitor(ev, thr, chart=tuple(prep.dependent))
+    return (mon, f"the chart of {names(prep.dependent)} ends", "rho", mon(t0, y0) + thr)
 
 
 
@@ -117,8 +115,6 @@ def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals,
     the bordered matrix [[W, −Jᵀ], [J, 0]], non-singular exactly where the reduced mass matrix of any
     chart is [Ibort et al. 1996, eq. (4.17)].  Derived once per (system, chart), compiled once per
     formulation (without first integrals)."""
-    from ...mechanics import accelerations_on_TQ
-
     key = (tuple(dependent), branch, formulation, backend)
     per = _ATLAS.setdefault(cs, {})
     if key in per and not first_integrals:
@@ -160,11 +156,9 @@ def bordered_monitor(prep: PreparedSystem, t0, y0, p):
     def ev(t, y):
         return s0 * det_k(t, y)
 
-    ev.terminal = True
-    ev.direction = -1
-    ev.thr = 0.0
-    return (ev, "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes (equivalently the "
-            "reduced mass matrix of every chart is singular) [Ibort et al. 1996, eq. (4.17)]", "det K", d0)
+    return (Monitor(ev), "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes "
+            "(equivalently the reduced mass matrix of every chart is singular) [Ibort et al. 1996, eq. (4.17)]",
+            "det K", d0)
 
 
 
