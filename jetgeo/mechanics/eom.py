@@ -129,7 +129,18 @@ class SampledSystem(Protocol):
 
 def is_parametrised(eom: EquationsOfMotion) -> bool:
     """True when ``eom`` is written in parameters z of q̇ = ψ(t, q, z) without a map back to the
-    jets: every velocity is substituted and ``to_jet`` is empty."""
+    jets: every velocity is substituted and ``to_jet`` is empty.
+
+    Parameters
+    ----------
+    eom : EquationsOfMotion
+        The equations (their ``substitution`` and ``to_jet``).
+
+    Returns
+    -------
+    bool
+        Whether the equations live in the parameters z only.
+    """
     Y = eom.system.Y
     sub = eom.substitution or {}
     return bool(sub) and not eom.to_jet and set(Y.qdot) <= set(sub)
@@ -137,7 +148,18 @@ def is_parametrised(eom: EquationsOfMotion) -> bool:
 
 def dependent_velocities(eom: EquationsOfMotion) -> tuple:
     """The dependent velocities q̇^D of the normal form ``eom`` is written in (``()`` on TQ or for a
-    parametrisation), in the order of ``Y.qdot``."""
+    parametrisation), in the order of ``Y.qdot``.
+
+    Parameters
+    ----------
+    eom : EquationsOfMotion
+        The equations; their ``substitution`` {q̇^D: g} names the dependent velocities.
+
+    Returns
+    -------
+    tuple of sympy.Symbol
+        q̇^D, the keys of the substitution, ordered as ``Y.qdot``.
+    """
     sub = eom.substitution or {}
     Y = eom.system.Y
     if set(Y.qdot) <= set(sub):  # a parametrisation q̇ = ψ(t, q, z): no velocity is independent

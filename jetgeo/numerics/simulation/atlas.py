@@ -50,7 +50,20 @@ _CHART_SWITCH = 0.25
 
 def chart_quality(J: np.ndarray, cols) -> float:
     """ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] (Cauchy–Binet: Σ_D ρ_D = 1); 1.0 where J Jᵀ is singular
-    (that is the rank monitor's business)."""
+    (that is the rank monitor's business).
+
+    Parameters
+    ----------
+    J : numpy.ndarray, k × m
+        ∂f/∂q̇ at a state.
+    cols : sequence of int
+        The columns D of the dependent velocities (k of them).
+
+    Returns
+    -------
+    float
+        ρ_D: how well the chart of D solves f = 0 for q̇^D there (0: not at all).
+    """
     G = float(np.linalg.det(J @ J.T))
     if not G > 0 or not np.isfinite(G):
         return 1.0
@@ -88,7 +101,23 @@ def _best_choice(J: np.ndarray) -> tuple:
 
 
 def chart_monitor(prep: PreparedSystem, t0, y0, p):
-    """The atlas's event: ρ of the choice in force minus the switching threshold."""
+    """The atlas's event: ρ of the choice in force minus the switching threshold.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The system in the chart in force (its ``dependent`` velocities).
+    t0, y0 : float, numpy.ndarray
+        The initial time and state.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    tuple
+        (:class:`~jetgeo.numerics.simulation.events.Monitor` whose ``chart`` is the dependent velocities,
+        explanation, ``"rho"``, ρ at the initial state).
+    """
     M = prep.model
     cols = [M.qdot.index(d) for d in prep.dependent]
     thr = _switch_threshold(len(M.f), len(M.qdot))
@@ -142,7 +171,27 @@ def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals,
 
 
 def bordered_monitor(prep: PreparedSystem, t0, y0, p):
-    """Regularity in any chart: the sign of det [[W, −Jᵀ], [J, 0]] (constant while the system is regular)."""
+    """Regularity in any chart: the sign of det [[W, −Jᵀ], [J, 0]] (constant while the system is regular).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The system, compiled with its bordered system.
+    t0, y0 : float, numpy.ndarray
+        The initial time and state.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    tuple
+        (:class:`~jetgeo.numerics.simulation.events.Monitor`, explanation, monitored expression, initial value).
+
+    Raises
+    ------
+    NotRegularError
+        When the bordered matrix is singular at the initial state [Ibort et al. 1996, eq. (4.17)].
+    """
     def det_k(t, y):
         full = prep.to_full(np.array([t]), np.asarray(y, dtype=float)[:, None], p)[:, 0]
         return float(np.linalg.det(prep.bordered.solve(t, full, p)[2]))

@@ -139,7 +139,27 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
 def touch_down(ev, state, ta, tb, ca, cb):
     """A minimum of a monitored quantity c = ev + thr ≥ 0 inside (ta, tb) where c dips below the threshold
     although it is above it at both ends (a zero touched between two steps: no sign change to see).
-    Returns the first time where ev = 0, or None."""
+
+    A cubic Hermite model of c on the step (from the end values and one-sided differences) decides
+    whether to look: only if it dips below half the smaller end value is c minimised (bounded Brent)
+    and, when the minimum reaches the threshold, the first crossing bracketed (Brent's root finder).
+
+    Parameters
+    ----------
+    ev : Monitor
+        The event, ev(t, y) = c − thr.
+    state : callable
+        t ↦ y, the dense output of the step.
+    ta, tb : float
+        The step's ends.
+    ca, cb : float
+        ev at ``ta`` and ``tb`` (both positive).
+
+    Returns
+    -------
+    float or None
+        The first time in (ta, tb) where ev = 0, or None when c stays above the threshold.
+    """
     from scipy.optimize import brentq, minimize_scalar
 
     h = tb - ta

@@ -119,6 +119,27 @@ def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: flo
 
 
 def check_on_manifold(prep: PreparedSystem, t0, y_full, p, tol) -> None:
+    """Refuse initial data off Q: |f^i| ≤ tol (1 + Σ|terms of f^i|) at (t0, y_full) for every constraint, and
+    q̇^D within 10³ tol of g of the normal form in use.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system (its constraint residuals, scales and normal form).
+    t0 : float
+        The initial time.
+    y_full : numpy.ndarray
+        The full state (q, q̇).
+    p : numpy.ndarray
+        The parameter values.
+    tol : float
+        The relative tolerance.
+
+    Raises
+    ------
+    OffManifoldError
+        Naming the first constraint (or dependent velocity) violated, its value and the tolerance.
+    """
     M = prep.model
     if not M.f:
         return

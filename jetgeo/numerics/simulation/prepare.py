@@ -382,6 +382,22 @@ def prepare(system, formulation: str = "full", first_integrals: Mapping | None =
     repeated ``simulate(cs, ...)`` calls on the same system compile once.  ``backend`` is the
     :func:`~jetgeo.numerics.compile.compile_rhs` backend of the right-hand side ("python", "c"
     or "auto"; the monitors evaluated along the solution stay in Python/NumPy).
+
+    Parameters
+    ----------
+    system : object
+        What :func:`~jetgeo.numerics.simulate` accepts (see :func:`model_of`).
+    formulation : {"full", "reduced", "multipliers"}
+        The integration state (see :func:`build`).
+    first_integrals : mapping, optional
+        Name → expression in (t, q, q̇) monitored along the solution (no cache then).
+    backend : {"python", "c", "auto"}
+        The backend of the right-hand side.
+
+    Returns
+    -------
+    PreparedSystem
+        The compiled system, the same object for repeated calls with the same system and options.
     """
     if first_integrals:
         return build(model_of(system, formulation), formulation, first_integrals, backend)
