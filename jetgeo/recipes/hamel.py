@@ -39,6 +39,24 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     ``quasi``: m − k expressions affine in the velocities; ``symbols``: names for the
     u^α (default ``u1, u2, …``).  Accelerations are returned in (t, q, u).
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    quasi : sequence of expressions, optional
+        The m − k quasi-velocities u^α, affine in q̇ (default: the independent velocities).
+    symbols : sequence of str or Symbol, optional
+        Names of the u^α (default ``u1, u2, …``).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, u); ``extras["udot"]`` {u̇^α: expression}, ``to_jet`` u(t, q, q̇).
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
