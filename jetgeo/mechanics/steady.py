@@ -86,6 +86,20 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
     Raises :class:`~jetgeo.errors.SpecError` for an ansatz that names something else or leaves an
     independent velocity open, and :class:`~jetgeo.errors.NotApplicableError` when the conditions
     depend on a coordinate that changes along the motion (not a relative equilibrium).
+
+    Parameters
+    ----------
+    cs : ConstrainedSystem
+        The constrained system.
+    ansatz : mapping
+        {coordinate: fixed value, velocity: constant value}.
+    unknowns : sequence of Symbols
+        The symbols of the ansatz to solve for.
+
+    Returns
+    -------
+    list of SteadyMotion
+        The solutions (empty when there is none).
     """
     Y = cs.Y
     a = {}

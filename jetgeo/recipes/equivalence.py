@@ -113,6 +113,22 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
     The reaction forces are compared too when both results give them (``reactions()`` is not
     None) and ``reactions`` is true (pass ``reactions=False`` to compare the accelerations only).
 
+    Parameters
+    ----------
+    a, b : EquationsOfMotion
+        The two results.
+    trials : int
+        Random points of Q at which an undecided difference is evaluated.
+    reactions : bool
+        Compare the reaction forces too (when both give them).
+
+    Returns
+    -------
+    EquivalenceReport
+        True when every acceleration (and reaction) agrees on Q; it names the first that does not.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> from jetgeo import recipes
