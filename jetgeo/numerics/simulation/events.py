@@ -69,7 +69,32 @@ class SingularEvent:
 
 def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool = False) -> list:
     """[(event function, explanation, expr, initial value)] in the integration state; with
-    ``skip_chart`` the conditions that only bound the chart in use (the atlas watches those)."""
+    ``skip_chart`` the conditions that only bound the chart in use (the atlas watches those).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system.
+    t0, y0 : float, numpy.ndarray
+        The initial time and integration state.
+    p : numpy.ndarray
+        The parameter values.
+    tol : float
+        A monitored quantity c stops the run when |c| ≤ tol·|c(t0)|.
+    skip_chart : bool
+        Leave out the conditions that only bound the chart in use.
+
+    Returns
+    -------
+    list of tuple
+        (:class:`Monitor`, explanation, monitored expression, initial value) per event.
+
+    Raises
+    ------
+    NotRegularError
+        When the initial state is already singular (rank ∂f/∂q̇ < k [Stolařová 2009, eq. (3)], a singular
+        bordered matrix [Ibort et al. 1996, eq. (4.17)], a condition vanishing or out of its branch).
+    """
     out = []
 
     def make_threshold(fn, c0, kind_rank=False):

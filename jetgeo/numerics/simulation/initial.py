@@ -38,7 +38,32 @@ def _choice_in_force(prep: PreparedSystem) -> tuple:
 def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: float, p) -> np.ndarray:
     """The full state (q, q̇) at t0 from the user's data; with ``complete`` the k missing velocities
     are solved from f(t0, q, q̇) = 0 (numerically and exactly in one step when f is affine in the
-    velocities, else from the normal form for those velocities)."""
+    velocities, else from the normal form for those velocities).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system.
+    initial : mapping
+        {symbol or name: value} for every q and the velocities given.
+    complete : bool
+        Solve the missing velocities from the constraints.
+    t0 : float
+        The initial time.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    numpy.ndarray
+        The full state (q, q̇), 2m values.
+
+    Raises
+    ------
+    InputError
+        A coordinate missing; velocities missing without ``complete``, or more or fewer than the constraints
+        can give, or ones they cannot be solved for at the point (∂f/∂q̇ singular there, several branches).
+    """
     M = prep.model
     m = len(M.q)
     y = np.full(2 * m, np.nan)

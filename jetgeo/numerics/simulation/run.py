@@ -130,6 +130,13 @@ def simulate(
         Options of the scipy solver, as ``solve_ivp`` takes them: ``rtol`` (default 1e-10), ``atol``
         (default 1e-12), ``max_step`` (default inf), ``first_step``, …
 
+    Returns
+    -------
+    SimulationResult
+        The trajectory ``t``, ``y`` (the full state (q, q̇)), the monitors along it (constraint residuals,
+        energy, multipliers and reactions where the formulation gives them), the status and, when the run
+        stopped at a singular state, the :class:`~jetgeo.numerics.simulation.events.SingularEvent`.
+
     The signature mirrors ``solve_ivp(fun, t_span, y0, method, t_eval, dense_output, events, ...,
     **options)``: the essentials and the integrator's choices positionally, jetgeo's own choices by
     keyword.
