@@ -187,6 +187,20 @@ class Classification:
 class ConstraintSubmanifold:
     """A constraint submanifold Q ⊂ J¹Y of codimension k < m.
 
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle.
+    constraints : sequence of expressions
+        f^i(t, q, q̇), i = 1..k, k < m, independent in the velocities (rank ∂f/∂q̇ = k generically).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form q̇^D = g, k of them with ∂f/∂q̇^D of generic rank k
+        (default: a structural matching of ∂f/∂q̇, verified to have that rank; see :attr:`dependent`).
+    branch : int, optional
+        For a nonlinear constraint, which solution branch of f = 0 the normal form takes.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> Y = FibredManifold(["x", "y", "z"])
     >>> x, y, z = Y.q; xd, yd, zd = Y.qdot
