@@ -127,6 +127,18 @@ def derive_motion(spec, method: str = "krupkova"):
 
     Accelerations are {q̈: expression}; for Benenti's first kind on a spec given
     implicitly, the parameters z are mapped back to the independent velocities.
+
+    Parameters
+    ----------
+    spec : Spec
+        The loaded spec (its system and constraints).
+    method : str
+        One of :data:`CLI_METHODS` (a recipe, or ``krupkova``: the core's constrained system).
+
+    Returns
+    -------
+    tuple of dict
+        (accelerations {q̈: expression}, extra information for the report).
     """
     if method == QUASI_METHOD:
         return _derive_quasi(spec)
@@ -646,6 +658,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``jetgeo`` command line: its sub-commands, their options and the function each runs.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; ``parse_args`` gives a namespace whose ``func`` runs the sub-command.
+    """
     p = _Parser(
         prog="jetgeo",
         description="Geometry and dynamics of non-holonomic mechanical systems.",
@@ -792,6 +811,19 @@ def _address_space_mb() -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``jetgeo`` command: errors become one line on stderr and an exit code (see the README).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 success; 1 no result (not regular, incompatible, not applicable, a limit reached); 2 bad input;
+        3 an internal error.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
