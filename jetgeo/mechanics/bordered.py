@@ -38,7 +38,19 @@ __all__ = ["BorderedSystem", "bordered_system"]
 
 @dataclass(frozen=True)
 class BorderedSystem:
-    """W q̈ − Jᵀλ = ℓ, J q̈ = −b (module docstring): the blocks as sympy objects in (t, q, q̇)."""
+    """W q̈ − Jᵀλ = ℓ, J q̈ = −b (module docstring): the blocks as sympy objects in (t, q, q̇).
+
+    Parameters
+    ----------
+    W : sympy.Matrix, m × m
+        ∂²L/∂q̇∂q̇.
+    ell : sympy.Matrix, m × 1
+        ℓ: the forces and the velocity terms of the Euler–Lagrange expressions.
+    J : sympy.Matrix, k × m
+        ∂f/∂q̇.
+    b : sympy.Matrix, k × 1
+        d̄f = ∂_t f + ∂_q f q̇.
+    """
 
     #: W_σν = ∂²L/∂q̇^σ∂q̇^ν, m × m
     W: sp.Matrix

@@ -60,6 +60,17 @@ class Branch:
     conditions under which the branch is defined and real: expressions that must
     be ≥ 0 (``nonnegative``, e.g. square-root arguments) and that must not vanish
     (``nonzero``, denominators).
+
+    Parameters
+    ----------
+    index : int
+        The branch's number (in the order the solutions are found).
+    solution : dict
+        {q̇^D: g^D}.
+    nonnegative : list
+        Expressions that must be ≥ 0.
+    nonzero : list
+        Expressions that must not vanish.
     """
 
     index: int
@@ -83,6 +94,19 @@ class NormalForm:
 
     ``condition`` is det(∂f/∂q̇^D) on the branch (the normal form is valid where
     it does not vanish); ``branch`` records the branch and its domain.
+
+    Parameters
+    ----------
+    dependent : tuple of Symbols
+        q̇^D.
+    independent : tuple of Symbols
+        q̇^I.
+    g : dict
+        {q̇^D: g^D(t, q, q̇^I)}.
+    branch : Branch
+        The branch and its domain.
+    condition : sympy.Expr
+        det(∂f/∂q̇^D) on the branch.
     """
 
     dependent: tuple
