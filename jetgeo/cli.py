@@ -41,8 +41,11 @@ import sys
 import warnings
 from pathlib import Path
 
+import sympy as sp
+
 from . import systems
 from .cli_sweep import add_parser as add_sweep
+from .demo import run_demo
 from .errors import (
     IncompatibleError,
     InputError,
@@ -50,13 +53,21 @@ from .errors import (
     MethodUnavailable,
     NotApplicableError,
     NotRegularError,
+    ResourceLimitError,
     SpecError,
 )
+from .geometry import readable
 from .geometry.display import TIDY_MAX_OPS, tidy
+from .geometry.exact import size_estimate
 from .implicit import NonholonomicProblem
+from .io import expr_text, load_spec, to_toml
+from .io.emit import one_line, python_module
 from .io.resolve import open_spec
-from .limits import MAX_MEGABYTES, MAX_SECONDS, check_seconds
+from .io.spec import spec_from_catalogue
+from .io.specs import catalogue, spec_path
+from .limits import MAX_MEGABYTES, MAX_SECONDS, check_seconds, memory_limit, stage, time_limit
 from .mechanics.eom import EquationsOfMotion
+from .progress import tracked
 from .recipes import METHODS as RECIPES
 from .recipes import benenti_first_kind
 from .version import __version__
@@ -101,7 +112,6 @@ def _load(name: str):
 
 def _parametrisation(spec):
     """(psi, z) for Benenti's first kind: the spec's own, else z = the independent velocities."""
-    import sympy as sp
 
     if spec.psi is not None:
         return list(spec.psi), list(spec.z), {}
@@ -117,6 +127,18 @@ def derive_motion(spec, method: str = "krupkova"):
 
     Accelerations are {q̈: expression}; for Benenti's first kind on a spec given
     implicitly, the parameters z are mapped back to the independent velocities.
+
+    Parameters
+    ----------
+    spec : Spec
+        The loaded spec (its system and constraints).
+    method : str
+        One of :data:`CLI_METHODS` (a recipe, or ``krupkova``: the core's constrained system).
+
+    Returns
+    -------
+    tuple of dict
+        (accelerations {q̈: expression}, extra information for the report).
     """
     if method == QUASI_METHOD:
         return _derive_quasi(spec)
@@ -192,10 +214,7 @@ def _problem(spec) -> NonholonomicProblem:
 
 
 def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
-    import sympy as sp
 
-    from .io import expr_text
-    from .io.emit import one_line, python_module
 
     method = info["method"]
     if fmt == "text":
@@ -239,7 +258,6 @@ def format_motion(spec, acc: dict, info: dict, fmt: str) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
 
     run_demo(out=sys.stdout)
     return 0
@@ -250,7 +268,6 @@ def _derive(args: argparse.Namespace) -> int:
         raise InputError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
     if args.method is not None and args.method not in CLI_METHODS and args.method != QUASI_METHOD:
         raise InputError(f"unknown method {args.method!r}; known methods: {', '.join(CLI_METHODS)}")
-    from .limits import stage
 
     spec = _load(args.spec)
     method = args.method or (QUASI_METHOD if spec.quasi is not None else "krupkova")
@@ -270,9 +287,6 @@ def format_readable(spec, acc: dict, info: dict, fmt: str) -> str:
     exact zeros, sin² + cos² = 1 used, factored denominators, numerators collected in the velocities,
     shared subexpressions named once).  Text and LaTeX print the equations and the names; JSON keeps
     the exact accelerations and adds the readable equations and definitions; Python is unchanged."""
-    from .geometry import readable
-    from .io import expr_text
-    from .io.emit import one_line
 
     if fmt == "python":
         return format_motion(spec, acc, info, fmt)
@@ -293,9 +307,6 @@ def _simplified(acc: dict) -> dict:
     """``--simplify``: every expression tidied for display; when they are large (unexpanded
     DAGs: long chains of bodies) the size estimate goes to stderr before the work starts, and a
     progress bar (in a terminal) counts the expressions done."""
-    from .geometry.exact import size_estimate
-    from .limits import stage
-    from .progress import tracked
 
     est = size_estimate(list(acc.values()))
     if est.large:
@@ -306,8 +317,6 @@ def _simplified(acc: dict) -> dict:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .errors import ResourceLimitError
-    from .limits import stage, time_limit
 
     spec = _load(args.spec)
     out = sys.stdout
@@ -320,7 +329,7 @@ def _check(args: argparse.Namespace) -> int:
         try:
             return _check_report(spec, args, out, stage, state)
         except ResourceLimitError as exc:
-            if getattr(exc, "token", None) is not budget:
+            if exc.token is not budget:
                 raise
             if exc.stage not in ("compatibility", "integrability"):
                 exc.option = f"--compat-timeout {args.compat_timeout:g} s"
@@ -374,7 +383,7 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
         with stage("compatibility"):
             P = _problem(spec)
             comp = P.compatibility()
-            compatible = bool(getattr(comp, "compatible", comp))
+            compatible = comp.compatible
             ok = state["ok"] = ok and compatible
             out.write(f"Compatibility: {comp}\n")
             out.flush()
@@ -394,10 +403,9 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from .limits import stage
-
     spec = _load(args.spec)
     outputs = _check_outputs(args, spec)  # before integrating: a bad output path costs nothing
+    # cost: io.simulate imports jetgeo.numerics (NumPy, SciPy: about a second) that no other command needs
     from .io.simulate import simulate_spec
 
     with stage("simulation"):
@@ -543,8 +551,6 @@ def _umask() -> int:
 
 
 def _examples(args: argparse.Namespace) -> int:
-    from .io import load_spec
-    from .io.specs import catalogue
 
     print("Shipped spec files (use the name or a path with derive/check/simulate/show):")
     for name, path in catalogue().items():
@@ -573,9 +579,6 @@ def _title_of(path: Path) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from .io import to_toml
-    from .io.spec import spec_from_catalogue
-    from .io.specs import spec_path
 
     try:
         text = spec_path(args.name).read_text(encoding="utf-8")
@@ -655,6 +658,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``jetgeo`` command line: its sub-commands, their options and the function each runs.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; ``parse_args`` gives a namespace whose ``func`` runs the sub-command.
+    """
     p = _Parser(
         prog="jetgeo",
         description="Geometry and dynamics of non-holonomic mechanical systems.",
@@ -743,7 +753,6 @@ def _one_line(text: str) -> str:
 
 def _exit_code(exc: BaseException) -> tuple:
     """(exit code, message) for an exception that ends a command."""
-    from .errors import ResourceLimitError
 
     if isinstance(exc, InputError):  # SpecError included
         return 2, f"jetgeo: error: {exc}"
@@ -766,14 +775,15 @@ def _exit_code(exc: BaseException) -> tuple:
 
 
 def _limit_hint(exc) -> str:
-    src = getattr(exc, "option", None)
+    src = exc.option
     return f" ({src}; raise it, or 0 for no limit)" if src else ""
 
 
 def _preload_for_memory_limit(args: argparse.Namespace) -> None:
     """Import what the command needs before the address space is bounded (an import that fails for
     want of memory would read as "not available"), and refuse a limit below what is already used."""
-    from . import io, numerics  # noqa: F401  (implicit, recipes and systems are imported above)
+    # cost: numerics (SciPy, about a second) only when a memory limit is set; io is imported above
+    from . import numerics  # noqa: F401
 
     if getattr(args, "plot", None):
         try:
@@ -801,6 +811,19 @@ def _address_space_mb() -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``jetgeo`` command: errors become one line on stderr and an exit code (see the README).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 success; 1 no result (not regular, incompatible, not applicable, a limit reached); 2 bad input;
+        3 an internal error.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -812,7 +835,6 @@ def main(argv: list[str] | None = None) -> int:
     if "timeout" in args and args.timeout is None:  # not given: derive is bounded by default, the others not
         args.timeout = DERIVE_TIMEOUT if args.command == "derive" else 0.0
     debug = getattr(args, "debug", False)
-    from .limits import memory_limit, time_limit
 
     if not debug:  # overflow in a right-hand side is reported by the integrator's own message, on one line
         warnings.filterwarnings("ignore", category=RuntimeWarning)
@@ -823,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 return int(args.func(args) or 0)
             except JetgeoError as exc:
-                if getattr(exc, "token", None) is tok:
+                if isinstance(exc, ResourceLimitError) and exc.token is tok:
                     exc.option = f"--timeout {args.timeout:g} s"
                 raise
     except BrokenPipeError:  # pragma: no cover - output piped into e.g. `head`

@@ -109,7 +109,17 @@ class ResourceLimitError(JetgeoError):
     ``stage`` names the part of the computation that ran out (e.g. ``"normal form"``,
     ``"accelerations"``) and ``limit`` the limit that was reached, so the caller knows
     which route or option to change.  ``token`` identifies the :func:`jetgeo.limits.time_limit` that
-    ran out (limits nest) and ``option`` the command-line option that set it, when known."""
+    ran out (limits nest) and ``option`` the command-line option that set it, when known.
+
+    Parameters
+    ----------
+    message : str
+        What ran out, in words.
+    stage : str, optional
+        The stage running when it ran out (:func:`jetgeo.limits.stage`).
+    limit : object, optional
+        The limit reached (seconds, megabytes, nodes).
+    """
 
     def __init__(self, message: str, stage: str | None = None, limit: object = None) -> None:
         super().__init__(message)

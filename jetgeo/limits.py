@@ -59,7 +59,13 @@ def _deadlines() -> list:
 
 
 def current_stage() -> str | None:
-    """The innermost stage now running on this thread (None outside every stage)."""
+    """The innermost stage now running on this thread (None outside every stage).
+
+    Returns
+    -------
+    str or None
+        The name given to the innermost :func:`stage`.
+    """
     st = _stages()
     return st[-1] if st else None
 
@@ -179,6 +185,16 @@ def time_limit(seconds: float | None) -> Iterator[object]:
     time ran out, ``limit``: ``seconds``) inside the block.  Yields a token; the error's
     ``token`` attribute is the token of the limit that ran out, so that nested code can tell
     its own limit from an outer one.
+
+    Parameters
+    ----------
+    seconds : float or None
+        The time allowed (at most :data:`MAX_SECONDS`); ``None``, 0 or ``inf``: no limit.
+
+    Returns
+    -------
+    contextmanager
+        Yields the token of this limit.
     """
     s = 0.0 if seconds is None else check_seconds(seconds)
     token = object()
@@ -212,6 +228,17 @@ def stage(name: str) -> Iterator[None]:
     """Mark a stage of a computation: a limit that runs out inside names it.
 
     Entering and leaving a stage are also cooperative checkpoints (:func:`checkpoint`).
+
+    Parameters
+    ----------
+    name : str
+        The stage's name, as error messages say it (``"compatibility"``, ``"simulation"``, …).
+
+    Returns
+    -------
+    contextmanager
+        Yields nothing; a ``MemoryError`` or :class:`~jetgeo.errors.ResourceLimitError` leaving the
+        block carries ``name`` when no inner stage named it.
     """
     st = _stages()
     checkpoint()
@@ -258,7 +285,18 @@ def memory_limit(megabytes: float | None) -> Iterator[None]:
 
 
 def staged(name: str):
-    """Decorator: the function runs as :func:`stage` ``name`` (one line above a ``def``)."""
+    """Decorator: the function runs as :func:`stage` ``name`` (one line above a ``def``).
+
+    Parameters
+    ----------
+    name : str
+        The stage's name.
+
+    Returns
+    -------
+    callable
+        The decorator: it wraps a function so that every call runs inside ``stage(name)``.
+    """
 
     def decorate(fn):
         @functools.wraps(fn)

@@ -23,7 +23,24 @@ class LargeComputationWarning(UserWarning):
 
 
 def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str = "step"):
-    """A tqdm bar with ``total`` steps, or ``None`` when not wanted or not possible."""
+    """A tqdm bar with ``total`` steps, or ``None`` when not wanted or not possible.
+
+    Parameters
+    ----------
+    total : int
+        The number of steps.
+    desc : str
+        The bar's label.
+    progress : bool or None
+        True: a bar (tqdm needed); False: none; None: only when stderr is a terminal and tqdm is installed.
+    unit : str
+        What a step is called.
+
+    Returns
+    -------
+    tqdm.tqdm or None
+        The bar, or None.
+    """
     if progress is False:
         return None
     # sys.stderr may be replaced by any writable object (a notebook's stream), which need not have isatty
@@ -42,7 +59,26 @@ def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str 
 def tracked(items, desc: str, progress: bool | None = None, unit: str = "step", label=None):
     """Yield the items of a sequence, counting them on a :func:`progress_bar` (same rules for
     ``progress``); ``label(item)``, if given, is shown beside the bar while the item is worked on.
-    The bar is closed however the loop ends."""
+    The bar is closed however the loop ends.
+
+    Parameters
+    ----------
+    items : sequence
+        The items.
+    desc : str
+        The bar's label.
+    progress : bool or None
+        As for :func:`progress_bar`.
+    unit : str
+        What an item is called.
+    label : callable, optional
+        item ↦ text shown beside the bar.
+
+    Returns
+    -------
+    iterator
+        The items, in order.
+    """
     items = list(items)
     bar = progress_bar(len(items), desc, progress, unit)
     try:

@@ -57,9 +57,24 @@ def _short(value: object, limit: int = 60) -> str:
 def as_expr(value: object, what: str = "expression") -> sp.Basic:
     """``value`` as a sympy object, without ever evaluating text.
 
-    ``what`` names the argument in the error message (e.g. ``"constraint 2"``).  Raises
-    :class:`~jetgeo.errors.InputError` for strings, booleans, non-finite or complex Python
-    numbers and objects sympy has no exact conversion for.
+    Parameters
+    ----------
+    value : object
+        A sympy object (returned as it is), a Python int, Fraction or finite float, or anything
+        ``sympify(strict=True)`` converts exactly.
+    what : str
+        Names the argument in the error message (e.g. ``"constraint 2"``).
+
+    Returns
+    -------
+    sympy.Basic
+        The value as a sympy object.
+
+    Raises
+    ------
+    InputError
+        For strings, booleans, non-finite or complex Python numbers and objects sympy has no exact
+        conversion for.
     """
     if isinstance(value, sp.Basic):
         return value
@@ -85,7 +100,20 @@ def as_expr(value: object, what: str = "expression") -> sp.Basic:
 
 
 def as_exprs(values: Iterable, what: str = "expression") -> tuple:
-    """:func:`as_expr` of each item; the error names the item's position (``what 2``)."""
+    """:func:`as_expr` of each item; the error names the item's position (``what 2``).
+
+    Parameters
+    ----------
+    values : iterable
+        The items (not a string).
+    what : str
+        Names the items in the error message, numbered from 1.
+
+    Returns
+    -------
+    tuple of sympy.Basic
+        The items as sympy objects, in order.
+    """
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise InputError(f"{what}: expected a list of expressions, got {type(values).__name__} {_short(values)}")
     return tuple(as_expr(v, f"{what} {i + 1}") for i, v in enumerate(values))
@@ -97,6 +125,20 @@ def as_symbol(value: object, among: Iterable | None = None, what: str = "name") 
     A string must be an identifier; with ``among`` it is looked up by name among those symbols
     (an unknown name is an error that lists the known ones), without ``among`` it becomes a plain
     ``Symbol``.  A ``Symbol`` given with ``among`` must be one of them.
+
+    Parameters
+    ----------
+    value : str or sympy.Symbol
+        The symbol or its name (an ASCII identifier).
+    among : iterable of Symbol, optional
+        The symbols a name is looked up among.
+    what : str
+        Names the argument in the error message.
+
+    Returns
+    -------
+    sympy.Symbol
+        The symbol of ``among`` with that name, or a plain ``Symbol`` without ``among``.
     """
     known = None if among is None else {s.name: s for s in among if isinstance(s, sp.Symbol)}
     if isinstance(value, str):
@@ -116,7 +158,20 @@ def as_symbol(value: object, among: Iterable | None = None, what: str = "name") 
 
 def as_matrix(value: object, what: str = "matrix") -> sp.Matrix:
     """A sympy ``Matrix`` from a sympy matrix, a NumPy array or nested lists, every entry through
-    :func:`as_expr` (``sympy.Matrix`` itself would ``sympify`` — evaluate — text entries)."""
+    :func:`as_expr` (``sympy.Matrix`` itself would ``sympify`` — evaluate — text entries).
+
+    Parameters
+    ----------
+    value : sympy matrix, NumPy array or nested lists
+        The rows (a flat list gives a column).
+    what : str
+        Names the argument in the error message; an entry is named ``what[i, j]``.
+
+    Returns
+    -------
+    sympy.Matrix
+        A new mutable matrix of the entries.
+    """
     if isinstance(value, sp.MatrixBase):
         return sp.Matrix(value)
     if hasattr(value, "tolist") and not isinstance(value, sp.Basic):  # NumPy arrays
@@ -136,7 +191,18 @@ def as_matrix(value: object, what: str = "matrix") -> sp.Matrix:
 def as_substitution(*args: object) -> list:
     """The arguments of a ``subs`` call — ``(old, new)``, a mapping or pairs — as a list of
     ``(old, new)`` pairs of sympy objects; an ``old`` given as a string is a name
-    (:func:`as_symbol`), a ``new`` given as text is refused (:func:`as_expr`)."""
+    (:func:`as_symbol`), a ``new`` given as text is refused (:func:`as_expr`).
+
+    Parameters
+    ----------
+    *args : object
+        ``(old, new)``, one mapping {old: new} or one iterable of pairs.
+
+    Returns
+    -------
+    list of (sympy.Basic, sympy.Basic)
+        The pairs, in the order given.
+    """
     from collections.abc import Mapping
 
     if len(args) == 2:

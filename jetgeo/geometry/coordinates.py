@@ -14,7 +14,18 @@ __all__ = ["Coordinates", "as_symbols"]
 
 
 def as_symbols(coords: Iterable) -> tuple:
-    """Strings become plain ``Symbol``s (no assumptions); Symbols are kept."""
+    """Strings become plain ``Symbol``s (no assumptions); Symbols are kept.
+
+    Parameters
+    ----------
+    coords : iterable of str or sympy.Symbol
+        The coordinate names or symbols.
+
+    Returns
+    -------
+    tuple of sympy.Symbol
+        One symbol per coordinate, in order.
+    """
     out = []
     for c in coords:
         if isinstance(c, str):

@@ -22,7 +22,20 @@ TIDY_MAX_OPS = 250
 
 def tidy(expr, max_ops: int = TIDY_MAX_OPS):
     """A readable, equal form of ``expr`` for display (see the module docstring); non-expressions and
-    large expressions are returned unchanged."""
+    large expressions are returned unchanged.
+
+    Parameters
+    ----------
+    expr : object
+        A sympy expression (anything else is returned as it is).
+    max_ops : int
+        Expressions of more operations are returned unchanged (tidying them would cost more than it shows).
+
+    Returns
+    -------
+    object
+        The tidied expression, equal to ``expr``.
+    """
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
     if isinstance(expr, sp.MatrixBase):
@@ -42,10 +55,32 @@ def tidy(expr, max_ops: int = TIDY_MAX_OPS):
 
 
 def tidy_str(expr) -> str:
-    """``str`` of the tidied expression."""
+    """``str`` of the tidied expression.
+
+    Parameters
+    ----------
+    expr : object
+        The expression.
+
+    Returns
+    -------
+    str
+        ``str(tidy(expr))``.
+    """
     return str(tidy(expr))
 
 
 def tidy_latex(expr) -> str:
-    """LaTeX of the tidied expression."""
+    """LaTeX of the tidied expression.
+
+    Parameters
+    ----------
+    expr : object
+        The expression.
+
+    Returns
+    -------
+    str
+        LaTeX of ``tidy(expr)``.
+    """
     return sp.latex(tidy(expr))

@@ -48,6 +48,17 @@ class InvolutivityReport:
 class Distribution:
     """The span of vector fields on a chart (a C^∞-module, generic rank).
 
+    Parameters
+    ----------
+    chart : Chart
+        The chart the fields live on.
+    fields : sequence of VectorField
+        The generators (on ``chart``).
+    conditions : sequence of expressions
+        Expressions that must not vanish for this representation to be valid (part of :attr:`domain`).
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> C = Chart(["x", "y", "theta", "psi"])
     >>> x, y, th, ps = C
@@ -222,6 +233,17 @@ class Distribution:
 class Codistribution:
     """The span of 1-forms on a chart (generic rank).
 
+    Parameters
+    ----------
+    chart : Chart
+        The chart the forms live on.
+    forms : sequence of Form
+        The generating 1-forms (on ``chart``).
+    conditions : sequence of expressions
+        Expressions that must not vanish for this representation to be valid (part of :attr:`domain`).
+
+    Examples
+    --------
     >>> C = Chart(["x", "y", "z"])
     >>> x, y, z = C
     >>> P = Codistribution(C, [C.d(z) - y*C.d(x)])

@@ -51,6 +51,18 @@ def _merge_sign(a: tuple, b: tuple):
 class Form:
     """A differential k-form on a :class:`Chart`.
 
+    Parameters
+    ----------
+    chart : Chart
+        The chart.
+    components : mapping
+        {(i₁, …, i_k): coefficient of dx^{i₁} ∧ … ∧ dx^{i_k}}, indices into the chart (any order: a
+        permutation contributes its sign).
+    degree : int, optional
+        k (default: the length of the indices; needed for the zero form).
+
+    Examples
+    --------
     >>> from jetgeo.geometry import Chart
     >>> C = Chart(["x", "y", "z"])
     >>> x, y, z = C

@@ -25,6 +25,15 @@ class VectorField:
     function along X, ``X.bracket(Y)`` the Lie bracket
     :math:`[X,Y]^i = X(Y^i) - Y(X^i)`.
 
+    Parameters
+    ----------
+    chart : Chart
+        The chart.
+    components : sequence of expressions
+        X^i, one per coordinate in chart order.
+
+    Examples
+    --------
     >>> from jetgeo.geometry import Chart
     >>> C = Chart(["x", "y"])
     >>> x, y = C

@@ -92,7 +92,18 @@ class ZeroTest:
 
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Cheap exact normaliser: ``cancel`` of ``together`` for rational expressions,
-    ``expand`` otherwise.  Never ``simplify``."""
+    ``expand`` otherwise.  Never ``simplify``.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression.
+
+    Returns
+    -------
+    sympy.Expr
+        An equal expression in that normal form.
+    """
     expr = as_expr(expr)
     if expr.is_Number or expr.is_Symbol:
         return expr
@@ -471,6 +482,22 @@ def _schwartz_zippel(expr: sp.Expr, sampler: PointSampler, trials: int) -> float
 def zero_test(expr, trials: int = 3, prove: bool = False) -> ZeroTest:
     """Decide whether ``expr`` vanishes identically; see the module docstring.
 
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression (a number is accepted).
+    trials : int
+        Random points tried when no proof tier decides.
+    prove : bool
+        Only a proof (structural or normal form) may say zero; otherwise random points may.
+
+    Returns
+    -------
+    ZeroTest
+        The verdict ``zero``, the ``method`` that reached it and, for random points, the failure ``bound``.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> th = sp.Symbol('theta')
     >>> zero_test(sp.sin(th)**2 + sp.cos(th)**2 - 1).zero
@@ -488,6 +515,20 @@ def zero_tests(exprs, trials: int = 3) -> list:
     them (``equivalent`` on the Whipple bicycle, 14 differences: 21 s → 7.9 s).  The
     verdicts are those of :func:`zero_test` (the same points, the same tiers).
 
+    Parameters
+    ----------
+    exprs : iterable of sympy expressions
+        The expressions.
+    trials : int
+        Random points tried when no proof tier decides.
+
+    Returns
+    -------
+    list of ZeroTest
+        One per expression, in order.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> th = sp.Symbol('theta')
     >>> [t.zero for t in zero_tests([sp.sin(th)**2 + sp.cos(th)**2 - 1, sp.sin(th)])]
@@ -506,7 +547,22 @@ def zero_tests(exprs, trials: int = 3) -> list:
 
 
 def is_zero(expr, trials: int = 3, prove: bool = False) -> bool:
-    """``zero_test(expr).zero``."""
+    """``zero_test(expr).zero``.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression (a number is accepted).
+    trials : int
+        Random points tried when no proof tier decides.
+    prove : bool
+        Only a proof may say zero.
+
+    Returns
+    -------
+    bool
+        Whether ``expr`` vanishes identically.
+    """
     return zero_test(expr, trials, prove).zero
 
 

@@ -158,6 +158,21 @@ def _as_covector_rows(Y, beta, what: str) -> list:
 class NonholonomicProblem:
     """The non-holonomic Lagrangian problem (L, C, D, F) of [Ibort et al. 1996].
 
+    Parameters
+    ----------
+    sys : LagrangianSystem
+        L (regular or not).
+    Q : ConstraintSubmanifold
+        The constraint submanifold C.
+    permitted : sequence of covectors, optional
+        Annihilators β^b of further permitted directions D (2m or 2m + 1 components, or Forms on J¹Y).
+    forces : sequence of covectors, optional
+        The constraint forces F, m components on dq^1..dq^m each (default: Chetaev's, S*(D°)).
+    branch : int, optional
+        The branch of a nonlinear constraint.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"])

@@ -32,7 +32,18 @@ _BUILTINS_USED = {"abs", "min", "max", "float"}
 
 def one_line(text: object) -> str:
     """``text`` with every non-printable character (newline, carriage return, escape codes …)
-    written as its Python escape, so that it stays on one line."""
+    written as its Python escape, so that it stays on one line.
+
+    Parameters
+    ----------
+    text : object
+        The text (anything else through ``str``).
+
+    Returns
+    -------
+    str
+        One printable line.
+    """
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
 
 
@@ -58,6 +69,24 @@ def python_module(title: str, system: str, method: str, args: list, acceleration
 
     ``title`` is static text for the docstring (no user data); ``system`` and ``method`` are
     stored as string literals ``SYSTEM`` and ``METHOD``.
+
+    Parameters
+    ----------
+    title : str
+        The module's docstring (static text).
+    system : str
+        The system's name (``SYSTEM``).
+    method : str
+        The route's name (``METHOD``).
+    args : list of Symbols
+        The arguments of ``accelerations``.
+    accelerations : dict
+        {q̈: expression}.
+
+    Returns
+    -------
+    str
+        The module's source; it imports only ``math``.
     """
     for a in args:
         if not isinstance(a, sp.Symbol):

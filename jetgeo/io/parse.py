@@ -152,7 +152,27 @@ _NODE_NAMES = {
 
 
 def check_name(name: object, where: str, what: str = "name") -> str:
-    """Validate a name to be declared as a symbol: an identifier, not reserved, no leading '_'."""
+    """Validate a name to be declared as a symbol: an identifier, not reserved, no leading '_'.
+
+    Parameters
+    ----------
+    name : object
+        The candidate name.
+    where : str
+        The spec location, for the error message.
+    what : str
+        What the name is for, for the error message.
+
+    Returns
+    -------
+    str
+        The name.
+
+    Raises
+    ------
+    SpecError
+        Not a string, not an identifier, a reserved word or a leading underscore.
+    """
     import keyword
 
     if not isinstance(name, str):
@@ -262,6 +282,24 @@ def parse_expression(
     exist in the spec but are not allowed at this place to a reason (for a clearer
     message, e.g. accelerations in a Lagrangian).  Integers and floats given as
     TOML numbers are accepted too.  Raises :class:`SpecError`.
+
+    Parameters
+    ----------
+    text : str, int or float
+        The expression in the spec-file language.
+    names : mapping
+        {allowed name: sympy object}.
+    where : str
+        The spec location, for the error message.
+    limits : Limits
+        Bounds on the text's length, nodes, nesting, exponents and digits.
+    hidden : mapping, optional
+        {name not allowed here: reason}.
+
+    Returns
+    -------
+    sympy.Expr
+        The expression, built from the allowed names only (no text is evaluated).
     """
     if isinstance(text, bool):
         raise SpecError(f"{where}: expected an expression, got the boolean {text!r}")
@@ -503,7 +541,20 @@ def float_value(e: sp.Basic) -> float:
 def evaluate_constant(e: sp.Basic, where: str) -> float:
     """The float value of a constant expression, refused (SpecError naming ``where``) when it
     or an intermediate result overflows a float or is not real.  The value returned is sympy's
-    correctly rounded one, computed only once the bounded evaluation has shown it to be safe."""
+    correctly rounded one, computed only once the bounded evaluation has shown it to be safe.
+
+    Parameters
+    ----------
+    e : sympy.Basic
+        An expression without free symbols.
+    where : str
+        The spec location, for the error message.
+
+    Returns
+    -------
+    float
+        The value.
+    """
     try:
         quick = float_value(e)
     except _TooLarge:

@@ -33,6 +33,30 @@ def simulate_spec(spec: Spec, t_end: float, points: int = 201, rtol: float = 1e-
     ``max_step`` bounds the step size.  ``method`` is a solve_ivp method or a discrete
     Lagrange–d'Alembert integrator ("dla-midpoint", "dla-trapezoid", "dla-4") with its fixed ``step``:
     then the samples are the ``points`` nodes nearest to equally spaced times.
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec (its initial data and parameter values).
+    t_end : float
+        The final time.
+    points : int
+        The number of samples.
+    rtol, atol : float
+        The tolerances of a solve_ivp method.
+    formulation : {"full", "reduced", "multipliers"}
+        As for :func:`jetgeo.numerics.simulate`.
+    max_step : float, optional
+        The largest step.
+    method : str
+        A solve_ivp method or a discrete Lagrange–d'Alembert integrator.
+    step : float, optional
+        The discrete integrator's fixed step.
+
+    Returns
+    -------
+    dict
+        See above.
     """
     discrete = method in DISCRETE_METHODS
     if discrete and step is None:

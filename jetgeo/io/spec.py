@@ -32,6 +32,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from .. import systems
 from ..errors import (
     BranchError,
     ChartError,
@@ -47,9 +48,10 @@ from ..errors import (
 from ..geometry.coerce import as_expr, respects_assumptions
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from .bodies import load_body
 from .parse import check_name, evaluate_constant, parse_expression
+from .specs import catalogue
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -138,8 +140,6 @@ class Spec:
         if cached is not None:
             return cached
         try:
-            from ..mechanics import ConstrainedSystem
-
             cs = ConstrainedSystem(self.system, self.Q, branch=self.branch, dependent=self.dependent)
             self.__dict__["_constrained"] = cs
             return cs
@@ -255,6 +255,18 @@ def load_spec(path_or_text: str | Path, *, source: str | None = None) -> Spec:
     Only regular files are read, and their size is checked before reading
     (:data:`MAX_SPEC_BYTES`): a directory, a FIFO or a device such as ``/dev/zero`` is
     refused at once.  A UTF-8 byte-order mark is accepted.
+
+    Parameters
+    ----------
+    path_or_text : str or Path
+        A file, a shipped spec's name or TOML text.
+    source : str, optional
+        The name error messages give the spec (default: the path, the name or ``<string>``).
+
+    Returns
+    -------
+    Spec
+        The spec, its objects built.
     """
     if isinstance(path_or_text, Path):
         return _load_path(path_or_text, source)
@@ -265,8 +277,6 @@ def load_spec(path_or_text: str | Path, *, source: str | None = None) -> Spec:
         p = Path(path_or_text)
         if os.path.lexists(path_or_text) or path_or_text.endswith(".toml"):
             return _load_path(p, source)
-        from .specs import catalogue
-
         shipped = catalogue()
         if path_or_text in shipped:
             return _load_path(shipped[path_or_text], source or path_or_text)
@@ -345,7 +355,20 @@ _DIGIT_RUN = re.compile(r"[0-9_]{" + str(_MAX_TOML_DIGITS + 1) + ",}")
 
 
 def loads_spec(text: str, source: str = "<string>") -> Spec:
-    """Load a spec from TOML text."""
+    """Load a spec from TOML text.
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    source : str
+        The name error messages give it.
+
+    Returns
+    -------
+    Spec
+        The spec, its objects built.
+    """
     if not isinstance(text, str):
         raise SpecError(f"{source}: spec text must be a string, got {type(text).__name__}")
     if len(text) > MAX_SPEC_BYTES:
@@ -947,7 +970,18 @@ class _SpecPrinter(sp.printing.str.StrPrinter):
 
 
 def expr_text(e) -> str:
-    """A spec-file string for ``e`` that parses back to the same expression."""
+    """A spec-file string for ``e`` that parses back to the same expression.
+
+    Parameters
+    ----------
+    e : sympy expression or number
+        The expression.
+
+    Returns
+    -------
+    str
+        Its text in the spec-file language (:func:`~jetgeo.io.parse.parse_expression`).
+    """
     return _SpecPrinter({"order": None}).doprint(as_expr(e))
 
 
@@ -974,7 +1008,18 @@ def _val(v) -> str:
 
 
 def to_toml(spec: Spec) -> str:
-    """The spec as canonical TOML text; ``load_spec(to_toml(s))`` rebuilds the same objects."""
+    """The spec as canonical TOML text; ``load_spec(to_toml(s))`` rebuilds the same objects.
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec.
+
+    Returns
+    -------
+    str
+        The TOML text.
+    """
     Y = spec.Y
     lines = []
     for k, v in (("name", spec.name), ("title", spec.title), ("source", spec.reference),
@@ -1033,23 +1078,39 @@ def to_toml(spec: Spec) -> str:
 
 
 def spec_from_catalogue(name: str) -> Spec:
-    """A Spec for a system of the catalogue :mod:`jetgeo.systems` (the layer below ``io``)."""
-    from .. import systems
+    """A Spec for a system of the catalogue :mod:`jetgeo.systems` (the layer below ``io``).
 
+    Parameters
+    ----------
+    name : str
+        The catalogue's name of the system.
+
+    Returns
+    -------
+    Spec
+        The system, Q, its parameters' sample values and its state on Q as a spec.
+    """
     e = systems.load(name)
+    description = " ".join(str(e.description).split())
     title = str(systems.describe().get(name, ""))
     if not title:
-        title = " ".join(str(getattr(e, "description", "")).split()).split(". ")[0]
+        title = description.split(". ")[0]
         if len(title) > 100:
             title = title[:100].rsplit(" ", 1)[0] + " ..."
-    description = " ".join(str(getattr(e, "description", "")).split())
     return Spec.from_objects(
-        e.system, e.Q, name=name, title=title, description=description,
-        reference=getattr(e, "reference", ""), branch=getattr(e, "branch", None), psi=getattr(e, "psi", None),
-        z=getattr(e, "z", None), initial=getattr(e, "initial", None), params=getattr(e, "params", None),
+        e.system, e.Q, name=name, title=title, description=description, reference=e.reference, branch=e.branch,
+        psi=e.psi, z=e.z, initial=e.initial, params=e.params,
     )
 
 
 def dump(spec: Spec, path: str | Path) -> None:
-    """Write :func:`to_toml` of ``spec`` to ``path``."""
+    """Write :func:`to_toml` of ``spec`` to ``path``.
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec.
+    path : str or Path
+        The file written (replaced if it exists).
+    """
     Path(path).write_text(to_toml(spec), encoding="utf-8")

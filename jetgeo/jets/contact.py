@@ -40,6 +40,18 @@ def decompose(Y, eta: Form) -> dict:
 
     Every degree k from 0 to deg η appears as a key (possibly with a zero form);
     the parts sum to the pullback of η to J^{r+1}Y.
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The bundle.
+    eta : Form
+        A form on J^r Y.
+
+    Returns
+    -------
+    dict
+        {k: p_k η}, the k-contact parts.
     """
     r = _source_order(Y, eta)
     C = Y.jet_chart(r + 1)
@@ -78,5 +90,18 @@ def decompose(Y, eta: Form) -> dict:
 
 
 def horizontal(Y, eta: Form) -> Form:
-    """The horizontal part hη on J^{r+1}Y (h dt = dt, h dq^σ_(j) = q^σ_(j+1) dt)."""
+    """The horizontal part hη on J^{r+1}Y (h dt = dt, h dq^σ_(j) = q^σ_(j+1) dt).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The bundle.
+    eta : Form
+        A form on J^r Y.
+
+    Returns
+    -------
+    Form
+        hη = p_0 η on J^{r+1} Y.
+    """
     return decompose(Y, eta)[0]

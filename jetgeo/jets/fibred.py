@@ -49,6 +49,19 @@ def _check_coordinate_name(c: object) -> None:
 class FibredManifold:
     r"""A fibred manifold π: Y → X = R with fibre coordinates q^σ.
 
+    Parameters
+    ----------
+    coords : sequence of str or Symbol
+        The fibre coordinates q^σ (m ≥ 1, distinct); the jet coordinates q̇^σ, q̈^σ are named ``<q>dot``,
+        ``<q>ddot``.
+    time : str or Symbol
+        The base coordinate t.
+    autonomous : bool
+        Declare that nothing may depend on t (the system lives on TQ [Ibort et al. 1996]; a spec's
+        ``autonomous = true``).
+
+    Examples
+    --------
     >>> Y = FibredManifold(["x", "y"], time="t")
     >>> Y.t, Y.q, Y.qdot, Y.qddot
     (t, (x, y), (xdot, ydot), (xddot, yddot))

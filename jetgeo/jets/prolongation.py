@@ -18,7 +18,22 @@ __all__ = ["prolong"]
 
 
 def prolong(Y, xi: VectorField, order: int = 1) -> VectorField:
-    """The ``order``-th prolongation J^order ξ of a vector field ξ on Y."""
+    """The ``order``-th prolongation J^order ξ of a vector field ξ on Y.
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The bundle ξ lives on.
+    xi : VectorField
+        A vector field on Y (chart (t, q)).
+    order : int
+        The jet order r ≥ 1.
+
+    Returns
+    -------
+    VectorField
+        J^r ξ on J^r Y.
+    """
     if xi.chart != Y.Y:
         raise ChartError(f"prolong() needs a vector field on {Y.Y!r}, got one on {xi.chart!r}")
     xi0 = xi.components[0]

@@ -38,7 +38,19 @@ __all__ = ["BorderedSystem", "bordered_system"]
 
 @dataclass(frozen=True)
 class BorderedSystem:
-    """W q̈ − Jᵀλ = ℓ, J q̈ = −b (module docstring): the blocks as sympy objects in (t, q, q̇)."""
+    """W q̈ − Jᵀλ = ℓ, J q̈ = −b (module docstring): the blocks as sympy objects in (t, q, q̇).
+
+    Parameters
+    ----------
+    W : sympy.Matrix, m × m
+        ∂²L/∂q̇∂q̇.
+    ell : sympy.Matrix, m × 1
+        ℓ: the forces and the velocity terms of the Euler–Lagrange expressions.
+    J : sympy.Matrix, k × m
+        ∂f/∂q̇.
+    b : sympy.Matrix, k × 1
+        d̄f = ∂_t f + ∂_q f q̇.
+    """
 
     #: W_σν = ∂²L/∂q̇^σ∂q̇^ν, m × m
     W: sp.Matrix
@@ -94,6 +106,22 @@ def bordered_system(system: LagrangianSystem, Q: ConstraintSubmanifold, *, group
     Raises :class:`~jetgeo.errors.InputError` for ``frozen_velocities`` without ``grouped`` (the
     expanded ℓ has no transport term to freeze), for a key that is not a velocity, and for a system
     and Q on different fibred manifolds.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ.
+    Q : ConstraintSubmanifold
+        The constraints f = 0; J = ∂f/∂q̇ and b = ∂_t f + ∂_q f q̇.
+    grouped : bool
+        Keep ℓ as single derivatives of L (above).
+    frozen_velocities : mapping, optional
+        {q̇^ν: value} of the transport terms (only with ``grouped``).
+
+    Returns
+    -------
+    BorderedSystem
+        The blocks W, J, ℓ, b.
     """
     if not isinstance(system, LagrangianSystem):
         raise InputError(f"bordered_system needs a LagrangianSystem, got {type(system).__name__}")

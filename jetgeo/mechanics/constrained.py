@@ -85,6 +85,17 @@ class ConstrainedSystem:
 
     Everything is expressed in the coordinates (t, q^σ, q̇^l, q̈^l) of Q and its
     prolongation; ``on_Q(expr)`` restricts any function on J¹Y or J²Y to them.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ.
+    Q : ConstraintSubmanifold
+        The constraints.
+    branch : int, optional
+        The branch of a nonlinear constraint (default: Q's).
+    dependent : sequence of Symbols, optional
+        The dependent velocities of the normal form (default: Q's choice).
     """
 
     def __init__(self, system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,

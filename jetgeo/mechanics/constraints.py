@@ -61,6 +61,17 @@ class Branch:
     conditions under which the branch is defined and real: expressions that must
     be ≥ 0 (``nonnegative``, e.g. square-root arguments) and that must not vanish
     (``nonzero``, denominators).
+
+    Parameters
+    ----------
+    index : int
+        The branch's number (in the order the solutions are found).
+    solution : dict
+        {q̇^D: g^D}.
+    nonnegative : list
+        Expressions that must be ≥ 0.
+    nonzero : list
+        Expressions that must not vanish.
     """
 
     index: int
@@ -84,6 +95,19 @@ class NormalForm:
 
     ``condition`` is det(∂f/∂q̇^D) on the branch (the normal form is valid where
     it does not vanish); ``branch`` records the branch and its domain.
+
+    Parameters
+    ----------
+    dependent : tuple of Symbols
+        q̇^D.
+    independent : tuple of Symbols
+        q̇^I.
+    g : dict
+        {q̇^D: g^D(t, q, q̇^I)}.
+    branch : Branch
+        The branch and its domain.
+    condition : sympy.Expr
+        det(∂f/∂q̇^D) on the branch.
     """
 
     dependent: tuple
@@ -188,6 +212,20 @@ class Classification:
 class ConstraintSubmanifold:
     """A constraint submanifold Q ⊂ J¹Y of codimension k < m.
 
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle.
+    constraints : sequence of expressions
+        f^i(t, q, q̇), i = 1..k, k < m, independent in the velocities (rank ∂f/∂q̇ = k generically).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form q̇^D = g, k of them with ∂f/∂q̇^D of generic rank k
+        (default: a structural matching of ∂f/∂q̇, verified to have that rank; see :attr:`dependent`).
+    branch : int, optional
+        For a nonlinear constraint, which solution branch of f = 0 the normal form takes.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> Y = FibredManifold(["x", "y", "z"])
     >>> x, y, z = Y.q; xd, yd, zd = Y.qdot

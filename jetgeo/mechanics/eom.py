@@ -51,7 +51,7 @@ from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
-__all__ = ["EquationsOfMotion", "SampledSystem", "dependent_velocities", "is_parametrised"]
+__all__ = ["EquationsOfMotion", "SampledSystem", "SystemOnQ", "dependent_velocities", "is_parametrised"]
 
 
 @runtime_checkable
@@ -89,6 +89,18 @@ class EquationsOfMotion(Protocol):
 
 
 @runtime_checkable
+class SystemOnQ(Protocol):
+    """A Lagrangian system together with its constraint submanifold, not yet equations of motion: a catalogue
+    entry (:class:`SampledSystem`), a model imported by :func:`jetgeo.io.from_mechanics`.
+    ``isinstance(obj, SystemOnQ)`` tells whether ``obj`` carries the two members."""
+
+    #: the Lagrangian system (L, forces A_σ)
+    system: LagrangianSystem
+    #: the constraint submanifold f^i(t, q, q̇) = 0, or None
+    Q: ConstraintSubmanifold | None
+
+
+@runtime_checkable
 class SampledSystem(Protocol):
     """A Lagrangian system L on a constraint submanifold Q with sample data: values of its
     parameters and a state on Q for them (see the module).  ``isinstance(obj, SampledSystem)``
@@ -117,7 +129,18 @@ class SampledSystem(Protocol):
 
 def is_parametrised(eom: EquationsOfMotion) -> bool:
     """True when ``eom`` is written in parameters z of q̇ = ψ(t, q, z) without a map back to the
-    jets: every velocity is substituted and ``to_jet`` is empty."""
+    jets: every velocity is substituted and ``to_jet`` is empty.
+
+    Parameters
+    ----------
+    eom : EquationsOfMotion
+        The equations (their ``substitution`` and ``to_jet``).
+
+    Returns
+    -------
+    bool
+        Whether the equations live in the parameters z only.
+    """
     Y = eom.system.Y
     sub = eom.substitution or {}
     return bool(sub) and not eom.to_jet and set(Y.qdot) <= set(sub)
@@ -125,7 +148,18 @@ def is_parametrised(eom: EquationsOfMotion) -> bool:
 
 def dependent_velocities(eom: EquationsOfMotion) -> tuple:
     """The dependent velocities q̇^D of the normal form ``eom`` is written in (``()`` on TQ or for a
-    parametrisation), in the order of ``Y.qdot``."""
+    parametrisation), in the order of ``Y.qdot``.
+
+    Parameters
+    ----------
+    eom : EquationsOfMotion
+        The equations; their ``substitution`` {q̇^D: g} names the dependent velocities.
+
+    Returns
+    -------
+    tuple of sympy.Symbol
+        q̇^D, the keys of the substitution, ordered as ``Y.qdot``.
+    """
     sub = eom.substitution or {}
     Y = eom.system.Y
     if set(Y.qdot) <= set(sub):  # a parametrisation q̇ = ψ(t, q, z): no velocity is independent

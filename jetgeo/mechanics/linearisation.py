@@ -249,6 +249,27 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     :class:`~jetgeo.errors.OffManifoldError` if given dependent velocities violate the
     constraints, :class:`~jetgeo.errors.NotRegularError` if the equations are singular at
     the point (the bordered matrix K₀, equivalently det B′ = 0, [Stolařová 2009, eq. (12)]).
+
+    Parameters
+    ----------
+    cs : ConstrainedSystem or (LagrangianSystem, ConstraintSubmanifold)
+        The constrained system.
+    point : mapping or SteadyMotion
+        {symbol or name: value} for t, every q^σ and the independent velocities (dependent ones optional).
+    params : mapping, optional
+        Values of the parameters; those not given stay symbolic.
+    exact : bool
+        Convert floats to rationals first.
+    method : {"multipliers", "reduced"}
+        The exact route (above).
+    independent : sequence of Symbols, optional
+        The independent velocities q̇^I of the state x = (q, q̇^I) (default: Q's choice).
+
+    Returns
+    -------
+    Linearisation
+        The Jacobian A = ∂(ḡ, a)/∂x at the point (ẋ ≈ f0 + A (x − x₀)), the accelerations there and, on the
+        multipliers route, the multipliers.
     """
     steady = point if isinstance(point, SteadyMotion) else None
     if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states

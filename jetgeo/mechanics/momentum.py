@@ -90,6 +90,20 @@ def momentum_equation(cs, action: Sequence, section: Sequence | None = None) -> 
     constraints, :class:`~jetgeo.errors.NotApplicableError` when the Lagrangian is not invariant
     under a generator, the constraints are not affine in the velocities, or no generator
     combination is allowed by the constraints.
+
+    Parameters
+    ----------
+    cs : ConstrainedSystem
+        The constrained system (constraints affine in the velocities).
+    action : sequence
+        The generators X_a (mappings or component sequences).
+    section : sequence of sequences, optional
+        The coefficient vectors c of η = c^a X_a ∈ D.
+
+    Returns
+    -------
+    list of MomentumEquation
+        One per section: d/dt ⟨∂L/∂q̇, η⟩ = its right-hand side.
     """
     Y = cs.Y
     m = Y.m

@@ -620,6 +620,52 @@ def _check_fit(support, surface: ContactSurface) -> None:
                          "smaller (else the contact is not one point in every orientation)")
 
 
+def _rolling_on_the_plane(Y: FibredManifold, body: tuple, rubber: bool) -> tuple:
+    """(ℓ, constraints, dependent, γ) of :func:`rolling_contact` on the plane z = 0: the coordinates are those
+    of G, z_G = h(−γ) + ⟨a, γ⟩, and the no-slip constraints the horizontal components of v_G + ω × (r − a)."""
+    F, R, W, pos, extra, m, I, a, g, xi, h = body
+    kin = F.kinematics()
+    gam = R.T * sp.Matrix([0, 0, 1])
+    at = dict(zip(xi, -gam))
+    r = sp.Matrix([sp.diff(h, s).xreplace(at) for s in xi])  # the contact point from O, in body axes
+    zG = h.xreplace(at) + a.dot(gam)
+    u, w = pos
+    zdot = sp.Add(*[sp.diff(zG, q) * kin[qd] for q, qd in zip(Y.q, Y.qdot)])
+    ell = (W.T * I * W)[0] / 2 + m * (u**2 + w**2 + zdot**2) / 2 - m * g * zG
+    slip = R * W.cross(r - a)
+    constraints = [*extra, u + slip[0], w + slip[1]]
+    dependent = None if rubber else (*extra, u, w)
+    return ell, constraints, dependent, gam
+
+
+def _rolling_on_a_surface(Y: FibredManifold, body: tuple, surface: ContactSurface, rubber: bool) -> tuple:
+    """(ℓ, constraints, dependent, γ) of :func:`rolling_contact` on a sphere or cylinder: the contact point
+    R x* = ∇(h∘Rᵀ)(−ν), its velocity Ṗ − R ẋ* = Ṗ + R∇²h(−γ)Rᵀ(ν × ω + ν̇), and the two tangential no-slip
+    constraints ⟨E_i, Ṗ − R ẋ*⟩ = 0."""
+    F, R, W, pos, extra, m, I, a, g, xi, h = body
+    s = tuple(Y.q[-2:])
+    P, nu, E = surface.geometry(s)
+    sdot = dict(zip(s, pos))
+    Pdot = sum((sp.diff(P, c) * sdot[c] for c in s), sp.zeros(3, 1))
+    nudot = sum((sp.diff(nu, c) * sdot[c] for c in s), sp.zeros(3, 1))
+    # the support function in space axes, h(Rᵀξ): a ball's is ρ|ξ| once RRᵀ = 1 is used
+    hs = _reduced_radicands(h.xreplace(dict(zip(xi, R.T * sp.Matrix(xi)))))
+    at = dict(zip(xi, -nu))
+    grad = [sp.diff(hs, c) for c in xi]
+    X = sp.Matrix([_reduced_radicands(e.xreplace(at)) for e in grad])  # R x*: the contact point from O
+    K = sp.Matrix(3, 3, lambda i, j: _reduced_radicands(sp.diff(grad[i], xi[j]).xreplace(at)))
+    K = K.applyfunc(trig_reduce_if_small)  # R ∇²h(−γ) Rᵀ
+    om = R * W  # ω in space axes
+    vc = (Pdot + K * (nu.cross(om) + nudot)).applyfunc(trig_reduce_if_small)  # Ṗ − R ẋ*
+    GP = R * a - X  # G − P
+    vG = (vc + om.cross(GP)).applyfunc(trig_reduce_if_small)
+    zG = trig_reduce_if_small(P[2] + GP[2])
+    ell = (W.T * I * W)[0] / 2 + m * vG.dot(vG) / 2 - m * g * zG
+    constraints = [*extra, *[trig_reduce_if_small(Ei.dot(vc)) for Ei in E]]
+    dependent = None if rubber else (*extra, *pos)
+    return ell, constraints, dependent, R.T * nu
+
+
 def rolling_contact(Y: FibredManifold, chart: str, names: Sequence, support, mass, inertia_matrix,
                     surface: ContactSurface | None = None, offset=(0, 0, 0), gravity=0,
                     rubber: bool = False) -> QuasiVelocitySystem:
@@ -700,40 +746,11 @@ def rolling_contact(Y: FibredManifold, chart: str, names: Sequence, support, mas
     _check_fit(support, surface)
     xi = sp.symbols("_jg_xi1:4")
     h = _support_expression(support, xi)
-    kin = F.kinematics()
+    body = (F, R, W, pos, extra, m, I, a, g, xi, h)
     if surface.kind == "plane":
-        gam = R.T * sp.Matrix([0, 0, 1])
-        at = dict(zip(xi, -gam))
-        r = sp.Matrix([sp.diff(h, s).xreplace(at) for s in xi])  # the contact point from O, in body axes
-        zG = h.xreplace(at) + a.dot(gam)
-        u, w = pos
-        zdot = sp.Add(*[sp.diff(zG, q) * kin[qd] for q, qd in zip(Y.q, Y.qdot)])
-        ell = (W.T * I * W)[0] / 2 + m * (u**2 + w**2 + zdot**2) / 2 - m * g * zG
-        slip = R * W.cross(r - a)
-        constraints = [*extra, u + slip[0], w + slip[1]]
-        dependent = None if rubber else (*extra, u, w)
+        ell, constraints, dependent, gam = _rolling_on_the_plane(Y, body, rubber)
     else:
-        s = tuple(Y.q[-2:])
-        P, nu, E = surface.geometry(s)
-        sdot = dict(zip(s, pos))
-        Pdot = sum((sp.diff(P, c) * sdot[c] for c in s), sp.zeros(3, 1))
-        nudot = sum((sp.diff(nu, c) * sdot[c] for c in s), sp.zeros(3, 1))
-        # the support function in space axes, h(Rᵀξ): a ball's is ρ|ξ| once RRᵀ = 1 is used
-        hs = _reduced_radicands(h.xreplace(dict(zip(xi, R.T * sp.Matrix(xi)))))
-        at = dict(zip(xi, -nu))
-        grad = [sp.diff(hs, c) for c in xi]
-        X = sp.Matrix([_reduced_radicands(e.xreplace(at)) for e in grad])  # R x*: the contact point from O
-        K = sp.Matrix(3, 3, lambda i, j: _reduced_radicands(sp.diff(grad[i], xi[j]).xreplace(at)))
-        K = K.applyfunc(trig_reduce_if_small)  # R ∇²h(−γ) Rᵀ
-        om = R * W  # ω in space axes
-        vc = (Pdot + K * (nu.cross(om) + nudot)).applyfunc(trig_reduce_if_small)  # Ṗ − R ẋ*
-        GP = R * a - X  # G − P
-        vG = (vc + om.cross(GP)).applyfunc(trig_reduce_if_small)
-        zG = trig_reduce_if_small(P[2] + GP[2])
-        ell = (W.T * I * W)[0] / 2 + m * vG.dot(vG) / 2 - m * g * zG
-        constraints = [*extra, *[trig_reduce_if_small(Ei.dot(vc)) for Ei in E]]
-        dependent = None if rubber else (*extra, *pos)
-        gam = R.T * nu
+        ell, constraints, dependent, gam = _rolling_on_a_surface(Y, body, surface, rubber)
     if rubber:
         constraints.append(W.dot(gam))
     return QuasiVelocitySystem(F, ell, constraints=constraints, dependent=dependent)

@@ -47,7 +47,21 @@ class SteadyMotion:
     every q̇^σ; cyclic coordinates at 0), the states that stay constant (``kept_states``: the fixed
     coordinates and the independent velocities, for :meth:`Linearisation.restrict`), the ``rates`` of
     the cyclic coordinates at that point, and ``conditions`` (expressions that must not vanish for it to exist:
-    denominators of the solution, the normal form's condition)."""
+    denominators of the solution, the normal form's condition).
+
+    Parameters
+    ----------
+    values : dict
+        {unknown of the ansatz: value}.
+    point : dict
+        {q^σ or q̇^σ: value}, the point of Q.
+    kept_states : tuple
+        The states that stay constant.
+    rates : dict
+        {cyclic coordinate: its rate}.
+    conditions : list
+        Expressions that must not vanish.
+    """
 
     values: dict
     point: dict
@@ -86,6 +100,20 @@ def steady_motions(cs, ansatz: Mapping, unknowns: Sequence = ()) -> list:
     Raises :class:`~jetgeo.errors.SpecError` for an ansatz that names something else or leaves an
     independent velocity open, and :class:`~jetgeo.errors.NotApplicableError` when the conditions
     depend on a coordinate that changes along the motion (not a relative equilibrium).
+
+    Parameters
+    ----------
+    cs : ConstrainedSystem
+        The constrained system.
+    ansatz : mapping
+        {coordinate: fixed value, velocity: constant value}.
+    unknowns : sequence of Symbols
+        The symbols of the ansatz to solve for.
+
+    Returns
+    -------
+    list of SteadyMotion
+        The solutions (empty when there is none).
     """
     Y = cs.Y
     a = {}

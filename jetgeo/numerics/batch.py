@@ -46,6 +46,7 @@ from ..errors import InputError
 from ..geometry.coerce import SIGN_ASSUMPTIONS
 from .compile import compile_rhs
 from .simulation.atlas import _switch_threshold
+from .simulation.initial import complete_from_normal_form
 
 __all__ = ["BatchModel", "batch_model", "integrate_batch", "STATUS"]
 
@@ -324,12 +325,8 @@ def check_initial(model: BatchModel, t0: float, full, P, complete: bool, manifol
     msgs: list = [None] * N
     m = model.m
     if complete and model.g is not None:
-        tmp = np.where(np.isnan(full), 0.0, full)
         with np.errstate(all="ignore"):
-            gv = model.g(np.full(N, t0), tmp, P)
-        for k, j in enumerate(model.g_index):
-            row = m + j
-            full[row] = np.where(np.isnan(full[row]), gv[k], full[row])
+            complete_from_normal_form(model.g, np.full(N, t0), full, P, [m + j for j in model.g_index])
     bad_p = ~np.all(np.isfinite(P), axis=0) if P.size else np.zeros(N, bool)
     bad_y = ~np.all(np.isfinite(full), axis=0)
     for i in np.flatnonzero(bad_p | bad_y):

@@ -281,7 +281,13 @@ def _load_cached(directory: Path, modname: str, suffix: str, source: str, key: s
 
 
 def compiler_command() -> list[str]:
-    """The compiler command: ``$JETGEO_CC``, else ``$CC``, else Python's build compiler, else ``cc``."""
+    """The compiler command: ``$JETGEO_CC``, else ``$CC``, else Python's build compiler, else ``cc``.
+
+    Returns
+    -------
+    list of str
+        The command and its leading arguments, split as the shell would.
+    """
     cmd = os.environ.get("JETGEO_CC") or os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     return shlex.split(cmd)
 

@@ -59,7 +59,18 @@ BACKENDS = ("python", "c", "auto")
 
 
 def count_ops(exprs) -> int:
-    """Number of operations of a list of expressions (sympy's ``count_ops``), for reports."""
+    """Number of operations of a list of expressions (sympy's ``count_ops``), for reports.
+
+    Parameters
+    ----------
+    exprs : iterable of sympy expressions
+        The expressions (a matrix is read entry by entry).
+
+    Returns
+    -------
+    int
+        The total of sympy's ``count_ops``.
+    """
     return int(sum(sp.count_ops(e) for e in exprs))
 
 

@@ -20,7 +20,20 @@ def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> t
     (together) the elimination on the DAG of :func:`_dag_cse` instead: sympy's pre-processing,
     its search for negated sums (``opt_cse`` asks every sum ``could_extract_minus_sign``, which
     sorts its terms) and the canonical ordering all walk trees (170 s of the Whipple bicycle's
-    bordered system went into that search; the DAG already shares what it would find)."""
+    bordered system went into that search; the DAG already shares what it would find).
+
+    Parameters
+    ----------
+    exprs : list of sympy expressions
+        The expressions compiled together.
+    optimizations : str or None
+        sympy's ``cse`` optimisations (``"basic"``; None: none), for the expressions below the size threshold.
+
+    Returns
+    -------
+    tuple
+        (replacements [(``_ci``, expression)], the reduced expressions), the replacements in evaluation order.
+    """
     symbols = sp.numbered_symbols("_c")
     if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
         return _dag_cse(list(exprs), symbols)

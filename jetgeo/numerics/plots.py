@@ -21,7 +21,13 @@ __all__ = ["plot_trajectory", "plot_monitor", "plot_reactions", "plot_series", "
 
 
 def require_matplotlib():
-    """Import and return ``matplotlib.pyplot``, or raise an ImportError that says what to install."""
+    """Import and return ``matplotlib.pyplot``, or raise an ImportError that says what to install.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+    """
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:
@@ -45,7 +51,26 @@ def _coords(res, coords):
 
 def plot_trajectory(res, coords=None, projections: bool = True, title: str | None = None, fig=None):
     """Trajectory in the given coordinates (default: the first three) and, with
-    ``projections``, its projections on the coordinate planes (one panel per pair)."""
+    ``projections``, its projections on the coordinate planes (one panel per pair).
+
+    Parameters
+    ----------
+    res : SimulationResult
+        The simulation.
+    coords : sequence of names or Symbols, optional
+        One (against t), two or three coordinates (default: the first three).
+    projections : bool
+        Add the projections on the coordinate planes.
+    title : str, optional
+        The figure's title.
+    fig : matplotlib.figure.Figure, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     plt = require_matplotlib()
     names = _coords(res, coords)
     data = [res.column(c) for c in names]
@@ -97,7 +122,20 @@ def _zero_note(ax) -> None:
 
 def plot_monitor(res, fig=None):
     """|f^i| of every constraint and |E − E₀| (if there is an energy) against time, log scale; exact
-    zeros (the initial point, a reduced formulation's residuals) are left out of the log axis."""
+    zeros (the initial point, a reduced formulation's residuals) are left out of the log axis.
+
+    Parameters
+    ----------
+    res : SimulationResult
+        The simulation.
+    fig : matplotlib.figure.Figure, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     plt = require_matplotlib()
     n = 1 + (res.energy is not None)
     fig = fig or plt.figure(figsize=(5.0 * n, 3.6))
@@ -120,7 +158,20 @@ def plot_monitor(res, fig=None):
 
 
 def plot_reactions(res, fig=None):
-    """Reaction forces R_σ(t) (and the multipliers λ_i(t), when known)."""
+    """Reaction forces R_σ(t) (and the multipliers λ_i(t), when known).
+
+    Parameters
+    ----------
+    res : SimulationResult
+        The simulation.
+    fig : matplotlib.figure.Figure, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     plt = require_matplotlib()
     if res.reactions is None:
         raise ValueError("this result carries no reaction forces (the method did not give multipliers)")
@@ -144,7 +195,22 @@ def plot_reactions(res, fig=None):
 
 
 def plot_series(res, names, fig=None):
-    """Chosen coordinates or velocities (names or symbols) against time, one panel."""
+    """Chosen coordinates or velocities (names or symbols) against time, one panel.
+
+    Parameters
+    ----------
+    res : SimulationResult
+        The simulation.
+    names : sequence of names or Symbols
+        Coordinates or velocities.
+    fig : matplotlib.figure.Figure, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     plt = require_matplotlib()
     fig = fig or plt.figure(figsize=(5.0, 3.6))
     ax = fig.add_subplot(1, 1, 1)

@@ -222,6 +222,11 @@ def stability_map(system, steady: Mapping, axes: Mapping, keep: Sequence, *, par
     params : values of the other parameters.
     independent : the independent velocities (default: the system's choice).
     tol : a real part ≤ tol counts as zero (the stable side of a neutral boundary).
+
+    Returns
+    -------
+    StabilityMap
+        The eigenvalues at every grid point and, per point, whether every real part is ≤ ``tol``.
     """
     if not axes:
         raise InputError("stability_map: give at least one swept parameter with its values")

@@ -610,6 +610,48 @@ def _expressions(values, what: str, size: int, size_name: str) -> list:
     return out
 
 
+def _check_options(backend: str, tol: float, ftol: float, max_iter: int) -> None:
+    """Refuse an unknown backend, a tolerance outside (0, 1) or a bad iteration count (InputError)."""
+    if backend not in BACKENDS:
+        raise InputError(f"compile_stepper: backend must be one of {BACKENDS}, not {backend!r:.40}")
+    for name, value in (("tol", tol), ("ftol", ftol)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 < value < 1.0):
+            raise InputError(f"compile_stepper: {name} must be a number in (0, 1), got {value!r:.40}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10_000:
+        raise InputError(f"compile_stepper: max_iter must be an integer in [1, 10000], got {max_iter!r:.40}")
+
+
+def _checked_roles(residual, unknowns, known, parameters, advance, predictor) -> tuple:
+    """(z, w, p, F, advance, predictor or None) checked: symbols in one role each, expressions of the right
+    number, free symbols among their roles, every expression compilable (InputError otherwise)."""
+    z, w, p = _symbols(unknowns, "unknowns"), _symbols(known, "known"), _symbols(parameters, "parameters")
+    if not z:
+        raise InputError("compile_stepper: there must be at least one unknown")
+    roles = [*z, *w, *p]
+    if len(set(roles)) != len(roles):
+        twice = sorted({str(s) for s in roles if roles.count(s) > 1})
+        raise InputError(f"compile_stepper: {', '.join(twice)} listed more than once among the unknowns, the known "
+                         "values and the parameters; each symbol has one role")
+    F = _expressions(residual, "residual", len(z), "unknown")
+    A = _expressions(advance, "advance", len(w), "known value")
+    P = None if predictor is None else _expressions(predictor, "predictor", len(z), "unknown")
+    allowed = set(roles)
+    for what, exprs, ok in (("residual", F, allowed), ("advance", A, allowed),
+                            ("predictor", P or [], set(w) | set(p))):
+        extra = free_symbols_dag(exprs) - ok
+        if extra:
+            raise InputError(f"compile_stepper: the {what} contains {sorted(map(str, extra))}, which "
+                             f"{'are' if len(extra) > 1 else 'is'} not among its symbols"
+                             + (" (the predictor sees w and p, not z)" if what == "predictor" else
+                                "; pass it as a parameter (with a value) or as a known value"))
+    for what, exprs in (("residual", F), ("advance", A), ("predictor", P or [])):
+        try:
+            _check_compilable(exprs)
+        except InputError as exc:
+            raise InputError(f"compile_stepper: in the {what}: {exc}") from exc
+    return z, w, p, F, A, P
+
+
 def compile_stepper(residual, unknowns, known, parameters=(), advance=None, predictor=None, *,
                     backend: str = "python", tol: float = 1e-13, ftol: float = 1e-12,
                     max_iter: int = 30, periodic=()) -> ImplicitStepper:
@@ -671,38 +713,8 @@ def compile_stepper(residual, unknowns, known, parameters=(), advance=None, pred
     >>> r.status, abs(float(r.last[0]**2 + r.last[1]**2) - 1.0) < 1e-13          # the energy is conserved
     ('ok', True)
     """
-    if backend not in BACKENDS:
-        raise InputError(f"compile_stepper: backend must be one of {BACKENDS}, not {backend!r:.40}")
-    for name, value in (("tol", tol), ("ftol", ftol)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 < value < 1.0):
-            raise InputError(f"compile_stepper: {name} must be a number in (0, 1), got {value!r:.40}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 10_000:
-        raise InputError(f"compile_stepper: max_iter must be an integer in [1, 10000], got {max_iter!r:.40}")
-    z, w, p = _symbols(unknowns, "unknowns"), _symbols(known, "known"), _symbols(parameters, "parameters")
-    if not z:
-        raise InputError("compile_stepper: there must be at least one unknown")
-    roles = [*z, *w, *p]
-    if len(set(roles)) != len(roles):
-        twice = sorted({str(s) for s in roles if roles.count(s) > 1})
-        raise InputError(f"compile_stepper: {', '.join(twice)} listed more than once among the unknowns, the known "
-                         "values and the parameters; each symbol has one role")
-    F = _expressions(residual, "residual", len(z), "unknown")
-    A = _expressions(advance, "advance", len(w), "known value")
-    P = None if predictor is None else _expressions(predictor, "predictor", len(z), "unknown")
-    allowed = set(roles)
-    for what, exprs, ok in (("residual", F, allowed), ("advance", A, allowed),
-                            ("predictor", P or [], set(w) | set(p))):
-        extra = free_symbols_dag(exprs) - ok
-        if extra:
-            raise InputError(f"compile_stepper: the {what} contains {sorted(map(str, extra))}, which "
-                             f"{'are' if len(extra) > 1 else 'is'} not among its symbols"
-                             + (" (the predictor sees w and p, not z)" if what == "predictor" else
-                                "; pass it as a parameter (with a value) or as a known value"))
-    for what, exprs in (("residual", F), ("advance", A), ("predictor", P or [])):
-        try:
-            _check_compilable(exprs)
-        except InputError as exc:
-            raise InputError(f"compile_stepper: in the {what}: {exc}") from exc
+    _check_options(backend, tol, ftol, max_iter)
+    z, w, p, F, A, P = _checked_roles(residual, unknowns, known, parameters, advance, predictor)
     per = _periodic_arg(periodic, len(w))
     bad = [i for i in per if i not in periodic_indices(F, w, A, P, [i])]
     if bad:

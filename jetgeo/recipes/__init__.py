@@ -78,6 +78,22 @@ def all_methods(system, Q, psi=None, z=None, progress: bool | None = None) -> di
     ``psi, z`` (a parametrisation of Q) add Benenti's first kind and the parametric
     Gibbs–Appell equations.  ``progress``: a tqdm bar over the recipes (None: only in a
     terminal; see :mod:`jetgeo.progress`).
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces.
+    Q : ConstraintSubmanifold
+        The constraints.
+    psi, z : sequences, optional
+        A parametrisation q̇ = ψ(t, q, z) of Q.
+    progress : bool or None
+        Show a progress bar (None: only in a terminal).
+
+    Returns
+    -------
+    dict
+        {recipe name: Motion, or the exception saying why it does not apply}.
     """
     jobs = [(name, (lambda fn=fn: fn(system, Q))) for name, fn in METHODS.items()]
     if psi is not None:

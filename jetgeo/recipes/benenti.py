@@ -48,6 +48,22 @@ def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> 
     ``"zdot"`` ({ż^α: Z^α}), ``"G"`` (the Gauss matrix), ``"singular_points"``
     (the equations (7.8)), ``"parametric_system"``.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    psi : sequence of expressions
+        q̇ = ψ(t, q, z), one per velocity: a parametrisation of the constraint manifold C.
+    z : sequence of Symbols
+        The parameters z^α of ψ.
+
+    Returns
+    -------
+    Motion
+        Z: the accelerations in (t, q, z), ``to_jet`` z(t, q, q̇) on C, the extras above.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
@@ -96,6 +112,20 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
     R_σ = λ_i ∂f^i/∂q̇^σ (8.13) as functions of the state.  Extras: ``"D"`` (the
     vector field on J¹Y), ``"G"`` (the k × k matrix C W⁻¹ Cᵀ).
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+
+    Returns
+    -------
+    Motion
+        D: accelerations in (t, q, q̇), the multipliers (8.6) and the reactions (8.13).
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

@@ -52,14 +52,42 @@ def _violations(cs) -> list:
 
 def is_chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> bool:
     """True when (system, Q) satisfies the hypotheses of Chaplygin's equations with the dependent
-    velocities ``dependent`` (default: Q's choice); :func:`chaplygin_choices` tries every choice."""
+    velocities ``dependent`` (default: Q's choice); :func:`chaplygin_choices` tries every choice.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    bool
+        Whether Q is in Chaplygin's form for that choice and L and the forces are free of q^D.
+    """
     return not _violations(constrained(system, Q, dependent=dependent))
 
 
 def chaplygin_choices(system: LagrangianSystem, Q: ConstraintSubmanifold) -> list:
     """The admissible choices of dependent velocities (:meth:`ConstraintSubmanifold.admissible_choices`)
     with which (system, Q) satisfies the hypotheses of Chaplygin's equations: Q in Chaplygin's form
-    (``Q.classify().chaplygin_choices``) and L and the forces free of the dependent coordinates."""
+    (``Q.classify().chaplygin_choices``) and L and the forces free of the dependent coordinates.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+
+    Returns
+    -------
+    list of tuple
+        Each a tuple of dependent velocities for which :func:`is_chaplygin` holds.
+    """
     cl = Q.classify()
     return [c for c in cl.chaplygin_choices if not _violations(constrained(system, Q, dependent=list(c)))]
 
@@ -70,6 +98,22 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
     Raises :class:`jetgeo.errors.NotApplicableError` naming each failed hypothesis.
     Extras: ``"reduced_lagrangian"`` (L̄), ``"equations"``.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I), from the reduced Lagrangian L̄.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

@@ -117,6 +117,22 @@ def equivalent(a: EquationsOfMotion, b: EquationsOfMotion, trials: int = 3,
     ``motion()`` (the one conversion of a system stated in quasi-velocities for the routes that
     take equations of motion).
 
+    Parameters
+    ----------
+    a, b : EquationsOfMotion
+        The two results.
+    trials : int
+        Random points of Q at which an undecided difference is evaluated.
+    reactions : bool
+        Compare the reaction forces too (when both give them).
+
+    Returns
+    -------
+    EquivalenceReport
+        True when every acceleration (and reaction) agrees on Q; it names the first that does not.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> from jetgeo import recipes

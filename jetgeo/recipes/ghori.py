@@ -57,6 +57,16 @@ def tzenoff_function(system: LagrangianSystem) -> sp.Expr:
     """R = ½ T̈ − (3/2) T̈₀ of [Ghori 1960, §2.3] (an expression in t, q, q̇, q̈, q⃛).
 
     T is the kinetic part of the Lagrangian (``LagrangianSystem.mechanical``), else L.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        Its kinetic energy T (or L) gives R.
+
+    Returns
+    -------
+    sympy.Expr
+        R in (t, q, q̇, q̈, q⃛).
     """
     Y = system.Y
     T, _ = _split(system)
@@ -75,6 +85,26 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     Accelerations in (t, q, q̇^I) on Q.  Extras: ``"function"`` (R or S of the
     unconstrained system), ``"equations"``.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    function : {"R", "S"}
+        Tzenoff's function R (2.3.14) or the energy of accelerations S (2.2.19).
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) on Q.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
@@ -120,6 +150,28 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
     in (t, q, ω); ``to_jet`` = {ω^i: characteristic}.  Extras: ``"phi"`` (q̇ = φ(t, q, ω)),
     everything of the parametric :func:`gibbs_appell`.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    characteristics : sequence of expressions
+        The kinetic characteristics ω^i(t, q, q̇).
+    symbols : sequence of str or Symbol, optional
+        Their names (default ``w1, w2, …``).
+    solution : int
+        Which solution of the inversion q̇ = φ(t, q, ω) to take.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, ω), ``to_jet`` {ω^i: characteristic}.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

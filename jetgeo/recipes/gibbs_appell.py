@@ -50,7 +50,18 @@ def _split(system: LagrangianSystem) -> tuple:
 
 
 def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
-    """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q [Benenti 2007, eq. (5.1)]."""
+    """Gibbs' function S = ½ W q̈ q̈ + b q̈ with W q̈ + b = d/dt ∂T/∂q̇ − ∂T/∂q [Benenti 2007, eq. (5.1)].
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        A mechanical system (``LagrangianSystem.mechanical``: T is its kinetic energy), else L.
+
+    Returns
+    -------
+    sympy.Expr
+        S in (t, q, q̇, q̈).
+    """
     Y = system.Y
     T, Pi = _split(system)
     V = system.potential_energy
@@ -81,6 +92,28 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     (accelerations in (t, q, z), with ``to_jet`` giving z(t, q, q̇)).  Extras: ``"S"``
     (the energy of accelerations on Q), ``"equations"``.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold, optional
+        The constraints f^i = 0 (the normal-form route).
+    psi : sequence of expressions, optional
+        q̇ = ψ(t, q, z), one per velocity (the parametric route, with ``z``).
+    z : sequence of Symbols, optional
+        The parameters z of ψ.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) or, parametric, in (t, q, z) with ``to_jet``.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

@@ -32,13 +32,48 @@ from ._common import Motion, check_system
 __all__ = ["hamel"]
 
 
+def _quasi_velocities(Y, Q: ConstraintSubmanifold, quasi: Sequence | None, symbols: Sequence | None) -> tuple:
+    """(the m − k quasi-velocity expressions, their symbols u^α), checked (InputError)."""
+    m, k = Y.m, Q.k
+    if quasi is None:
+        dep = Q.dependent
+        quasi = [v for v in Y.qdot if v not in dep]
+    quasi = [as_expr(e) for e in quasi]
+    if len(quasi) != m - k:
+        raise InputError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
+    if symbols is None:
+        symbols = [f"u{i + 1}" for i in range(m - k)]
+    u_ind = [sp.Symbol(s) if isinstance(s, str) else s for s in symbols]
+    if len(u_ind) != m - k:
+        raise InputError(f"need {m - k} symbols for the quasi-velocities, got {len(u_ind)}")
+    clash = set(u_ind) & set(Y.J2.coords)
+    if clash:
+        raise InputError(f"quasi-velocity names clash with jet coordinates: {sorted(map(str, clash))}")
+    return quasi, u_ind
+
+
 def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | None = None,
           symbols: Sequence | None = None) -> Motion:
     """Hamel's equations with quasi-velocities ``quasi`` (default: the independent q̇ of Q's normal form).
 
-    ``quasi``: m − k expressions affine in the velocities; ``symbols``: names for the
-    u^α (default ``u1, u2, …``).  Accelerations are returned in (t, q, u).
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    quasi : sequence of expressions, optional
+        The m − k quasi-velocities u^α, expressions affine in q̇ (default: the independent velocities).
+    symbols : sequence of str or Symbol, optional
+        Names of the u^α (default ``u1, u2, …``).
 
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, u); ``extras["udot"]`` {u̇^α: expression}, ``to_jet`` u(t, q, q̇).
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
@@ -57,20 +92,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
                 f"Hamel's equations need constraints affine in the velocities; {f} = 0 is not "
                 "(use recipes.gibbs_appell, recipes.maggi or the core for nonlinear constraints)"
             )
-    if quasi is None:
-        dep = Q.dependent
-        quasi = [v for v in Y.qdot if v not in dep]
-    quasi = [as_expr(e) for e in quasi]
-    if len(quasi) != m - k:
-        raise InputError(f"Hamel's equations need m − k = {m - k} quasi-velocities, got {len(quasi)}")
-    if symbols is None:
-        symbols = [f"u{i + 1}" for i in range(m - k)]
-    u_ind = [sp.Symbol(s) if isinstance(s, str) else s for s in symbols]
-    if len(u_ind) != m - k:
-        raise InputError(f"need {m - k} symbols for the quasi-velocities, got {len(u_ind)}")
-    clash = set(u_ind) & set(Y.J2.coords)
-    if clash:
-        raise InputError(f"quasi-velocity names clash with jet coordinates: {sorted(map(str, clash))}")
+    quasi, u_ind = _quasi_velocities(Y, Q, quasi, symbols)
     u_con = [sp.Dummy(f"c{i}") for i in range(k)]
     u = u_ind + u_con
     rows = quasi + list(Q.f)

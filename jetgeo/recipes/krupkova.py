@@ -56,6 +56,25 @@ def krupkova(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
              dependent=None) -> Motion:
     """Equations of motion on Q by Krupková's constrained system [Stolařová 2009, eqs. (7)–(12)].
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) on Q; multipliers and reactions of the core, computed on first use;
+        ``extras["constrained_system"]`` the :class:`~jetgeo.mechanics.ConstrainedSystem`.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot
@@ -85,6 +104,22 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     corrected) — so this recipe *is* that formula, evaluated through L̄ rather than
     through the projection of the Euler–Lagrange expressions used by :func:`krupkova`.
     For affine g these are Voronets' equations.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+    dependent : sequence of Symbols, optional
+        The dependent velocities q̇^D of the normal form (default: Q's choice).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) on Q.
     """
     cs = constrained(system, Q, branch=branch, dependent=dependent)
     A, B = cs.krupkova_coefficients()

@@ -30,6 +30,23 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
 
     Extras: ``"basis"`` (the e_α), ``"equations"``.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) on Q, from the projection of the Euler–Lagrange expressions on the
+        basis e_α of the constraint distribution.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

@@ -34,6 +34,22 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
     Accelerations in (t, q, q̇^I) on Q; ``multipliers()`` in the representation f
     of Q given by the user; ``reactions()`` R_σ = λ_i ∂f^i/∂q̇^σ.
 
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L and the forces A_σ on J¹Y.
+    Q : ConstraintSubmanifold
+        The constraints f^i(t, q, q̇) = 0.
+    branch : int or None
+        The branch of a nonlinear constraint's normal form (None: Q's own).
+
+    Returns
+    -------
+    Motion
+        Accelerations in (t, q, q̇^I) on Q, the multipliers λ_i and the reactions R_σ.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
     >>> Y = FibredManifold(["x", "y", "theta"]); x, y, th = Y.q; xd, yd, thd = Y.qdot

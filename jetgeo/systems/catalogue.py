@@ -118,12 +118,29 @@ _SAMPLE_DIGITS = 50
 
 def names(heavy: bool = False) -> list:
     """The names of the catalogue's systems, sorted; ``heavy=True`` includes the systems whose
-    full symbolic equations are expensive (see :func:`register`)."""
+    full symbolic equations are expensive (see :func:`register`).
+
+    Parameters
+    ----------
+    heavy : bool
+        Include the heavy systems.
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+    """
     return sorted(n for n, r in REGISTRY.items() if heavy or not r.heavy)
 
 
 def describe() -> dict:
-    """{name: one-line summary (with its reference)}."""
+    """{name: one-line summary (with its reference)}.
+
+    Returns
+    -------
+    dict
+        {name: one-line summary with its bibliography key}, every system of the catalogue.
+    """
     return {n: REGISTRY[n].summary for n in sorted(REGISTRY)}
 
 
@@ -138,6 +155,18 @@ def load(name: str, **params) -> CatalogueEntry:
     ``n=3``) or values for its parameters by name (``m=1``, ``R=sp.Rational(1, 2)``),
     which are substituted before the objects are built.  Unknown names or
     arguments raise :class:`~jetgeo.errors.SpecError` listing what is valid.
+
+    Parameters
+    ----------
+    name : str
+        The system's name (:func:`names`).
+    **params
+        Options of the entry or parameter values by name.
+
+    Returns
+    -------
+    CatalogueEntry
+        The system, Q, parameters, sample values and a state on Q (``sys, Q = entry`` unpacks it).
     """
     if not isinstance(name, str) or name not in REGISTRY:
         raise _unknown(name)

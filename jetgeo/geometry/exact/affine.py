@@ -64,6 +64,24 @@ def xreplace_dag(expr, rule: dict, memo: dict | None = None, renaming: bool = Fa
     renaming, so the function is the same, only the order of arguments is not re-sorted by the
     new names (the Whipple bicycle's bordered system: 8 s of sorting 11 000-term sums).
 
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression.
+    rule : dict
+        {old: new}, as for ``xreplace``.
+    memo : dict, optional
+        Results of visited nodes (shared between calls with the same rule).
+    renaming : bool
+        The rule is an injective renaming of symbols (above).
+
+    Returns
+    -------
+    sympy.Basic
+        ``expr.xreplace(rule)``.
+
+    Examples
+    --------
     >>> x, y = sp.symbols("x y")
     >>> xreplace_dag((x + y)**2 + sp.sin(x + y), {x: 1})
     (y + 1)**2 + sin(y + 1)
@@ -159,6 +177,22 @@ def diff_dag(expr, x, memo: dict | None = None) -> sp.Expr:
     Σ rate·∂expr/∂symbol, in one pass (e.g. the total derivative cut before the accelerations,
     {t: 1, q: q̇}; one memo per direction).
 
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression.
+    x : Symbol or dict
+        The variable, or a direction {symbol: rate}.
+    memo : dict, optional
+        Derivatives of visited nodes (one per variable or direction).
+
+    Returns
+    -------
+    sympy.Expr
+        The derivative, unexpanded.
+
+    Examples
+    --------
     >>> x, y = sp.symbols("x y")
     >>> diff_dag(sp.sin(x * y) + x**3, x)
     3*x**2 + y*cos(x*y)
@@ -270,7 +304,18 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FR
 def free_symbols_dag(exprs) -> set:
     """The free symbols of the expressions, collected on the DAG (sympy's ``free_symbols`` unions
     the sets of every path of the tree).  Nodes that bind variables (derivatives, integrals, …)
-    contribute their own ``free_symbols``."""
+    contribute their own ``free_symbols``.
+
+    Parameters
+    ----------
+    exprs : iterable of sympy expressions
+        The expressions.
+
+    Returns
+    -------
+    set of Symbol
+        Their free symbols.
+    """
     seen: set = set()
     out: set = set()
     stack = [as_expr(e) for e in exprs]
@@ -290,7 +335,20 @@ def free_symbols_dag(exprs) -> set:
 
 def depends_on(exprs, symbols) -> bool:
     """Whether some expression of ``exprs`` contains one of ``symbols`` (a walk over the DAG,
-    each shared subexpression once; sympy's ``has`` walks the tree)."""
+    each shared subexpression once; sympy's ``has`` walks the tree).
+
+    Parameters
+    ----------
+    exprs : iterable of sympy expressions
+        The expressions.
+    symbols : iterable of Symbol
+        The symbols looked for.
+
+    Returns
+    -------
+    bool
+        Whether one of them occurs.
+    """
     symbols = set(symbols)
     seen: set = set()
     stack = list(exprs)
@@ -312,6 +370,20 @@ def solve_exact(A, B) -> sp.Matrix:
     unexpanded :func:`~.solve.lu_solve_dag`.  Raises :class:`~jetgeo.errors.RankDeficientError`
     if A is singular at two random points.
 
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The square coefficient matrix.
+    B : sympy.Matrix
+        The right-hand side(s).
+
+    Returns
+    -------
+    sympy.Matrix
+        X, with A X = B where det A ≠ 0.
+
+    Examples
+    --------
     >>> th = sp.Symbol("theta")
     >>> solve_exact(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]), sp.Matrix([1, 0])).T
     Matrix([[cos(theta)/(sin(theta)**2 + cos(theta)**2), -sin(theta)/(sin(theta)**2 + cos(theta)**2)]])
@@ -341,6 +413,24 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     :func:`solve_exact` (cancelled when small, entries of M reduced modulo sin² + cos² = 1 first;
     an unexpanded DAG when large), with det M (:func:`det_sized`; its numerator when small).
 
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The square matrix.
+    B : sympy.Matrix
+        The right-hand side(s).
+    what : str
+        Names the system in the error message.
+    unknowns : sequence of Symbols, optional
+        Names of the unknowns, for the error message.
+
+    Returns
+    -------
+    SquareSolution
+        X, det M and whether X is in canonical form.
+
+    Examples
+    --------
     >>> a = sp.Symbol("a")
     >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
     Matrix([[1/(a + 1), 1/(a + 1)]])
@@ -434,6 +524,23 @@ def solve_affine(eqs: Sequence, unknowns: Sequence, what: str) -> AffineSolution
     ``what`` when the equations are not affine in the unknowns or do not determine them
     (generic rank of ∂eqs/∂unknowns proven deficient at two random points).
 
+    Parameters
+    ----------
+    eqs : sequence of sympy expressions
+        The equations eqs = 0, affine in the unknowns.
+    unknowns : sequence of Symbols
+        As many as equations.
+    what : str
+        Names the system in the error message.
+
+    Returns
+    -------
+    AffineSolution
+        ``values`` {unknown: expression}, ``det`` of the coefficient matrix and ``canonical``;
+        ``values, det = solve_affine(...)`` unpacks it.
+
+    Examples
+    --------
     >>> x, y, a = sp.symbols("x y a")
     >>> sol, det = solve_affine([a * x + y - 1, x - y], [x, y], "example")
     >>> sol[x], det

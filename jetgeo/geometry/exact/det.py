@@ -34,6 +34,18 @@ def det_exact(M) -> sp.Expr:
     """det M, exact and unsimplified (see the module docstring).  Normalise the result if a
     canonical form is needed.
 
+    Parameters
+    ----------
+    M : sympy.Matrix
+        A square matrix.
+
+    Returns
+    -------
+    sympy.Expr
+        det M.
+
+    Examples
+    --------
     >>> th = sp.Symbol("theta")
     >>> sp.expand(det_exact(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])))
     sin(theta)**2 + cos(theta)**2

@@ -38,7 +38,18 @@ def frozen_atoms(exprs) -> set:
 
 def freeze(M: sp.Matrix) -> tuple[sp.Matrix, dict]:
     """``(M', back)``: M with every frozen atom (:func:`frozen_atoms`) replaced by a fresh symbol,
-    and the substitution back (``M'.xreplace(back) == M``)."""
+    and the substitution back (``M'.xreplace(back) == M``).
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The matrix.
+
+    Returns
+    -------
+    tuple
+        (M with the frozen atoms replaced by fresh symbols, {fresh symbol: atom}).
+    """
     M = sp.Matrix(M)
     atoms = frozen_atoms(list(M))
     if not atoms:

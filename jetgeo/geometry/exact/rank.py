@@ -163,6 +163,20 @@ def _eliminate(vals, exact: bool, pref=None):
 def generic_rank(M, trials: int = 2) -> RankInfo:
     """Generic rank of ``M`` with a non-singular pivot block.
 
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The symbolic matrix.
+    trials : int
+        Random points at which the rank is evaluated.
+
+    Returns
+    -------
+    RankInfo
+        The rank, a pivot block (rows, cols) and its determinant ``condition``, valid where it is non-zero.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x = sp.Symbol('x')
     >>> generic_rank(sp.Matrix([[x, 1], [x**2, x]])).rank

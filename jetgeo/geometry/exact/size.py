@@ -158,6 +158,22 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
     returns ``cap + 1`` (cost at most linear in ``cap`` distinct nodes); ``memo`` (exact counts
     of subexpressions) may be shared between calls.
 
+    Parameters
+    ----------
+    e : sympy expression
+        The expression.
+    memo : dict, optional
+        Exact counts of subexpressions, shared between calls.
+    cap : int, optional
+        Stop counting beyond it.
+
+    Returns
+    -------
+    int
+        The number of tree nodes (``cap + 1`` when it exceeds ``cap``).
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x")
     >>> tree_size(x + 2 * x**2)        # Add(x, Mul(2, Pow(x, 2))): 7 nodes
@@ -183,7 +199,20 @@ def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
 
 
 def is_small(e, cap: int = NORMALISE_MAX_NODES) -> bool:
-    """``tree_size(e) <= cap``, computed with the early stop."""
+    """``tree_size(e) <= cap``, computed with the early stop.
+
+    Parameters
+    ----------
+    e : sympy expression
+        The expression.
+    cap : int
+        The largest tree size counted as small.
+
+    Returns
+    -------
+    bool
+        Whether ``e`` has at most ``cap`` tree nodes.
+    """
     return tree_size(e, cap=cap) <= cap
 
 
@@ -191,7 +220,20 @@ def within_ops(e, max_ops: int) -> bool:
     """``count_ops(e) <= max_ops`` for display and bookkeeping decisions, without walking a large
     tree: expressions of more than 4·max_ops tree nodes count as larger (sympy's ``count_ops``
     walks the tree — minutes on the unexpanded DAG of a solve — and the operations of a tree
-    are rarely fewer than a quarter of its nodes)."""
+    are rarely fewer than a quarter of its nodes).
+
+    Parameters
+    ----------
+    e : sympy expression
+        The expression.
+    max_ops : int
+        The largest operation count allowed.
+
+    Returns
+    -------
+    bool
+        Whether ``e`` has at most ``max_ops`` operations.
+    """
     from sympy import count_ops
 
     if tree_size(e, cap=4 * max_ops) > 4 * max_ops:
@@ -325,6 +367,18 @@ def size_estimate(exprs) -> SizeEstimate:
     """The :class:`SizeEstimate` of an expression or a list of them, in time linear in their
     distinct subexpressions (nothing is expanded or printed).
 
+    Parameters
+    ----------
+    exprs : sympy expression or iterable of them
+        The expressions.
+
+    Returns
+    -------
+    SizeEstimate
+        Their distinct (DAG) and tree node counts and whether they count as large.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x, y = sp.symbols("x y")
     >>> e = x

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import BranchError, NotRegularError, OffManifoldError, RankDeficientError
-from .events import SingularEvent
+from ...mechanics import accelerations_on_TQ
+from .events import Monitor, SingularEvent
 from .model import Condition, Model, branch_conditions, is_const, names
 from .prepare import PreparedSystem, build
 
@@ -49,7 +50,20 @@ _CHART_SWITCH = 0.25
 
 def chart_quality(J: np.ndarray, cols) -> float:
     """ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] (Cauchy–Binet: Σ_D ρ_D = 1); 1.0 where J Jᵀ is singular
-    (that is the rank monitor's business)."""
+    (that is the rank monitor's business).
+
+    Parameters
+    ----------
+    J : numpy.ndarray, k × m
+        ∂f/∂q̇ at a state.
+    cols : sequence of int
+        The columns D of the dependent velocities (k of them).
+
+    Returns
+    -------
+    float
+        ρ_D: how well the chart of D solves f = 0 for q̇^D there (0: not at all).
+    """
     G = float(np.linalg.det(J @ J.T))
     if not G > 0 or not np.isfinite(G):
         return 1.0
@@ -87,7 +101,23 @@ def _best_choice(J: np.ndarray) -> tuple:
 
 
 def chart_monitor(prep: PreparedSystem, t0, y0, p):
-    """The atlas's event: ρ of the choice in force minus the switching threshold."""
+    """The atlas's event: ρ of the choice in force minus the switching threshold.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The system in the chart in force (its ``dependent`` velocities).
+    t0, y0 : float, numpy.ndarray
+        The initial time and state.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    tuple
+        (:class:`~jetgeo.numerics.simulation.events.Monitor` whose ``chart`` is the dependent velocities,
+        explanation, ``"rho"``, ρ at the initial state).
+    """
     M = prep.model
     cols = [M.qdot.index(d) for d in prep.dependent]
     thr = _switch_threshold(len(M.f), len(M.qdot))
@@ -95,11 +125,8 @@ def chart_monitor(prep: PreparedSystem, t0, y0, p):
     def ev(t, y):
         return chart_quality(np.asarray(prep.jacobian_of_constraints_in_state(t, y, p), dtype=float), cols) - thr
 
-    ev.terminal = True
-    ev.direction = -1
-    ev.thr = thr
-    ev.chart = tuple(prep.dependent)
-    return (ev, f"the chart of {names(prep.dependent)} ends", "rho", ev(t0, y0) + thr)
+    mon = Monitor(ev, thr, chart=tuple(prep.dependent))
+    return (mon, f"the chart of {names(prep.dependent)} ends", "rho", mon(t0, y0) + thr)
 
 
 
@@ -117,8 +144,6 @@ def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals,
     the bordered matrix [[W, −Jᵀ], [J, 0]], non-singular exactly where the reduced mass matrix of any
     chart is [Ibort et al. 1996, eq. (4.17)].  Derived once per (system, chart), compiled once per
     formulation (without first integrals)."""
-    from ...mechanics import accelerations_on_TQ
-
     key = (tuple(dependent), branch, formulation, backend)
     per = _ATLAS.setdefault(cs, {})
     if key in per and not first_integrals:
@@ -146,7 +171,27 @@ def _atlas_prep(cs, dependent: tuple, branch, formulation: str, first_integrals,
 
 
 def bordered_monitor(prep: PreparedSystem, t0, y0, p):
-    """Regularity in any chart: the sign of det [[W, −Jᵀ], [J, 0]] (constant while the system is regular)."""
+    """Regularity in any chart: the sign of det [[W, −Jᵀ], [J, 0]] (constant while the system is regular).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The system, compiled with its bordered system.
+    t0, y0 : float, numpy.ndarray
+        The initial time and state.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    tuple
+        (:class:`~jetgeo.numerics.simulation.events.Monitor`, explanation, monitored expression, initial value).
+
+    Raises
+    ------
+    NotRegularError
+        When the bordered matrix is singular at the initial state [Ibort et al. 1996, eq. (4.17)].
+    """
     def det_k(t, y):
         full = prep.to_full(np.array([t]), np.asarray(y, dtype=float)[:, None], p)[:, 0]
         return float(np.linalg.det(prep.bordered.solve(t, full, p)[2]))
@@ -160,11 +205,9 @@ def bordered_monitor(prep: PreparedSystem, t0, y0, p):
     def ev(t, y):
         return s0 * det_k(t, y)
 
-    ev.terminal = True
-    ev.direction = -1
-    ev.thr = 0.0
-    return (ev, "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes (equivalently the "
-            "reduced mass matrix of every chart is singular) [Ibort et al. 1996, eq. (4.17)]", "det K", d0)
+    return (Monitor(ev), "the constrained system stops being regular: det [[W, -J^T], [J, 0]] vanishes "
+            "(equivalently the reduced mass matrix of every chart is singular) [Ibort et al. 1996, eq. (4.17)]",
+            "det K", d0)
 
 
 

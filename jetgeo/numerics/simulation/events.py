@@ -18,7 +18,33 @@ import numpy as np
 from ...errors import NotRegularError
 from .prepare import PreparedSystem
 
-__all__ = ["SingularEvent", "singular_state_events", "touch_down"]
+__all__ = ["Monitor", "SingularEvent", "singular_state_events", "touch_down"]
+
+
+class Monitor:
+    """A terminal event of the integration: ``monitor(t, y)`` is the watched quantity minus ``thr``, the run
+    stops where it falls through zero (``direction = -1``, as :func:`scipy.integrate.solve_ivp` reads it).
+
+    Parameters
+    ----------
+    fn : callable
+        (t, y) ↦ float, the quantity minus the threshold.
+    thr : float
+        The threshold subtracted (added back when the event is reported).
+    touch : bool
+        The quantity is ≥ 0 and may only touch zero between two steps: :func:`touch_down` looks for minima too.
+    chart : tuple or None
+        The dependent velocities whose chart ends at the event (the atlas's monitor), else None.
+    """
+
+    terminal = True
+    direction = -1
+
+    def __init__(self, fn, thr: float = 0.0, touch: bool = False, chart: tuple | None = None) -> None:
+        self.fn, self.thr, self.touch, self.chart = fn, float(thr), touch, chart
+
+    def __call__(self, t, y) -> float:
+        return self.fn(t, y)
 
 
 @dataclass
@@ -43,7 +69,32 @@ class SingularEvent:
 
 def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool = False) -> list:
     """[(event function, explanation, expr, initial value)] in the integration state; with
-    ``skip_chart`` the conditions that only bound the chart in use (the atlas watches those)."""
+    ``skip_chart`` the conditions that only bound the chart in use (the atlas watches those).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system.
+    t0, y0 : float, numpy.ndarray
+        The initial time and integration state.
+    p : numpy.ndarray
+        The parameter values.
+    tol : float
+        A monitored quantity c stops the run when |c| ≤ tol·|c(t0)|.
+    skip_chart : bool
+        Leave out the conditions that only bound the chart in use.
+
+    Returns
+    -------
+    list of tuple
+        (:class:`Monitor`, explanation, monitored expression, initial value) per event.
+
+    Raises
+    ------
+    NotRegularError
+        When the initial state is already singular (rank ∂f/∂q̇ < k [Stolařová 2009, eq. (3)], a singular
+        bordered matrix [Ibort et al. 1996, eq. (4.17)], a condition vanishing or out of its branch).
+    """
     out = []
 
     def make_threshold(fn, c0, kind_rank=False):
@@ -56,11 +107,8 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
         else:
             def ev(t, y):
                 return abs(float(fn(t, y, p)[0])) - thr
-        ev.terminal = True
-        ev.direction = -1
-        ev.thr = thr
-        ev.touch = True  # a quantity ≥ 0 that may touch 0 (det JJᵀ ∝ |q̇|² at a zero section): watch minima too
-        return ev
+        # a quantity ≥ 0 that may touch 0 (det JJᵀ ∝ |q̇|² at a zero section): watch minima too
+        return Monitor(ev, thr, touch=True)
 
     if prep.jacobian_of_constraints_in_state is not None:
         J0 = prep.jacobian_of_constraints_in_state(t0, y0, p)
@@ -83,10 +131,7 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
         def bordered(t, y, s0=s_d0):
             return s0 * prep.rhs.det(t, y, p)
 
-        bordered.terminal = True
-        bordered.direction = -1
-        bordered.thr = 0.0
-        out.append((bordered, "the multiplier equations become singular: det [[W, -J^T], [J, 0]] vanishes "
+        out.append((Monitor(bordered), "the multiplier equations become singular: det [[W, -J^T], [J, 0]] vanishes "
                     "(the compatibility condition det M ≠ 0 [Ibort et al. 1996, eq. (4.17)] fails)", "det K", d0))
     for c, fn in prep.condition_monitors:
         if skip_chart and c.kind == "chart":
@@ -99,10 +144,7 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
             def ev(t, y, fn=fn):
                 return float(fn(t, y, p)[0])
 
-            ev.terminal = True
-            ev.direction = -1
-            ev.thr = 0.0
-            out.append((ev, c.explanation, c.expr, c0))
+            out.append((Monitor(ev), c.explanation, c.expr, c0))
         else:
             if c0 == 0 or not np.isfinite(c0):
                 raise NotRegularError(f"the initial state is singular: {c.explanation} (value {c0})")
@@ -114,10 +156,7 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
             def cross(t, y, fn=fn, s0=s_c0):
                 return s0 * float(fn(t, y, p)[0])
 
-            cross.terminal = True
-            cross.direction = -1
-            cross.thr = 0.0
-            out.append((cross, c.explanation, c.expr, c0))
+            out.append((Monitor(cross), c.explanation, c.expr, c0))
     return out
 
 
@@ -125,7 +164,27 @@ def singular_state_events(prep: PreparedSystem, t0, y0, p, tol, skip_chart: bool
 def touch_down(ev, state, ta, tb, ca, cb):
     """A minimum of a monitored quantity c = ev + thr ≥ 0 inside (ta, tb) where c dips below the threshold
     although it is above it at both ends (a zero touched between two steps: no sign change to see).
-    Returns the first time where ev = 0, or None."""
+
+    A cubic Hermite model of c on the step (from the end values and one-sided differences) decides
+    whether to look: only if it dips below half the smaller end value is c minimised (bounded Brent)
+    and, when the minimum reaches the threshold, the first crossing bracketed (Brent's root finder).
+
+    Parameters
+    ----------
+    ev : Monitor
+        The event, ev(t, y) = c − thr.
+    state : callable
+        t ↦ y, the dense output of the step.
+    ta, tb : float
+        The step's ends.
+    ca, cb : float
+        ev at ``ta`` and ``tb`` (both positive).
+
+    Returns
+    -------
+    float or None
+        The first time in (ta, tb) where ev = 0, or None when c stays above the threshold.
+    """
     from scipy.optimize import brentq, minimize_scalar
 
     h = tb - ta
@@ -140,7 +199,7 @@ def touch_down(ev, state, ta, tb, ca, cb):
     # cubic Hermite model of g on the step: look further only if it dips well below the ends
     u = np.linspace(0.0, 1.0, 33)
     h00, h10, h01, h11 = 2 * u**3 - 3 * u**2 + 1, u**3 - 2 * u**2 + u, -2 * u**3 + 3 * u**2, u**3 - u**2
-    thr = getattr(ev, "thr", 0.0)
+    thr = ev.thr
     model = h00 * (ca + thr) + h10 * h * da + h01 * (cb + thr) + h11 * h * db
     if np.min(model) > 0.5 * min(ca + thr, cb + thr):
         return None

@@ -13,7 +13,7 @@ from .atlas import chart_quality
 from .model import names
 from .prepare import PreparedSystem, along_solution
 
-__all__ = ["initial_data", "check_on_manifold", "lookup"]
+__all__ = ["initial_data", "check_on_manifold", "complete_from_normal_form", "lookup"]
 
 
 def lookup(values: Mapping, s: sp.Symbol):
@@ -24,6 +24,36 @@ def lookup(values: Mapping, s: sp.Symbol):
             return v
     return None
 
+
+
+def complete_from_normal_form(g, t, y: np.ndarray, p, rows) -> np.ndarray:
+    """Complete a state on Q from the normal form q̇^D = g(t, q, q̇^I): the entries of ``y`` in ``rows`` that
+    are NaN (the dependent velocities not given) become g there; the given ones are kept (checked on Q
+    afterwards).  The one numerical completion of a state on Q: :func:`initial_data` (one state) and
+    :func:`jetgeo.numerics.batch.check_initial` (one column per member) use it.
+
+    Parameters
+    ----------
+    g : callable
+        (t, y, p) ↦ the values of g, one row per dependent velocity (a compiled normal form).
+    t : float or numpy.ndarray
+        The time (one per member for a batch).
+    y : numpy.ndarray
+        The full state (q, q̇): 2m values, or 2m × N for N members; NaN where a velocity is missing.
+    p : numpy.ndarray
+        The parameter values.
+    rows : sequence of int
+        The rows of y holding the dependent velocities, in the order of g's rows.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``y``, completed in place.
+    """
+    gv = g(t, np.where(np.isnan(y), 0.0, y), p)  # g reads q and q̇^I only: a missing entry is never used
+    for k, r in enumerate(rows):
+        y[r] = np.where(np.isnan(y[r]), gv[k], y[r])
+    return y
 
 
 def _choice_in_force(prep: PreparedSystem) -> tuple:
@@ -38,7 +68,32 @@ def _choice_in_force(prep: PreparedSystem) -> tuple:
 def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: float, p) -> np.ndarray:
     """The full state (q, q̇) at t0 from the user's data; with ``complete`` the k missing velocities
     are solved from f(t0, q, q̇) = 0 (numerically and exactly in one step when f is affine in the
-    velocities, else from the normal form for those velocities)."""
+    velocities, else from the normal form for those velocities).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system.
+    initial : mapping
+        {symbol or name: value} for every q and the velocities given.
+    complete : bool
+        Solve the missing velocities from the constraints.
+    t0 : float
+        The initial time.
+    p : numpy.ndarray
+        The parameter values.
+
+    Returns
+    -------
+    numpy.ndarray
+        The full state (q, q̇), 2m values.
+
+    Raises
+    ------
+    InputError
+        A coordinate missing; velocities missing without ``complete``, or more or fewer than the constraints
+        can give, or ones they cannot be solved for at the point (∂f/∂q̇ singular there, several branches).
+    """
     M = prep.model
     m = len(M.q)
     y = np.full(2 * m, np.nan)
@@ -74,11 +129,7 @@ def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: flo
             f"but {len(miss_v)} are missing: {names(miss_v)}; give all but {k} ({where})")
     if len(miss_v) < k:
         if prep.normal_form is not None and set(miss_v) <= set(prep.dependent):
-            gv = prep.normal_form(t0, np.where(np.isnan(y), 0.0, y), p)
-            for d, val in zip(prep.dependent, gv):
-                if np.isnan(y[m + M.qdot.index(d)]):
-                    y[m + M.qdot.index(d)] = val
-            return y
+            return complete_from_normal_form(prep.normal_form, t0, y, p, [m + M.qdot.index(d) for d in prep.dependent])
         raise InputError(
             f"simulate: complete=True computes the missing velocities from the constraints: omit exactly {k} "
             f"velocities the constraints can be solved for ({where}); missing: {names(miss_v)}")
@@ -99,10 +150,7 @@ def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: flo
         return y
     Q = M.Q if M.Q is not None else (M.cs.Q if M.cs is not None else None)
     if set(miss_v) == set(prep.dependent) and prep.normal_form is not None:
-        gv = prep.normal_form(t0, np.where(np.isnan(y), 0.0, y), p)
-        for d, val in zip(prep.dependent, gv):
-            y[m + M.qdot.index(d)] = val
-        return y
+        return complete_from_normal_form(prep.normal_form, t0, y, p, [m + M.qdot.index(d) for d in prep.dependent])
     if Q is None:
         raise InputError(f"simulate: cannot complete {names(miss_v)}: no constraint submanifold is known")
     Qm = Q.with_dependent(miss_v)
@@ -119,6 +167,27 @@ def initial_data(prep: PreparedSystem, initial: Mapping, complete: bool, t0: flo
 
 
 def check_on_manifold(prep: PreparedSystem, t0, y_full, p, tol) -> None:
+    """Refuse initial data off Q: |f^i| ≤ tol (1 + Σ|terms of f^i|) at (t0, y_full) for every constraint, and
+    q̇^D within 10³ tol of g of the normal form in use.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system (its constraint residuals, scales and normal form).
+    t0 : float
+        The initial time.
+    y_full : numpy.ndarray
+        The full state (q, q̇).
+    p : numpy.ndarray
+        The parameter values.
+    tol : float
+        The relative tolerance.
+
+    Raises
+    ------
+    OffManifoldError
+        Naming the first constraint (or dependent velocity) violated, its value and the tolerance.
+    """
     M = prep.model
     if not M.f:
         return

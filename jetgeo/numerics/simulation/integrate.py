@@ -189,7 +189,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
             if ev_old[k] > 0 >= new:
                 tk = brentq(lambda s, ev=ev: ev(s, state(s)), solver.t_old, solver.t,
                             xtol=1e-14 * max(1.0, abs(solver.t)))
-            elif getattr(ev, "touch", False) and ev_old[k] > 0 and new > 0:
+            elif ev.touch and ev_old[k] > 0 and new > 0:
                 tk = touch_down(ev, state, solver.t_old, solver.t, ev_old[k], new)
             if tk is not None and (hit is None or tk < hit[0]):
                 hit = (tk, k)

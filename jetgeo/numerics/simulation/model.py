@@ -18,7 +18,7 @@ from ...errors import BranchError, InputError, RankDeficientError, UndecidedErro
 from ...geometry.coerce import as_expr
 from ...geometry.exact import describe, free_symbols_dag, xreplace_dag
 from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion, QuasiVelocitySystem
-from ...mechanics.eom import EquationsOfMotion, dependent_velocities
+from ...mechanics.eom import EquationsOfMotion, SystemOnQ, dependent_velocities
 
 __all__ = ["Condition", "Model", "model_of", "pair_of"]
 
@@ -96,8 +96,8 @@ def pair_of(obj):
     model), else None."""
     if isinstance(obj, (tuple, list)) and len(obj) == 2:
         system, Q = obj
-    elif not isinstance(obj, EquationsOfMotion) and isinstance(getattr(obj, "system", None), LagrangianSystem):
-        system, Q = obj.system, getattr(obj, "Q", None)
+    elif isinstance(obj, SystemOnQ) and not isinstance(obj, EquationsOfMotion):
+        system, Q = obj.system, obj.Q
     else:
         return None
     if isinstance(system, LagrangianSystem) and isinstance(Q, ConstraintSubmanifold):

@@ -43,7 +43,7 @@ from ...mechanics.rigid import (
     rotation_matrix,
 )
 from .atlas import ChartSwitch
-from .events import singular_state_events
+from .events import Monitor, singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
 from .integrate import IMPLICIT, integrate
 from .prepare import PreparedSystem, prepare
@@ -345,10 +345,8 @@ def _segment(ch: _Chart, t0: float, t1: float, y0: np.ndarray, threshold: float 
         def ev(t, y):
             return ch.conditioning(y) - threshold
 
-        ev.terminal = True
-        ev.direction = -1
-        ev.thr = threshold
-        ev_list.append((ev, f"the orientation chart {ch.sequence} ends", "|det Φ|", ch.conditioning(y0)))
+        ev_list.append((Monitor(ev, threshold), f"the orientation chart {ch.sequence} ends", "|det Φ|",
+                        ch.conditioning(y0)))
     if method in IMPLICIT:
         prep = prep.with_jacobian()
     fun_c = prep.rhs._func

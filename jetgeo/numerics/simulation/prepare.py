@@ -219,16 +219,105 @@ class PreparedSystem:
         return out
 
 
-def build(model: Model, formulation: str, first_integrals: Mapping | None = None,
-          backend: str = "python") -> PreparedSystem:
-    """Compile ``model`` in ``formulation`` (see :class:`PreparedSystem`)."""
+def _check_formulation(M: Model, formulation: str) -> None:
+    """Refuse a formulation ``M`` cannot serve (InputError)."""
     if formulation not in FORMULATIONS:
         raise InputError(f"formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
-    M = model
     if formulation == "multipliers" and (M.system is None or not M.f):
         raise InputError("formulation='multipliers' needs a Lagrangian system and implicit constraints f")
     if formulation == "reduced" and not M.g:
         raise InputError("formulation='reduced' needs the normal form q̇^D = g of the constraints")
+
+
+def _state_and_rhs(M: Model, formulation: str) -> tuple:
+    """(integration state, right-hand side expressions): (q, q̇) and (q̇, q̈) in 'full'; (q, q̇^I) and
+    (g or q̇, q̈^I on the normal form) in 'reduced'; (q, q̇) and none in 'multipliers' (the bordered system)."""
+    qd = M.qdot
+    if formulation == "full":
+        return M.q + qd, list(qd) + list(M.acc)
+    if formulation == "multipliers":
+        return M.q + qd, []
+    independent = tuple(v for v in qd if v not in M.g)
+    rhs_exprs = [M.g.get(v, v) for v in qd]
+    rhs_exprs += [M.acc[qd.index(v)].xreplace(M.g) for v in independent]
+    return M.q + independent, rhs_exprs
+
+
+def _parameters(M: Model, rhs_exprs: list, integrals: dict) -> tuple:
+    """The parameters: every free symbol of the compiled expressions that is not a jet coordinate, sorted by name."""
+    sysL = M.system
+    jets = {M.t, *M.q, *M.qdot}
+    pool = list(rhs_exprs) + list(M.f) + list(M.g.values())
+    pool += (M.lam or []) + (M.reactions or []) + [c.expr for c in M.conditions]
+    if sysL is not None:
+        pool += [sysL.L, *sysL.forces]
+    pool += list(integrals.values())
+    found = free_symbols_dag(pool) - set(jets)  # on the DAG: large results are not walked as trees
+    return tuple(sorted(found, key=str))
+
+
+def _bordered(M: Model, formulation: str, P: tuple, backend: str) -> tuple:
+    """(bordered RHS or None, its expressions or None): W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq.
+    (2.2.20)–(2.2.23)], solved numerically per call; compiled with ``backend`` only when it is the right-hand side."""
+    sysL = M.system
+    if not (isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f):
+        return None, None
+    own = M.bordered
+    exprs = (own if own is not None else bordered_system(sysL, M.Q)).flat()
+    dae = compile_rhs(exprs, M.q + M.qdot, P, M.t, name="bordered_system",
+                      backend=backend if formulation == "multipliers" else "python", bordered=(len(M.q), len(M.f)))
+    return BorderedRHS(dae, len(M.q), len(M.f)), exprs
+
+
+def _constraint_kernels(M: Model, formulation: str, J, state: tuple, P: tuple, bordered) -> tuple:
+    """(∂f/∂q̇ on (q, q̇), the metric W = ∂²L/∂q̇∂q̇, ∂f/∂q̇ in the integration state), or three Nones without f."""
+    if not M.f:
+        return None, None, None
+    t, full_state, sysL = M.t, M.q + M.qdot, M.system
+    from_blocks = formulation == "multipliers" and bordered is not None
+    if from_blocks and bordered.dae.backend == "c":
+        s_J = bordered.constraint_jacobian  # the J block of the compiled bordered system: no second build
+    else:
+        s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
+    if from_blocks:  # W = ∂²L/∂q̇∂q̇ is the bordered system's first block (for the projection)
+        s_W = bordered.metric
+    else:
+        W = sysL.hessian() if sysL is not None else sp.eye(len(M.q))
+        s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
+    # the constraint rank monitor works in the integration state
+    i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
+           if formulation == "reduced" else s_J)
+    return s_J, s_W, i_J
+
+
+def _along(exprs, full_state: tuple, P: tuple, t, name: str, vectorized: bool = True):
+    """:func:`along_solution` of ``exprs``, or None when there are none."""
+    return along_solution(list(exprs), full_state, P, t, vectorized=vectorized, name=name) if exprs else None
+
+
+def build(model: Model, formulation: str, first_integrals: Mapping | None = None,
+          backend: str = "python") -> PreparedSystem:
+    """Compile ``model`` in ``formulation`` (see :class:`PreparedSystem`).
+
+    Parameters
+    ----------
+    model : Model
+        The equations of motion, as :func:`model_of` makes them.
+    formulation : {"full", "reduced", "multipliers"}
+        The integration state: (q, q̇); (q, q̇^I) on the normal form q̇^D = g; (q, q̇) with the bordered
+        system solved for (q̈, λ) at every call.
+    first_integrals : mapping, optional
+        Name → expression in (t, q, q̇), monitored along the solution.
+    backend : {"python", "c", "auto"}
+        The :func:`~jetgeo.numerics.compile.compile_rhs` backend of the right-hand side.
+
+    Returns
+    -------
+    PreparedSystem
+        The compiled right-hand side and the monitors evaluated along a solution.
+    """
+    _check_formulation(model, formulation)
+    M = model
     t, q, qd = M.t, M.q, M.qdot
     full_state = q + qd
     dep = tuple(v for v in qd if v in M.g)
@@ -239,63 +328,19 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
     else:
         energy_expr = sysL.energy() if isinstance(sysL, LagrangianSystem) else None
     integrals = {str(k): as_expr(v) for k, v in (first_integrals or {}).items()}
-    if formulation == "full":
-        state = full_state
-        rhs_exprs = list(qd) + list(M.acc)
-    elif formulation == "multipliers":
-        state = full_state
-        rhs_exprs = []
-    else:
-        state = q + independent
-        rhs_exprs = [M.g.get(v, v) for v in qd]
-        rhs_exprs += [M.acc[qd.index(v)].xreplace(M.g) for v in independent]
-    # parameters: everything that is not a jet coordinate
-    jets = {t, *q, *qd}
-    pool = list(rhs_exprs) + list(M.f) + list(M.g.values())
-    pool += (M.lam or []) + (M.reactions or []) + [c.expr for c in M.conditions]
-    if sysL is not None:
-        pool += [sysL.L, *sysL.forces]
-    pool += list(integrals.values())
-    found = free_symbols_dag(pool) - set(jets)  # on the DAG: large results are not walked as trees
-    P = tuple(sorted(found, key=str))
+    state, rhs_exprs = _state_and_rhs(M, formulation)
+    P = _parameters(M, rhs_exprs, integrals)
     if not M.f:
         J = None
     elif M.Q is not None:
         J = M.Q.jacobian()  # computed once by Q
     else:
         J = sp.Matrix(len(M.f), len(qd), lambda i, j: sp.diff(M.f[i], qd[j]))
-    bordered = bordered_exprs = None
-    if isinstance(sysL, LagrangianSystem) and M.Q is not None and M.f:
-        # W q̈ − Jᵀλ = ℓ, J q̈ = −b [Ghori 1960, eq. (2.2.20)–(2.2.23)], solved numerically per call
-        own = M.bordered
-        bordered_exprs = (own if own is not None else bordered_system(sysL, M.Q)).flat()
-        dae = compile_rhs(bordered_exprs, full_state, P, t, name="bordered_system",
-                          backend=backend if formulation == "multipliers" else "python", bordered=(len(q), len(M.f)))
-        bordered = BorderedRHS(dae, len(q), len(M.f))
+    bordered, bordered_exprs = _bordered(M, formulation, P, backend)
     rhs = bordered if formulation == "multipliers" else compile_rhs(rhs_exprs, state, P, t, name="rhs",
                                                                     backend=backend)
     g_dep = [M.g[d] for d in dep]
-    if sysL is not None:
-        forces_along = along_solution(list(sysL.forces), full_state, P, t, vectorized=True, name="forces")
-        dLdt_along = along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
-    else:
-        forces_along = dLdt_along = None
-    if M.f:
-        from_blocks = formulation == "multipliers" and bordered is not None
-        if from_blocks and bordered.dae.backend == "c":
-            s_J = bordered.constraint_jacobian  # the J block of the compiled bordered system: no second build
-        else:
-            s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
-        if from_blocks:  # W = ∂²L/∂q̇∂q̇ is the bordered system's first block (for the projection)
-            s_W = bordered.metric
-        else:
-            W = sysL.hessian() if sysL is not None else sp.eye(len(q))
-            s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
-        # the constraint rank monitor works in the integration state
-        i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
-               if formulation == "reduced" else s_J)
-    else:
-        s_J = s_W = i_J = None
+    s_J, s_W, i_J = _constraint_kernels(M, formulation, J, state, P, bordered)
     sub = M.g if formulation == "reduced" else {}
     conds = M.conditions if formulation != "multipliers" else []
     monitors = tuple((c, along_solution([c.expr.xreplace(sub)], state, P, t, name="condition")) for c in conds)
@@ -305,22 +350,20 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
         independent=independent, params=P, integrals=integrals, energy_expression=energy_expr,
         rhs_expressions=rhs_exprs, bordered_expressions=bordered_exprs, constraint_jacobian=J,
         rhs=rhs, bordered=bordered,
-        constraint_residuals=along_solution(M.f, full_state, P, t, name="constraints_s") if has_f else None,
-        constraint_residuals_along=(along_solution(M.f, full_state, P, t, vectorized=True, name="constraints")
-                                    if has_f else None),
+        constraint_residuals=_along(M.f, full_state, P, t, "constraints_s", vectorized=False),
+        constraint_residuals_along=_along(M.f, full_state, P, t, "constraints"),
         constraint_scales=term_scales(M.f, full_state, P, t, False, "constraint_scale") if has_f else None,
         constraint_scales_along=(term_scales(M.f, full_state, P, t, True, "constraint_scale_v")
                                  if has_f else None),
-        normal_form=along_solution(g_dep, full_state, P, t, name="normal_form") if dep else None,
-        normal_form_along=(along_solution(g_dep, full_state, P, t, vectorized=True, name="normal_form_v")
-                           if dep else None),
-        energy_along=(along_solution([energy_expr], full_state, P, t, vectorized=True, name="energy")
-                      if energy_expr is not None else None),
-        multipliers_along=(along_solution(M.lam, full_state, P, t, vectorized=True, name="multipliers")
-                           if M.lam else None),
-        reactions_along=(along_solution(M.reactions, full_state, P, t, vectorized=True, name="reactions")
-                         if M.reactions else None),
-        forces_along=forces_along, explicit_power_along=dLdt_along,
+        normal_form=_along(g_dep, full_state, P, t, "normal_form", vectorized=False),
+        normal_form_along=_along(g_dep, full_state, P, t, "normal_form_v"),
+        energy_along=_along([energy_expr] if energy_expr is not None else [], full_state, P, t, "energy"),
+        multipliers_along=_along(M.lam or [], full_state, P, t, "multipliers"),
+        reactions_along=_along(M.reactions or [], full_state, P, t, "reactions"),
+        forces_along=(along_solution(list(sysL.forces), full_state, P, t, vectorized=True, name="forces")
+                      if sysL is not None else None),
+        explicit_power_along=(along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
+                              if sysL is not None else None),
         integrals_along=(compile_rhs(list(integrals.values()), full_state, P, t, vectorized=True,
                                      name="integrals") if integrals else None),
         jacobian_of_constraints=s_J, metric=s_W, jacobian_of_constraints_in_state=i_J,
@@ -339,6 +382,22 @@ def prepare(system, formulation: str = "full", first_integrals: Mapping | None =
     repeated ``simulate(cs, ...)`` calls on the same system compile once.  ``backend`` is the
     :func:`~jetgeo.numerics.compile.compile_rhs` backend of the right-hand side ("python", "c"
     or "auto"; the monitors evaluated along the solution stay in Python/NumPy).
+
+    Parameters
+    ----------
+    system : object
+        What :func:`~jetgeo.numerics.simulate` accepts (see :func:`model_of`).
+    formulation : {"full", "reduced", "multipliers"}
+        The integration state (see :func:`build`).
+    first_integrals : mapping, optional
+        Name → expression in (t, q, q̇) monitored along the solution (no cache then).
+    backend : {"python", "c", "auto"}
+        The backend of the right-hand side.
+
+    Returns
+    -------
+    PreparedSystem
+        The compiled system, the same object for repeated calls with the same system and options.
     """
     if first_integrals:
         return build(model_of(system, formulation), formulation, first_integrals, backend)

@@ -22,6 +22,7 @@ import sympy as sp
 
 from ...errors import InputError
 from ...geometry.display import tidy_latex
+from ..plots import plot_monitor, plot_reactions, plot_trajectory
 from .events import SingularEvent
 from .integrate import Out
 from .prepare import PreparedSystem
@@ -197,20 +198,14 @@ class SimulationResult:
     # --- plots (matplotlib, optional) -----------------------------------------------------
     def plot(self, coords=None, **kw):
         """Trajectory and its projections on the coordinate planes (see :mod:`jetgeo.numerics.plots`)."""
-        from ..plots import plot_trajectory
-
         return plot_trajectory(self, coords, **kw)
 
     def plot_monitor(self, **kw):
         """Constraint residuals and energy drift against time."""
-        from ..plots import plot_monitor
-
         return plot_monitor(self, **kw)
 
     def plot_reactions(self, **kw):
         """Reaction forces (and multipliers) against time."""
-        from ..plots import plot_reactions
-
         return plot_reactions(self, **kw)
 
 

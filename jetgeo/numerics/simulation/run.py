@@ -132,6 +132,13 @@ def simulate(
         Options of the scipy solver, as ``solve_ivp`` takes them: ``rtol`` (default 1e-10), ``atol``
         (default 1e-12), ``max_step`` (default inf), ``first_step``, …
 
+    Returns
+    -------
+    SimulationResult
+        The trajectory ``t``, ``y`` (the full state (q, q̇)), the monitors along it (constraint residuals,
+        energy, multipliers and reactions where the formulation gives them), the status and, when the run
+        stopped at a singular state, the :class:`~jetgeo.numerics.simulation.events.SingularEvent`.
+
     The signature mirrors ``solve_ivp(fun, t_span, y0, method, t_eval, dense_output, events, ...,
     **options)``: the essentials and the integrator's choices positionally, jetgeo's own choices by
     keyword.
@@ -157,7 +164,7 @@ def simulate(
         # upright); the bordered system, solved numerically at each step, has the same motions on Q
         formulation = "multipliers"
     if (formulation == "full" and isinstance(system, Motion) and system.bordered is not None
-            and not all(is_small(e) for e in system.acc.values())):
+            and not all(is_small(e) for e in system.accelerations().values())):
         # the same for a route that carries its own bordered system (Hamel's equations of a rolling body)
         formulation = "multipliers"
     if prepared and first_integrals:
@@ -274,7 +281,7 @@ def _segment(prep: PreparedSystem, t0, t1, y_full, p, params, atlas_on: bool, *,
     hit = None
     if out.status == 1:
         k = next(i for i, te in enumerate(out.t_events) if len(te))
-        if getattr(ev_list[k][0], "chart", None) is not None:
+        if ev_list[k][0].chart is not None:
             te = float(out.t_events[k][0])
             hit = (te, prep.to_full(np.array([te]), np.asarray(out.y_events[k][0])[:, None], p)[:, 0])
             out.status, out.message = 0, f"chart boundary at t = {te:.6g}"

@@ -1,0 +1,276 @@
+"""numpydoc sections on the public callables: every function and class a jetgeo module exports (``__all__``) says
+what its parameters are (a ``Parameters`` section) and what it returns (``Returns``, functions only).
+
+:data:`MISSING` lists the callables not yet documented so: it may only shrink — the test fails when a new callable
+lacks a section and when a listed one gets them (then it is removed from the list).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import re
+from pathlib import Path
+from typing import Protocol
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "jetgeo"
+#: modules not imported here: the command-line entry (``__main__`` runs the CLI on import)
+SKIP = {"jetgeo.__main__"}
+
+
+def _module_names() -> list:
+    out = []
+    for path in sorted(PKG.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        name = ".".join(parts)
+        if name not in SKIP:
+            out.append(name)
+    return out
+
+
+def _section(doc: str, title: str) -> bool:
+    return re.search(rf"^\s*{title}\n\s*-{{{len(title)}}}\s*$", doc, re.M) is not None
+
+
+def _takes_arguments(obj) -> bool:
+    """Whether ``obj`` (a function, or a class through its own ``__init__``) has parameters to document; a class
+    that keeps a builtin's ``__init__`` (an exception taking its message) has none of its own."""
+    if inspect.isclass(obj) and Protocol in obj.__bases__:  # a protocol is not constructed: its members say it all
+        return False
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    if not inspect.isfunction(target):
+        return False
+    return any(p.name not in ("self", "cls") for p in inspect.signature(target).parameters.values())
+
+
+def _fields_documented(obj, doc: str) -> bool:
+    """A dataclass whose ``Attributes`` section names every field of its constructor: for a dataclass the
+    attributes are the parameters (numpydoc's two sections coincide)."""
+    if not (inspect.isclass(obj) and dataclasses.is_dataclass(obj) and _section(doc, "Attributes")):
+        return False
+    body = doc.split("Attributes", 1)[1]
+    return all(re.search(rf"^\s*{re.escape(f.name)}\b", body, re.M) for f in dataclasses.fields(obj) if f.init)
+
+
+def _returns_something(fn) -> bool:
+    ann = inspect.signature(fn).return_annotation
+    return ann not in (None, "None")
+
+
+def missing_sections(modules: list) -> dict:
+    """{"module.qualname": [missing section titles]} over the callables in the ``__all__`` of ``modules``, each
+    counted once, at the module that defines it."""
+    out: dict = {}
+    for name in modules:
+        mod = importlib.import_module(name)
+        for attr in vars(mod).get("__all__", ()):  # a module without __all__ exports nothing
+            obj = getattr(mod, attr)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            home = obj.__module__
+            if not home.startswith("jetgeo"):
+                continue
+            key = f"{home}.{obj.__qualname__}"
+            doc = inspect.getdoc(obj) or ""
+            lacks = []
+            if _takes_arguments(obj) and not (_section(doc, "Parameters") or _fields_documented(obj, doc)):
+                lacks.append("Parameters")
+            if inspect.isfunction(obj) and _returns_something(obj) and not _section(doc, "Returns"):
+                lacks.append("Returns")
+            if lacks:
+                out[key] = lacks
+    return out
+
+
+#: the callables without the sections today (``module.qualname``, where each is defined)
+MISSING: set = {
+    "jetgeo.cli_sweep.add_parser",
+    "jetgeo.cli_sweep.parse_range",
+    "jetgeo.demo.agreement_table",
+    "jetgeo.demo.derive_all",
+    "jetgeo.demo.main",
+    "jetgeo.demo.rolling_disc_distribution",
+    "jetgeo.demo.rolling_disc_system",
+    "jetgeo.demo.run_demo",
+    "jetgeo.errors.NotAFunctionError",
+    "jetgeo.errors.StepFailedError",
+    "jetgeo.geometry.distributions.InvolutivityReport",
+    "jetgeo.geometry.exact.affine.AffineSolution",
+    "jetgeo.geometry.exact.affine.SquareSolution",
+    "jetgeo.geometry.exact.affine.matmul_dag",
+    "jetgeo.geometry.exact.affine.solve_cramer",
+    "jetgeo.geometry.exact.det.berkowitz",
+    "jetgeo.geometry.exact.fraction_free.det_sized",
+    "jetgeo.geometry.exact.freeze.field_normal",
+    "jetgeo.geometry.exact.freeze.field_product",
+    "jetgeo.geometry.exact.freeze.fits_polynomial_domain",
+    "jetgeo.geometry.exact.freeze.frozen_atoms",
+    "jetgeo.geometry.exact.freeze.polynomial_fractions",
+    "jetgeo.geometry.exact.rank.RankInfo",
+    "jetgeo.geometry.exact.rank.generic_rank_dag",
+    "jetgeo.geometry.exact.rank.matrix_at_point",
+    "jetgeo.geometry.exact.shadow.eliminate_mod",
+    "jetgeo.geometry.exact.shadow.free_values",
+    "jetgeo.geometry.exact.shadow.mod_value",
+    "jetgeo.geometry.exact.shadow.rank_mod",
+    "jetgeo.geometry.exact.shadow.shadow_evaluable",
+    "jetgeo.geometry.exact.size.SizeEstimate",
+    "jetgeo.geometry.exact.size.describe",
+    "jetgeo.geometry.exact.solve.FieldSolution",
+    "jetgeo.geometry.exact.solve.det_dag",
+    "jetgeo.geometry.exact.solve.lu_solve_dag",
+    "jetgeo.geometry.exact.solve.solve_field",
+    "jetgeo.geometry.exact.solve.solve_rational",
+    "jetgeo.geometry.exact.solve.substitute_affine",
+    "jetgeo.geometry.exact.trig.expand_multiple_angles",
+    "jetgeo.geometry.exact.trig.reduce_pythagorean",
+    "jetgeo.geometry.exact.trig.reduce_pythagorean_shortest",
+    "jetgeo.geometry.exact.trig.trig_normal_form",
+    "jetgeo.geometry.exact.trig.trig_reduce",
+    "jetgeo.geometry.exact.trig.trig_reduce_if_small",
+    "jetgeo.geometry.galgebra_bridge.euclidean_algebra",
+    "jetgeo.geometry.galgebra_bridge.from_multivector",
+    "jetgeo.geometry.galgebra_bridge.to_multivector",
+    "jetgeo.geometry.galgebra_bridge.vector_field_from_multivector",
+    "jetgeo.geometry.linalg.independent_rows",
+    "jetgeo.geometry.linalg.nullspace",
+    "jetgeo.geometry.linalg.singular_locus",
+    "jetgeo.geometry.polydiff.PolyExpr",
+    "jetgeo.geometry.polydiff.poly_of",
+    "jetgeo.geometry.polydiff.polys_of",
+    "jetgeo.geometry.readable.ReadableForm",
+    "jetgeo.geometry.zero.PointSampler",
+    "jetgeo.geometry.zero.ZeroTest",
+    "jetgeo.geometry.zero.canonical_forms",
+    "jetgeo.implicit.ide.IntegrabilityReport",
+    "jetgeo.implicit.nonholonomic.CompatibilityReport",
+    "jetgeo.implicit.nonholonomic.HamiltonianPicture",
+    "jetgeo.implicit.nonholonomic.NonholonomicMotion",
+    "jetgeo.implicit.tulczyjew.alpha",
+    "jetgeo.implicit.tulczyjew.alpha_inverse_equations",
+    "jetgeo.implicit.tulczyjew.beta",
+    "jetgeo.implicit.tulczyjew.beta_inverse_equations",
+    "jetgeo.implicit.tulczyjew.hamiltonian",
+    "jetgeo.implicit.tulczyjew.inverse_legendre",
+    "jetgeo.implicit.tulczyjew.legendre_map",
+    "jetgeo.implicit.tulczyjew.momenta_symbols",
+    "jetgeo.io.parse.Limits",
+    "jetgeo.io.spec.Spec",
+    "jetgeo.io.sympy_import.ImportedModel",
+    "jetgeo.io.sympy_import.from_mechanics",
+    "jetgeo.jets.interop.dynamic_map",
+    "jetgeo.jets.interop.from_dynamicsymbols",
+    "jetgeo.jets.interop.to_dynamicsymbols",
+    "jetgeo.jets.sections.Section",
+    "jetgeo.limits.memory_limit",
+    "jetgeo.mechanics.constraints.AdmissibleChoices",
+    "jetgeo.mechanics.constraints.Classification",
+    "jetgeo.mechanics.discrete.OneStepMap",
+    "jetgeo.mechanics.lagrangian.LagrangianSystem",
+    "jetgeo.mechanics.linearisation.Linearisation",
+    "jetgeo.mechanics.momentum.MomentumEquation",
+    "jetgeo.mechanics.parametric.ParametricConstrainedSystem",
+    "jetgeo.mechanics.tq.accelerations_on_TQ",
+    "jetgeo.numerics.batch.BatchModel",
+    "jetgeo.numerics.batch.batch_model",
+    "jetgeo.numerics.codegen.c_function",
+    "jetgeo.numerics.codegen.c_module",
+    "jetgeo.numerics.codegen.c_source",
+    "jetgeo.numerics.codegen.c_statements",
+    "jetgeo.numerics.compile.CompiledFunction",
+    "jetgeo.numerics.ensembles.ensemble",
+    "jetgeo.numerics.ensembles.grid",
+    "jetgeo.numerics.ensembles.members_table",
+    "jetgeo.numerics.ensembles.sample",
+    "jetgeo.numerics.simulation.atlas.ChartSwitch",
+    "jetgeo.numerics.simulation.atlas.chart_for",
+    "jetgeo.numerics.simulation.events.SingularEvent",
+    "jetgeo.numerics.simulation.initial.lookup",
+    "jetgeo.numerics.simulation.integrate.integrate",
+    "jetgeo.numerics.simulation.integrate.project_velocities",
+    "jetgeo.numerics.simulation.model.Condition",
+    "jetgeo.numerics.simulation.model.Model",
+    "jetgeo.numerics.simulation.model.model_of",
+    "jetgeo.numerics.simulation.model.pair_of",
+    "jetgeo.numerics.simulation.orientation.OrientationSwitch",
+    "jetgeo.numerics.simulation.prepare.BorderedRHS",
+    "jetgeo.numerics.simulation.prepare.PreparedSystem",
+    "jetgeo.numerics.simulation.results.SimulationResult",
+    "jetgeo.numerics.simulation.results.finish",
+    "jetgeo.numerics.simulation.results.merge",
+    "jetgeo.numerics.stability.StabilityMap",
+    "jetgeo.numerics.stepper.ImplicitStepper",
+    "jetgeo.numerics.stepper.StepperRun",
+    "jetgeo.recipes._common.check_system",
+    "jetgeo.recipes._common.constrained",
+    "jetgeo.recipes.equivalence.EquivalenceReport",
+    "jetgeo.systems.catalogue.CatalogueEntry",
+    "jetgeo.systems.registry.Registered",
+    "jetgeo.systems.registry.SystemSpec",
+    "jetgeo.systems.whipple.WhippleBicycle",
+    "jetgeo.systems.whipple.benchmark_matrices",
+    "jetgeo.systems.whipple.benchmark_parameters",
+    "jetgeo.systems.whipple.eigenvalues",
+    "jetgeo.systems.whipple.stability_speeds",
+    "jetgeo.systems.whipple.whipple_bicycle",
+    "jetgeo.testing.checks.CheckReport",
+    "jetgeo.testing.checks.check_agree",
+    "jetgeo.testing.checks.check_energy_conserved",
+    "jetgeo.testing.checks.check_reactions_do_no_virtual_work",
+    "jetgeo.testing.checks.check_tangent",
+    "jetgeo.testing.checks.vanishes_on_points",
+    "jetgeo.testing.strategies.accept.<locals>.forces",
+    "jetgeo.testing.strategies.accept.<locals>.mechanical_systems",
+    "jetgeo.testing.strategies.accept.<locals>.positive_definite_metrics",
+    "jetgeo.testing.strategies.accept.<locals>.potentials",
+    "jetgeo.testing.strategies.affine_constraints",
+    "jetgeo.testing.strategies.fibred_manifolds",
+    "jetgeo.testing.strategies.nonlinear_constraints",
+}
+
+
+@pytest.fixture(scope="module")
+def found() -> dict:
+    return missing_sections(_module_names())
+
+
+def test_no_new_public_callable_lacks_numpydoc_sections(found):
+    new = sorted(f"{k}: {', '.join(v)}" for k, v in found.items() if k not in MISSING)
+    assert new == [], "public callables without numpydoc Parameters/Returns sections:\n" + "\n".join(new)
+
+
+def test_the_list_of_undocumented_callables_only_shrinks(found):
+    done = sorted(MISSING - set(found))
+    assert done == [], "documented now: remove them from MISSING:\n" + "\n".join(done)
+
+
+def test_the_section_check_sees_a_missing_section():
+    def documented(x: int) -> int:
+        """Double.
+
+        Parameters
+        ----------
+        x : int
+            A number.
+
+        Returns
+        -------
+        int
+            2 x.
+        """
+        return 2 * x
+
+    def bare(x: int) -> int:
+        """Double x."""
+        return 2 * x
+
+    doc_ok, doc_bare = inspect.getdoc(documented), inspect.getdoc(bare)
+    assert _section(doc_ok, "Parameters") and _section(doc_ok, "Returns")
+    assert not _section(doc_bare, "Parameters") and not _section(doc_bare, "Returns")
+    assert not _section("Returns the value.\n", "Returns")
