@@ -45,11 +45,13 @@ import sympy as sp
 from ..errors import NotRationalError, UndecidedError
 from ..progress import LargeComputationWarning, tracked
 from .coerce import as_expr
+from .exact.affine import free_symbols_dag, xreplace_dag
 from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
 from .exact.size import (
     BOUND_EXACT_MAX_NODES,
     EXPAND_MAX_NODES,
     NORMALISE_MAX_NODES,
+    atoms_dag,
     describe,
     size_estimate,
     tree_size,
@@ -185,7 +187,7 @@ class PointSampler:
 
 def angles_of(expr: sp.Expr) -> set:
     """The symbols θ that appear as bare arguments of sin θ, cos θ, tan θ in ``expr``."""
-    return {a.args[0] for a in expr.atoms(*_TRIG) if a.args[0].is_Symbol}
+    return {a.args[0] for a in atoms_dag(expr, *_TRIG) if a.args[0].is_Symbol}
 
 
 def substitution(point: dict, trig_atoms) -> dict:
@@ -211,8 +213,9 @@ def has_symbolic_power(expr: sp.Basic) -> bool:
     which sympy turns into one).  At a random rational point such a power is an exact rational to
     a rational power — (123456/7)**(430000/997) — whose evaluation by sympy never ends (it raises
     integers to exponents in the hundred thousands); :func:`substitute` evaluates it numerically."""
-    return (any(p.exp.free_symbols for p in expr.atoms(sp.Pow))
-            or (bool(expr.atoms(sp.exp)) and bool(expr.atoms(sp.log))))
+    found = atoms_dag(expr, sp.Pow, sp.exp, sp.log)  # one walk of the DAG
+    return (any(p.exp.free_symbols for p in found if isinstance(p, sp.Pow))
+            or (any(isinstance(p, sp.exp) for p in found) and any(isinstance(p, sp.log) for p in found)))
 
 
 def substitute(expr: sp.Expr, rep: dict) -> sp.Expr:
@@ -220,7 +223,7 @@ def substitute(expr: sp.Expr, rep: dict) -> sp.Expr:
     (:func:`has_symbolic_power`) is evaluated in floating point (precision 60 digits, mpmath), never
     exactly; the result then is a Float (or a symbolic number when the point is a pole)."""
     if not has_symbolic_power(expr):
-        return expr.xreplace(rep)
+        return xreplace_dag(expr, rep)
     syms = {k: v for k, v in rep.items() if isinstance(k, sp.Symbol)}
     other = {k: v for k, v in rep.items() if not isinstance(k, sp.Symbol)}
     val = expr.xreplace(other).evalf(_PREC, subs=syms)
@@ -323,20 +326,21 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
     expanded = expr if large else sp.expand(expr)
     if expanded == 0:
         return ZeroTest(True, "normal form")
-    funcs = expanded.atoms(sp.Function)
-    if not large and not funcs and all(p.exp.is_Integer for p in expanded.atoms(sp.Pow)):
+    funcs = atoms_dag(expanded, sp.Function)
+    if not large and not funcs and all(p.exp.is_Integer for p in atoms_dag(expanded, sp.Pow)):
         # rational function: cancel decides exactly
         return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
     prepared = expand_multiple_angles(expanded)
-    trig_atoms = prepared.atoms(*_TRIG)
+    trig_atoms = atoms_dag(prepared, *_TRIG)
     angles = angles_of(prepared)
+    symbols = free_symbols_dag([prepared])  # on the DAG, once (not at every attempt)
     sampler = PointSampler()
     exact_all = True
     zeros = 0
     attempts = 0
     while zeros < trials and attempts < 10 * trials:
         attempts += 1
-        point = sampler.point(prepared.free_symbols, angles)
+        point = sampler.point(symbols, angles)
         res = evaluate(prepared, substitution(point, trig_atoms))
         if res is None:
             continue  # a pole: sample again

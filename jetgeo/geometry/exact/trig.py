@@ -15,7 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..coerce import as_expr
-from .size import is_small, tree_size
+from .size import atoms_dag, is_small, tree_size
 
 __all__ = [
     "trig_reduce",
@@ -133,10 +133,10 @@ def trig_normal_form(expr) -> sp.Expr | None:
 def expand_multiple_angles(expr: sp.Expr) -> sp.Expr:
     """``expand_trig`` when some sin/cos/tan acts on more than a bare symbol (sin 2θ, cos(θ₁ − θ₂)),
     so that trigonometric functions act on bare angles where possible; else ``expr`` itself."""
-    if expr.atoms(*_TRIG) and not _trig_args_are_symbols(expr):
+    if atoms_dag(expr, *_TRIG) and not _trig_args_are_symbols(expr):
         expr = sp.expand_trig(expr)
     return expr
 
 
 def _trig_args_are_symbols(expr: sp.Expr) -> bool:
-    return all(a.args[0].is_Symbol for a in expr.atoms(*_TRIG))
+    return all(a.args[0].is_Symbol for a in atoms_dag(expr, *_TRIG))
