@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jetgeo.geometry.exact import (
+    atoms_dag,
     det_dag,
     det_exact,
     det_sized,
@@ -228,3 +229,16 @@ def test_xreplace_dag_is_xreplace_with_zeros_and_infinities(e, rule):
     """A product whose factor became 0 is 0 without sympy's ``is_finite`` query — unless a factor
     holds an infinity (then sympy's nan): the same expression as ``xreplace``."""
     assert xreplace_dag(e, rule) == e.xreplace(rule)
+
+
+@given(exprs)
+def test_atoms_dag_is_atoms(e):
+    # the zero test's atoms (trigonometric functions, powers, exp/log) collected on the DAG are sympy's
+    for types in ((sp.sin, sp.cos, sp.tan), (sp.Pow,), (sp.Function,), (sp.exp, sp.log), (sp.Symbol,)):
+        assert atoms_dag(e, *types) == e.atoms(*types)
+
+
+def test_atoms_dag_visits_a_shared_graph_once():
+    e = _chain(60)  # a DAG of 60 levels whose tree has about 2**60 leaves: sympy's atoms() would not finish
+    assert atoms_dag(e, sp.sin, sp.cos) == {sp.sin(th), sp.cos(th)}
+    assert atoms_dag(e, sp.Symbol) == {x, a, th}
