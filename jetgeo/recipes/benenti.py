@@ -33,8 +33,8 @@ from ..errors import JetgeoError, NotRegularError
 from ..geometry import VectorField, generic_rank
 from ..geometry.exact import matmul_dag, solve_exact, solve_square, trig_reduce_if_small
 from ..geometry.zero import normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
-from ._common import Motion, check_system
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem, QuasiVelocitySystem
+from ._common import Motion, check_system, coordinate_form
 
 __all__ = ["benenti_first_kind", "benenti_second_kind"]
 
@@ -104,7 +104,8 @@ def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> 
     )
 
 
-def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> Motion:
+def benenti_second_kind(system: LagrangianSystem | QuasiVelocitySystem,
+                        Q: ConstraintSubmanifold | None = None) -> Motion:
     """Benenti's recipe of the second kind: the vector field D on TQ [Benenti 2007, Theorem 8.1].
 
     Returns a :class:`Motion` with accelerations in (t, q, q̇) valid on Q (and D
@@ -134,6 +135,7 @@ def benenti_second_kind(system: LagrangianSystem, Q: ConstraintSubmanifold) -> M
     >>> D.multipliers()
     [-thetadot*xdot*cos(theta) - thetadot*ydot*sin(theta)]
     """
+    system, Q = coordinate_form(system, Q, "benenti_second_kind")
     check_system(system, Q)
     Y = system.Y
     W = system.hessian()

@@ -23,8 +23,8 @@ import sympy as sp
 from ..errors import NotApplicableError
 from ..geometry.exact import solve_affine
 from ..geometry.zero import is_zero
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, accelerations_on_Q, constrained
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ._common import Motion, accelerations_on_Q, constrained, coordinate_form
 
 __all__ = ["chaplygin", "is_chaplygin", "chaplygin_choices"]
 
@@ -50,7 +50,8 @@ def _violations(cs) -> list:
     return out
 
 
-def is_chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> bool:
+def is_chaplygin(system: LagrangianSystem | QuasiVelocitySystem,
+                 Q: ConstraintSubmanifold | None = None, dependent=None) -> bool:
     """True when (system, Q) satisfies the hypotheses of Chaplygin's equations with the dependent
     velocities ``dependent`` (default: Q's choice); :func:`chaplygin_choices` tries every choice.
 
@@ -68,10 +69,11 @@ def is_chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=N
     bool
         Whether Q is in Chaplygin's form for that choice and L and the forces are free of q^D.
     """
+    system, Q = coordinate_form(system, Q, "is_chaplygin")
     return not _violations(constrained(system, Q, dependent=dependent))
 
 
-def chaplygin_choices(system: LagrangianSystem, Q: ConstraintSubmanifold) -> list:
+def chaplygin_choices(system: LagrangianSystem | QuasiVelocitySystem, Q: ConstraintSubmanifold | None = None) -> list:
     """The admissible choices of dependent velocities (:meth:`ConstraintSubmanifold.admissible_choices`)
     with which (system, Q) satisfies the hypotheses of Chaplygin's equations: Q in Chaplygin's form
     (``Q.classify().chaplygin_choices``) and L and the forces free of the dependent coordinates.
@@ -88,11 +90,13 @@ def chaplygin_choices(system: LagrangianSystem, Q: ConstraintSubmanifold) -> lis
     list of tuple
         Each a tuple of dependent velocities for which :func:`is_chaplygin` holds.
     """
+    system, Q = coordinate_form(system, Q, "chaplygin_choices")
     cl = Q.classify()
     return [c for c in cl.chaplygin_choices if not _violations(constrained(system, Q, dependent=list(c)))]
 
 
-def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None) -> Motion:
+def chaplygin(system: LagrangianSystem | QuasiVelocitySystem,
+              Q: ConstraintSubmanifold | None = None, dependent=None) -> Motion:
     """Chaplygin's equations for a Chaplygin system [Stolařová 2009, eq. (5)]; accelerations in (t, q, q̇^I).
 
     Raises :class:`jetgeo.errors.NotApplicableError` naming each failed hypothesis.
@@ -122,6 +126,7 @@ def chaplygin(system: LagrangianSystem, Q: ConstraintSubmanifold, dependent=None
     >>> chaplygin(S, Q).accelerations()[Y.qddot[2]]
     0
     """
+    system, Q = coordinate_form(system, Q, "chaplygin")
     cs = constrained(system, Q, dependent=dependent)
     bad = _violations(cs)
     if bad:

@@ -46,8 +46,8 @@ from ..errors import InputError, NotApplicableError, NotRegularError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import solve_affine
 from ..geometry.zero import normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, accelerations_on_Q, check_system, constrained
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ._common import Motion, accelerations_on_Q, check_system, constrained, coordinate_form
 from .gibbs_appell import _split, energy_of_accelerations, gibbs_appell
 
 __all__ = ["tzenoff_function", "ghori_symmetric", "novoselov"]
@@ -78,7 +78,8 @@ def tzenoff_function(system: LagrangianSystem) -> sp.Expr:
     return sp.Rational(1, 2) * Tdd - sp.Rational(3, 2) * T0dd
 
 
-def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function: str = "R",
+def ghori_symmetric(system: LagrangianSystem | QuasiVelocitySystem,
+                    Q: ConstraintSubmanifold | None = None, function: str = "R",
                     branch: int | None = None, dependent=None) -> Motion:
     """Ghori's symmetric equations of motion: [Ghori 1960, eq. (2.3.14)] (``function="R"``) or (2.2.19) (``"S"``).
 
@@ -113,6 +114,7 @@ def ghori_symmetric(system: LagrangianSystem, Q: ConstraintSubmanifold, function
     >>> ghori_symmetric(S, Q).accelerations()[Y.qddot[2]]
     0
     """
+    system, Q = coordinate_form(system, Q, "ghori_symmetric")
     check_system(system, Q)
     if function not in ("R", "S"):
         raise InputError("ghori_symmetric: function must be 'R' [Ghori 1960, eq. (2.3.14)] or 'S' [Ghori 1960, eq. "

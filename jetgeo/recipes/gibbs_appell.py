@@ -33,8 +33,8 @@ from ..errors import InputError, JetgeoError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import depends_on, diff_dag, solve_affine
 from ..geometry.zero import normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem
-from ._common import Motion, accelerations_on_Q, check_system, constrained
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, ParametricConstrainedSystem, QuasiVelocitySystem
+from ._common import Motion, accelerations_on_Q, check_system, constrained, coordinate_form
 
 __all__ = ["gibbs_appell", "energy_of_accelerations"]
 
@@ -82,7 +82,7 @@ def energy_of_accelerations(system: LagrangianSystem) -> sp.Expr:
     return S + sum((bi * a for bi, a in zip(b, qdd)), 0)
 
 
-def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = None, *,
+def gibbs_appell(system: LagrangianSystem | QuasiVelocitySystem, Q: ConstraintSubmanifold | None = None, *,
                  psi: Sequence | None = None, z: Sequence | None = None,
                  branch: int | None = None, dependent=None) -> Motion:
     """Equations of motion from the Gibbs–Appell equations ([Benenti 2007, eq. (5.2)]; [Ghori 1960, eq. (2.2.11)]).
@@ -121,6 +121,7 @@ def gibbs_appell(system: LagrangianSystem, Q: ConstraintSubmanifold | None = Non
     >>> gibbs_appell(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])).accelerations()[Y.qddot[2]]
     0
     """
+    system, Q = coordinate_form(system, Q, "gibbs_appell", needs_Q=False)
     check_system(system, Q)
     if (Q is None) == (psi is None):
         raise InputError("gibbs_appell needs either a constraint submanifold Q or a parametrisation psi, z")

@@ -26,8 +26,8 @@ from ..errors import InputError, NotApplicableError
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_sized, diff_dag, lu_solve_dag, solve_affine, xreplace_dag
 from ..geometry.zero import is_zero, normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, check_system
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ._common import Motion, check_system, coordinate_form
 
 __all__ = ["hamel"]
 
@@ -52,7 +52,8 @@ def _quasi_velocities(Y, Q: ConstraintSubmanifold, quasi: Sequence | None, symbo
     return quasi, u_ind
 
 
-def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | None = None,
+def hamel(system: LagrangianSystem | QuasiVelocitySystem,
+          Q: ConstraintSubmanifold | None = None, quasi: Sequence | None = None,
           symbols: Sequence | None = None) -> Motion:
     """Hamel's equations with quasi-velocities ``quasi`` (default: the independent q̇ of Q's normal form).
 
@@ -83,6 +84,7 @@ def hamel(system: LagrangianSystem, Q: ConstraintSubmanifold, quasi: Sequence | 
     >>> M.extras["udot"]
     {vdot: 0, wdot: 0}
     """
+    system, Q = coordinate_form(system, Q, "hamel")
     check_system(system, Q)
     Y = system.Y
     m, k = Y.m, Q.k

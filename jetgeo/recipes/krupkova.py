@@ -10,8 +10,8 @@ q̈^D = d g^D/dt on the prolongation of Q.  Everything is computed by
 from __future__ import annotations
 
 from ..geometry.exact import solve_affine
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, accelerations_on_Q, constrained
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ._common import Motion, accelerations_on_Q, constrained, coordinate_form
 
 __all__ = ["krupkova", "voronets"]
 
@@ -52,7 +52,8 @@ def _motion(cs, method: str, acc: dict, extras: dict) -> Motion:
     )
 
 
-def krupkova(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
+def krupkova(system: LagrangianSystem | QuasiVelocitySystem,
+             Q: ConstraintSubmanifold | None = None, branch: int | None = None,
              dependent=None) -> Motion:
     """Equations of motion on Q by Krupková's constrained system [Stolařová 2009, eqs. (7)–(12)].
 
@@ -83,12 +84,14 @@ def krupkova(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     >>> sorted(M.accelerations(), key=str)[0]
     thetaddot
     """
+    system, Q = coordinate_form(system, Q, "krupkova")
     cs = constrained(system, Q, branch=branch, dependent=dependent)
     return _motion(cs, "krupkova", cs.accelerations(),
                    {"constrained_system": cs, "reduced_equations": cs.reduced_equations()})
 
 
-def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None,
+def voronets(system: LagrangianSystem | QuasiVelocitySystem,
+             Q: ConstraintSubmanifold | None = None, branch: int | None = None,
              dependent=None) -> Motion:
     r"""Voronets' equations (affine constraints), and their Chetaev generalisation.
 
@@ -121,6 +124,7 @@ def voronets(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | N
     Motion
         Accelerations in (t, q, q̇^I) on Q.
     """
+    system, Q = coordinate_form(system, Q, "voronets")
     cs = constrained(system, Q, branch=branch, dependent=dependent)
     A, B = cs.krupkova_coefficients()
     qdd = [cs.Y.qddot[i] for i in cs.independent_indices]

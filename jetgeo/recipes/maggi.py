@@ -19,13 +19,14 @@ import sympy as sp
 from ..geometry.exact import matmul_dag, solve_square, xreplace_dag
 from ..geometry.linalg import nullspace
 from ..geometry.zero import normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
-from ._common import Motion, constrained
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ._common import Motion, constrained, coordinate_form
 
 __all__ = ["maggi"]
 
 
-def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None) -> Motion:
+def maggi(system: LagrangianSystem | QuasiVelocitySystem,
+          Q: ConstraintSubmanifold | None = None, branch: int | None = None) -> Motion:
     """Equations of motion by Maggi's projection (accelerations in (t, q, q̇^I) on Q).
 
     Extras: ``"basis"`` (the e_α), ``"equations"``.
@@ -54,6 +55,7 @@ def maggi(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None
     >>> maggi(S, ConstraintSubmanifold(Y, [xd*sp.sin(th) - yd*sp.cos(th)])).accelerations()[Y.qddot[2]]
     0
     """
+    system, Q = coordinate_form(system, Q, "maggi")
     cs = constrained(system, Q, branch=branch)
     Y = system.Y
     C = Q.jacobian()

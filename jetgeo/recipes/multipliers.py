@@ -21,14 +21,15 @@ import sympy as sp
 
 from ..geometry.exact import solve_affine
 from ..geometry.zero import normalise_if_small
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from ..mechanics.bordered import bordered_system
-from ._common import Motion, constrained
+from ._common import Motion, constrained, coordinate_form
 
 __all__ = ["lagrange_multipliers"]
 
 
-def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, branch: int | None = None) -> Motion:
+def lagrange_multipliers(system: LagrangianSystem | QuasiVelocitySystem,
+                         Q: ConstraintSubmanifold | None = None, branch: int | None = None) -> Motion:
     """Accelerations and Chetaev multipliers from Lagrange's equations with multipliers.
 
     Accelerations in (t, q, q̇^I) on Q; ``multipliers()`` in the representation f
@@ -58,6 +59,7 @@ def lagrange_multipliers(system: LagrangianSystem, Q: ConstraintSubmanifold, bra
     >>> len(M.multipliers())
     1
     """
+    system, Q = coordinate_form(system, Q, "lagrange_multipliers")
     cs = constrained(system, Q, branch=branch)
     Y = system.Y
     lam = [sp.Symbol(f"lambda{i + 1}") for i in range(Q.k)]
