@@ -49,7 +49,8 @@ from ..geometry.exact import (
     xreplace_dag,
 )
 from ..limits import staged
-from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion
+from ..mechanics import ConstraintSubmanifold, LagrangianSystem, Motion, QuasiVelocitySystem
+from ..mechanics.quasi import coordinate_form
 from .ide import ImplicitDifferentialEquation, IntegrabilityReport
 from .tulczyjew import alpha_inverse_equations, inverse_legendre, legendre_map, momenta_symbols
 
@@ -160,10 +161,11 @@ class NonholonomicProblem:
 
     Parameters
     ----------
-    sys : LagrangianSystem
-        L (regular or not).
+    sys : LagrangianSystem or QuasiVelocitySystem
+        L (regular or not); a QuasiVelocitySystem alone is read in its coordinate form
+        (:func:`~jetgeo.mechanics.quasi.coordinate_form`).
     Q : ConstraintSubmanifold
-        The constraint submanifold C.
+        The constraint submanifold C (not with a QuasiVelocitySystem, which carries it).
     permitted : sequence of covectors, optional
         Annihilators β^b of further permitted directions D (2m or 2m + 1 components, or Forms on J¹Y).
     forces : sequence of covectors, optional
@@ -183,8 +185,9 @@ class NonholonomicProblem:
     (True, 1)
     """
 
-    def __init__(self, sys: LagrangianSystem, Q: ConstraintSubmanifold, permitted=None, forces=None,
-                 branch: int | None = None) -> None:
+    def __init__(self, sys: LagrangianSystem | QuasiVelocitySystem, Q: ConstraintSubmanifold | None = None,
+                 permitted=None, forces=None, branch: int | None = None) -> None:
+        sys, Q = coordinate_form(sys, Q, "NonholonomicProblem")
         if not isinstance(sys, LagrangianSystem):
             raise InputError(f"NonholonomicProblem needs a LagrangianSystem, got {type(sys).__name__}")
         if not isinstance(Q, ConstraintSubmanifold):

@@ -64,7 +64,7 @@ from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 from .motion import Motion
 
-__all__ = ["QuasiVelocities", "QuasiVelocitySystem"]
+__all__ = ["QuasiVelocities", "QuasiVelocitySystem", "coordinate_form"]
 
 
 def _symbols(names: Sequence, m: int, what: str) -> tuple:
@@ -750,3 +750,36 @@ class QuasiVelocitySystem:
     def __repr__(self) -> str:
         return (f"QuasiVelocitySystem(v = {tuple(map(str, self.frame.v))}, {self.k} constraint"
                 f"{'' if self.k == 1 else 's'} in v)")
+
+
+def coordinate_form(system, Q=None, who: str = "the caller", needs_Q: bool = True) -> tuple:
+    """The front door of the coordinate routes (the recipes, the (L, C, D, F) problem):
+    (LagrangianSystem, ConstraintSubmanifold or None).
+
+    A :class:`QuasiVelocitySystem` given alone (its constraints are in
+    it) is read in its coordinate form L(q, q̇) = ℓ(q, Φ(q) q̇), f = φ(q, Φ(q) q̇)
+    (``lagrangian_system()``, ``constraint_submanifold()``), the one conversion they all use;
+    a LagrangianSystem comes with its Q.
+
+    Parameters
+    ----------
+    system : LagrangianSystem or QuasiVelocitySystem
+        The system.
+    Q : ConstraintSubmanifold, optional
+        Its constraints (not with a QuasiVelocitySystem, which carries them).
+    who : str
+        The caller's name, for the error messages.
+    needs_Q : bool
+        Whether a LagrangianSystem must come with Q.
+
+    Returns
+    -------
+    (LagrangianSystem, ConstraintSubmanifold or None)
+    """
+    if isinstance(system, QuasiVelocitySystem):
+        if Q is not None:
+            raise InputError(f"{who}: a QuasiVelocitySystem carries its constraints; pass it alone, not with Q")
+        return system.lagrangian_system(), system.constraint_submanifold()
+    if needs_Q and Q is None:
+        raise InputError(f"{who}: needs a constraint submanifold Q (or a QuasiVelocitySystem, which carries one)")
+    return system, Q

@@ -5,6 +5,7 @@ import pytest
 
 from jetgeo import systems
 from jetgeo.errors import InputError
+from jetgeo.implicit import NonholonomicProblem
 from jetgeo.recipes import equivalent, gibbs_appell, krupkova, lagrange_multipliers, maggi
 
 
@@ -24,3 +25,11 @@ def test_the_front_door_names_what_is_wrong(suslov):
         krupkova(suslov.quasi, suslov.Q)
     with pytest.raises(InputError, match="needs a constraint submanifold"):
         maggi(suslov.system)
+
+
+def test_the_lcdf_problem_of_the_quasi_system(suslov):
+    # Ibort et al.'s compatibility test and integrability algorithm on the quasi system's coordinate form
+    P = NonholonomicProblem(suslov.quasi)
+    Q = NonholonomicProblem(suslov.system, suslov.Q)
+    assert P.compatibility().compatible == Q.compatibility().compatible
+    assert P.integrability().steps == Q.integrability().steps
