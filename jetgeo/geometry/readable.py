@@ -35,9 +35,10 @@ import math
 from dataclasses import dataclass, field
 
 import sympy as sp
-from sympy.polys.domains import QQ
+from sympy.polys.domains import ZZ
 from sympy.polys.orderings import lex
 from sympy.polys.rings import PolyRing
+from sympy.simplify.cse_main import tree_cse
 
 from ..errors import InputError
 from .coerce import as_expr
@@ -158,12 +159,19 @@ class ReadableForm:
         return "$" + self.latex() + "$"
 
 
+_RINGS: dict = {}
+
+
 def _ring(n: int) -> PolyRing:
-    """ℚ[g₀, …, g_{n−1}] in placeholder generators: the expressions the generators stand for are
-    kept beside it (:class:`_Fraction`), so that the rings — and the code sympy generates for
-    each new ring's monomial arithmetic, milliseconds per ring — are built once per number of
-    generators and reused (sympy caches rings by their generators)."""
-    return PolyRing([sp.Symbol(f"_readable_g{i}") for i in range(n)], QQ, lex)
+    """ℤ[g₀, …, g_{n−1}] in placeholder generators: the expressions the generators stand for are
+    kept beside it (:class:`_Fraction`), so that a ring — and the code sympy generates for each
+    new ring's monomial arithmetic, milliseconds per ring — is built once per number of
+    generators.  Integer coefficients (a rational constant is a fraction p/q of constants): the
+    gcds work over ℤ without first converting the ring."""
+    ring = _RINGS.get(n)
+    if ring is None:
+        ring = _RINGS[n] = PolyRing([sp.Symbol(f"_readable_g{i}") for i in range(n)], ZZ, lex)
+    return ring
 
 
 class _NotPolynomial(Exception):
@@ -243,7 +251,7 @@ class _Fraction:
         elif e in self.index and not e.is_Add and not e.is_Mul and not (e.is_Pow and e.exp.is_Integer):
             out = (ring.gens[self.index[e]], ring.one)
         elif e.is_Rational:
-            out = (ring(QQ(int(e.p), int(e.q))), ring.one)
+            out = (ring(int(e.p)), ring(int(e.q)))
         elif e.is_Mul:
             n, d = ring.one, ring.one
             for a in e.args:
@@ -279,14 +287,14 @@ class _Fraction:
         n, d = self.num, self.den
         if not d:
             raise _NotPolynomial("a division by zero")
-        n, d = _cancel(n, d)
+        n, d = n.cancel(d)
         for _ in range(4):  # the gcd of reduced polynomials can bring cos² back: to a fixed point
             rn, rd = self._reduced(n), self._reduced(d)
             if (rn, rd) == (n, d):  # cancelled and reduced
                 break
             if not rd:
                 raise _NotPolynomial("a division by zero")
-            n, d = _cancel(rn, rd)
+            n, d = rn.cancel(rd)
             if (n, d) == (rn, rd):  # reduced, and nothing cancels
                 break
         for c, s in self.pairs:  # both directions are normal forms: keep the shorter one
@@ -338,7 +346,7 @@ class _Fraction:
             m = [0] * self.ring.ngens
             for i, k in zip(vel, key):
                 m[i] = k
-            out.append((self.ring({tuple(m): QQ(1)}), self.ring.from_dict(terms)))
+            out.append((self.ring({tuple(m): 1}), self.ring.from_dict(terms)))
         return out
 
 
@@ -382,7 +390,7 @@ def _content_in_one_generator(p):
     return None
 
 
-def _split(p) -> tuple:
+def _split(p, deep: bool = True) -> tuple:
     """(coefficient, [(factor, multiplicity)]) with ``p`` = coefficient × Π factor^multiplicity:
     the rational content, the common monomial, and then repeatedly the content of a factor in
     one of its generators split off, and a repeated factor by gcd(f, ∂f/∂x) (gcds only — much
@@ -401,15 +409,15 @@ def _split(p) -> tuple:
         for i, k in enumerate(common):
             if k:
                 out[ring.gens[i]] = k
-        q = q.exquo(ring({tuple(common): QQ(1)}))
+        q = q.exquo(ring({tuple(common): 1}))
     stack = [q]
     while stack:
         f = stack.pop()
         if f.is_ground:
             coeff *= f.LC
             continue
-        g = _content_in_one_generator(f) if len(f) > 1 else None
-        if g is None and len(f) > 1:  # a repeated factor of f divides ∂f/∂x (x any of its generators)
+        g = _content_in_one_generator(f) if deep and len(f) > 1 else None
+        if g is None and deep and len(f) > 1:  # a repeated factor of f divides ∂f/∂x (x any of its generators)
             g = f.gcd(f.diff(f.ring.gens[next(i for i, k in enumerate(f.degrees()) if k)]))
             g = None if g.is_ground else g
         if g is None:
@@ -428,91 +436,104 @@ def _split(p) -> tuple:
     return coeff, list(out.items())
 
 
-def _product(fr: _Fraction, coeff, factors: list) -> sp.Expr:
-    return sp.Mul(QQ.to_sympy(coeff), *[fr.expr(f) if k == 1 else fr.expr(f) ** k for f, k in factors])
+class _Form:
+    """A form of an expression not built yet: its tree size estimated on the ring elements
+    (:meth:`_Fraction.size`) and the function that builds it — only the shortest forms are
+    built (building expressions is the costly part of steps 2–3)."""
+
+    __slots__ = ("size", "build")
+
+    def __init__(self, size: int, build):
+        self.size = size
+        self.build = build
 
 
-def _forms(fr: _Fraction, p) -> list:
-    """Equal forms of the ring element ``p``: expanded, and split into factors (:func:`_split`)
-    when it has at most :data:`FACTOR_MAX_TERMS` terms (else only its content and common
-    monomial are taken out)."""
-    forms = [fr.expr(p)]
+def _coeff_nodes(c) -> int:
+    return 0 if c == 1 else 1
+
+
+def _product(fr: _Fraction, coeff: sp.Rational, factors: list) -> _Form:
+    nodes = _coeff_nodes(coeff) + sum(fr.size(f) + (0 if k == 1 else 2) for f, k in factors)
+    items = len(factors) + (coeff != 1)
+    return _Form(nodes + (items > 1),
+                 lambda: sp.Mul(coeff, *[fr.expr(f) if k == 1 else fr.expr(f) ** k for f, k in factors]))
+
+
+def _forms(fr: _Fraction, p, scale: sp.Rational | None = None, deep: bool = True, split=None) -> list:
+    """Equal forms of ``scale`` × the ring element ``p`` (:class:`_Form`): expanded, and split
+    into factors (:func:`_split`) when it has at most :data:`FACTOR_MAX_TERMS` terms (else only
+    its content and common monomial are taken out)."""
+    scale = sp.Integer(1) if scale is None else scale
+    forms = [_Form(fr.size(p) + _coeff_nodes(scale) * len(p), lambda: scale * fr.expr(p))]
     if len(p) > 1:
         if len(p) <= FACTOR_MAX_TERMS:
-            coeff, factors = _split(p)
+            coeff, factors = _split(p, deep) if split is None else split
         else:
             coeff, prim = p.primitive()
             common = [min(m[i] for m in prim.itermonoms()) for i in range(p.ring.ngens)]
-            monom = p.ring({tuple(common): QQ(1)})
+            monom = p.ring({tuple(common): 1})
             factors = [(monom, 1), (prim.exquo(monom), 1)]
+        coeff = scale * int(coeff)
         if len(factors) > 1 or coeff != 1 or any(k > 1 for _, k in factors):
             forms.append(_product(fr, coeff, factors))
     return forms
 
 
-def _numerators(fr: _Fraction, n, velocities: set) -> list:
-    """Equal forms of the numerator ``n``: its :func:`_forms`, and collected in the velocities
-    (the gcd of the coefficients taken out, each coefficient in its shortest form) — the caller
-    keeps the shortest."""
-    forms = _forms(fr, n)
-    groups = fr.collected(n, velocities) if velocities else []
-    if len(groups) > 1:
-        common = _gcd_of([c for _, c in groups])
-        if common is not None:
-            groups = [(m, c.exquo(common)) for m, c in groups]
-        collected = sp.Add(*[fr.expr(m) * _shortest(*_forms(fr, c)) for m, c in groups])
-        if common is not None:
-            collected = sp.Mul(_shortest(*_forms(fr, common)), collected)
-        forms.append(collected)
+def _best(forms: list) -> _Form:
+    return min(forms, key=lambda f: f.size)
+
+
+def _collected(fr: _Fraction, p, velocities: set, scale: sp.Rational, deep: bool) -> _Form | None:
+    """``scale`` × ``p`` collected in the velocities: Σ monomial × coefficient, the gcd of the
+    coefficients taken out, each coefficient in its shortest form; ``None`` if ``p`` has fewer
+    than two monomials in the velocities."""
+    groups = fr.collected(p, velocities) if velocities else []
+    if len(groups) < 2:
+        return None
+    common = _gcd_of([c for _, c in groups]) if deep else None
+    if common is not None:
+        groups = [(m, c.exquo(common)) for m, c in groups]
+    parts = [(m, _best(_forms(fr, c, None, deep))) for m, c in groups]
+    nodes = 1 + sum(fr.size(m) + f.size + 1 for m, f in parts)
+
+    def build_sum():
+        return sp.Add(*[fr.expr(m) * f.build() for m, f in parts])
+
+    if common is not None:
+        front = _best(_forms(fr, common, scale, deep))
+        return _Form(nodes + front.size + 1, lambda: sp.Mul(front.build(), build_sum()))
+    return _Form(nodes + _coeff_nodes(scale) * len(parts), lambda: scale * build_sum())
+
+
+def _numerators(fr: _Fraction, n, velocities: set, scale: sp.Rational, deep: bool = True) -> list:
+    """Equal forms (:class:`_Form`) of ``scale`` × the numerator ``n``: its :func:`_forms`,
+    collected in the velocities (:func:`_collected`), and split into factors with each factor
+    collected in the velocities — the caller builds the shortest."""
+    split = _split(n, deep) if 1 < len(n) <= FACTOR_MAX_TERMS else None
+    forms = _forms(fr, n, scale, deep, split)
+    whole = _collected(fr, n, velocities, scale, deep)
+    if whole is not None:
+        forms.append(whole)
+    if velocities and split is not None:
+        coeff, factors = split
+        coeff = scale * int(coeff)
+        parts = []
+        for f, k in factors:
+            best = _best([_Form(fr.size(f), lambda f=f: fr.expr(f))]
+                         + [c for c in [_collected(fr, f, velocities, sp.Integer(1), deep)] if c is not None])
+            parts.append((best, k))
+        if len(parts) > 1 and any(len(f) > 1 for f, _ in factors):
+            nodes = _coeff_nodes(coeff) + sum(b.size + (0 if k == 1 else 2) for b, k in parts) + 1
+            forms.append(_Form(nodes, lambda: sp.Mul(coeff, *[b.build() ** k for b, k in parts])))
     return forms
 
 
-def _denominator(fr: _Fraction, d) -> tuple:
+def _denominator(fr: _Fraction, d, deep: bool = True) -> tuple:
     """(numeric coefficient, [factor**-k]) of the ring element ``d``."""
     if d.is_ground:
         return d.LC, []
-    coeff, factors = _split(d)
+    coeff, factors = _split(d, deep)
     return coeff, [sp.Pow(fr.expr(f), -k, evaluate=False) for f, k in factors]
-
-
-def _compact(*polys) -> tuple:
-    """(ring of the generators the polynomials use, the polynomials in it, back map): sympy's
-    dense multivariate algorithms (gcd, factorisation) cost grow with the number of generators
-    of the ring, used or not."""
-    ring = polys[0].ring
-    used = sorted({i for p in polys for m in p.itermonoms() for i, k in enumerate(m) if k})
-    if len(used) == ring.ngens or not used:
-        return ring, polys, lambda q: q
-    small = _ring(len(used))
-
-    def down(p):
-        return small.from_dict({tuple(m[i] for i in used): c for m, c in p.iterterms()})
-
-    def up(q):
-        out = {}
-        for m, c in q.iterterms():
-            full = [0] * ring.ngens
-            for i, k in zip(used, m):
-                full[i] = k
-            out[tuple(full)] = c
-        return ring.from_dict(out)
-
-    return small, tuple(down(p) for p in polys), up
-
-
-def _factor_list(p) -> tuple:
-    """(coefficient, [(irreducible factor, multiplicity)]) of the ring element ``p`` over ℚ,
-    computed in the ring of the generators it uses."""
-    _, (q,), up = _compact(p)
-    coeff, factors = q.factor_list()
-    return coeff, [(up(f), k) for f, k in factors]
-
-
-def _cancel(n, d) -> tuple:
-    """n/d with their gcd cancelled, computed in the ring of the generators they use."""
-    _, (a, b), up = _compact(n, d)
-    a, b = a.cancel(b)
-    return up(a), up(b)
 
 
 def _shortest(*forms):
@@ -570,12 +591,12 @@ def _is_monomial(e: sp.Expr) -> bool:
     return True
 
 
-def _normal_form(e: sp.Expr, velocities: tuple) -> sp.Expr:
+def _normal_form(e: sp.Expr, velocities: tuple, deep: bool = True) -> sp.Expr:
     """Steps 2–3 for one expression; the shortest of it and its normal form (both exact)."""
-    return _normal_form_decided(e, velocities)[0]
+    return _normal_form_decided(e, velocities, deep)[0]
 
 
-def _normal_form_decided(e: sp.Expr, velocities: tuple) -> tuple:
+def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tuple:
     """(:func:`_normal_form` of ``e``, whether that decided if ``e`` vanishes identically)."""
     if e.is_Atom:
         return e, True
@@ -591,10 +612,11 @@ def _normal_form_decided(e: sp.Expr, velocities: tuple) -> tuple:
     n, d = fr.num, fr.den
     if not n:
         return sp.Integer(0), True
-    coeff, den = _denominator(fr, d)
-    n = n.quo_ground(coeff)
+    coeff, den = _denominator(fr, d, deep)
+    scale = sp.Rational(1, int(coeff))
     # the shortest as a whole: a factored numerator merges into the product with the denominator
-    outs = [_tangents(sp.Mul(num, *den)) for num in _numerators(fr, n, set(velocities))]
+    forms = sorted(_numerators(fr, n, set(velocities), scale, deep), key=lambda f: f.size)
+    outs = [_tangents(sp.Mul(f.build(), *den)) for f in forms[:2]]  # the estimates are close, not exact
     return _shortest(*outs, e), canonical
 
 
@@ -638,10 +660,15 @@ def _name_shared(values: list, velocities: tuple, taken: set, again: bool) -> tu
     if all(v.is_Atom for v in values) or not (again or _repeats(values)):
         return [], list(values)
     gen = sp.numbered_symbols("_readable_cse")
-    defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    # the repeated subexpressions, each distinct one visited once (sympy's ``cse`` without its
+    # search for common parts of sums and products, ``opt_cse``: 8 of the Whipple bicycle's
+    # 20 s, and its names — a part of a sum — read worse than a whole subexpression)
+    defs, eqs = tree_cse(values, gen, opt_subs={}, order="none")
     if again:
-        defs = [(s, _normal_form(v, velocities)) for s, v in defs]
-        eqs = [_normal_form(v, velocities) for v in eqs]
+        # the pieces of a large DAG: cancelled and reduced, contents out, but not split further
+        # by gcds (hundreds of pieces: 27 of the Whipple bicycle's 47 s went into those gcds)
+        defs = [(s, _normal_form(v, velocities, deep=False)) for s, v in defs]
+        eqs = [_normal_form(v, velocities, deep=False) for v in eqs]
     for _ in range(20):  # drop the names that do not shorten the whole: uses × size ≤ uses + size + 1
         names = {s for s, _ in defs}
         occ_memo: dict = {}
