@@ -167,7 +167,9 @@ def main(argv=None) -> None:
         *provenance_lines(fields=prov),
         f"sympy cap per entry: {sympy_cap:g} s (forked child, killed after the cap)",
         *([f"sympy column reused from {args.reuse.name}, measured at commit {reused['provenance']['commit']}, "
-           f"{reused['provenance']['date']}, load {reused['provenance']['load_1min']}"] if reused else []),
+           f"{reused['provenance']['date']}, load {reused['provenance']['load_1min']}",
+           "  (by the method of that commit: one cold call in a fresh child, no warm-up, no repeats;",
+           "  the timing lines below then describe the jetgeo column only)"] if reused else []),
         "nodes: tree nodes (jetgeo.geometry.exact.size.tree_size); jetgeo: equation + named subexpressions",
         "timed: one call on the entry alone, readable({key: entry}) and simplify(trigsimp(cancel(entry))),",
         f"  sympy's cache cleared before each; both warmed up once before the table; calls under {REPEAT_BELOW:g} s",
