@@ -202,3 +202,81 @@ def test_property_pythagorean_zero_multiples_vanish(e):
     r = readable([z, e])
     assert r.equations[0] == 0
     assert (r.equations[1] == 0) == zero_test(e).zero
+
+
+def _loaded(name: str) -> tuple:
+    cs = load(name).constrained()
+    acc = cs.accelerations()
+    syms = {s.name: s for e in acc.values() for s in e.free_symbols}
+    return cs, acc, syms
+
+
+def _velocity_form(num, velocities) -> dict:
+    """{monomial in the velocities: its coefficient as printed} of the printed numerator."""
+    out: dict = {}
+    for term in sp.Add.make_args(num):
+        coeff, monomial = term.as_independent(*velocities, as_Add=False)
+        out[monomial] = out.get(monomial, 0) + coeff
+    return out
+
+
+def test_rolling_disc_prints_the_textbook_lean_and_precession_equations():
+    # [Ghori 1960, eq. (3.3.15)] (the heavy disc of §3.3, the textbook equation of
+    # [Neimark–Fufaev 1972]): (A + ma²) θ̈ = A ψ̇² sin θ cos θ − (C + ma²) ω₃ ψ̇ sin θ − mga cos θ,
+    # ω₃ = φ̇ + ψ̇ cos θ — printed as one fraction over A + ma² whose numerator is the quadratic
+    # form in the velocities, each coefficient factored as in the book
+    cs, acc, s = _loaded("rolling_disc")
+    A, C, m, g, a_, th_ = (s[n] for n in ("A", "C", "m", "g", "a", "theta"))
+    phd, psd, thd = s["phidot"], s["psidot"], s["thetadot"]
+    lean = sp.Symbol("thetaddot")
+    r = readable({lean: acc[lean]}, velocities=cs.Y.qdot)
+    assert r.definitions == ()
+    num, den = sp.fraction(r.equations[lean])
+    assert den == A + m * a_**2
+    book = {phd * psd: -(C + m * a_**2) * sp.sin(th_),
+            psd**2: (A - C - m * a_**2) * sp.sin(th_) * sp.cos(th_),
+            sp.Integer(1): -m * g * a_ * sp.cos(th_)}
+    printed = _velocity_form(num, cs.Y.qdot)
+    assert set(printed) == set(book)
+    for k, c in printed.items():
+        assert sp.expand(c - book[k]) == 0 and tree_size(c) <= tree_size(book[k]), (k, c)
+    # the precession equation A (ψ̈ sin θ + 2 ψ̇ θ̇ cos θ) = C ω₃ θ̇ [Ghori 1960, §3.3]:
+    # ψ̈ = θ̇ (C φ̇ + (C − 2A) ψ̇ cos θ) / (A sin θ), the common factor θ̇ taken out
+    prec = sp.Symbol("psiddot")
+    r = readable({prec: acc[prec]}, velocities=cs.Y.qdot)
+    num, den = sp.fraction(r.equations[prec])
+    assert den == A * sp.sin(th_)
+    assert num.is_Mul and thd in num.args
+    book = {phd: C, psd: (C - 2 * A) * sp.cos(th_)}
+    printed = _velocity_form(num / thd, cs.Y.qdot)
+    assert set(printed) == set(book)
+    for k, c in printed.items():
+        assert sp.expand(c - book[k]) == 0 and tree_size(c) <= tree_size(book[k]), (k, c)
+
+
+def test_homogeneous_ball_prints_uniform_motion_and_a_free_spherical_top():
+    # a homogeneous ball on a plane (A = C in [Ghori 1960, §3.4]): its centre moves uniformly on
+    # a straight line and its angular velocity is constant [Neimark–Fufaev 1972]; with
+    # ω = (θ̇ cos ψ + φ̇ sin θ sin ψ, θ̇ sin ψ − φ̇ sin θ cos ψ, ψ̇ + φ̇ cos θ) [Ghori 1960,
+    # eq. (3.4.1)] constant, the Euler angles obey θ̈ = −φ̇ψ̇ sin θ,
+    # ψ̈ = θ̇ (φ̇ − ψ̇ cos θ)/sin θ, φ̈ = θ̇ (ψ̇ − φ̇ cos θ)/sin θ (solve ω̇ = 0 for them)
+    cs, acc, s = _loaded("rolling_ball")
+    ball = {k: v.subs(s["A"], s["C"]) for k, v in acc.items()}
+    th_, ps_ = s["theta"], s["psi"]
+    phd, psd, thd = s["phidot"], s["psidot"], s["thetadot"]
+    r = readable(ball, velocities=cs.Y.qdot)
+    eq = {k.name: v for k, v in r.equations.items()}
+    assert eq["xddot"] == 0 and eq["yddot"] == 0 and r.definitions == ()
+    assert set(r.zeros) == {sp.Symbol("xddot"), sp.Symbol("yddot")}
+    assert eq["thetaddot"] == -phd * psd * sp.sin(th_)
+    assert eq["psiddot"] == thd * (phd - psd * sp.cos(th_)) / sp.sin(th_)
+    assert eq["phiddot"] == thd * (psd - phd * sp.cos(th_)) / sp.sin(th_)
+    # independently: ω is constant along the printed equations
+    omega = [thd * sp.cos(ps_) + phd * sp.sin(th_) * sp.sin(ps_),
+             thd * sp.sin(ps_) - phd * sp.sin(th_) * sp.cos(ps_),
+             psd + phd * sp.cos(th_)]
+    rates = {th_: (thd, eq["thetaddot"]), ps_: (psd, eq["psiddot"]), sp.Symbol("phi"): (phd, eq["phiddot"])}
+    for w in omega:
+        dw = sum(w.diff(q) * v + w.diff(v) * dd for q, (v, dd) in rates.items())
+        t = zero_test(dw, prove=True)
+        assert t.zero and t.method in ("normal form", "trig normal form"), t

@@ -23,6 +23,7 @@ __all__ = [
     "trig_normal_form",
     "reduce_pythagorean",
     "reduce_pythagorean_shortest",
+    "reduce_pythagorean_poly",
     "expand_multiple_angles",
 ]
 
@@ -140,3 +141,32 @@ def expand_multiple_angles(expr: sp.Expr) -> sp.Expr:
 
 def _trig_args_are_symbols(expr: sp.Expr) -> bool:
     return all(a.args[0].is_Symbol for a in atoms_dag(expr, *_TRIG))
+
+
+def reduce_pythagorean_poly(p, x, y):
+    """The ring element ``p`` with x^{2j+e} ↦ x^e (1 − y²)^j, e ∈ {0, 1}: its reduction modulo
+    x² + y² − 1 with x the eliminated generator (x = cos u, y = sin u, or the other way round).
+
+    ``p`` is a :class:`~sympy.polys.rings.PolyElement`, ``x`` and ``y`` generators of its ring.
+    The ring-level twin of :func:`reduce_pythagorean` (which works on expressions): the same
+    normal form, computed on the sparse polynomial without building expressions.
+
+    >>> from sympy.polys.rings import ring
+    >>> from sympy.polys.domains import QQ
+    >>> R, c, s, a = ring("c s a", QQ)
+    >>> reduce_pythagorean_poly(a * c**2 + a * s**2 + c**3, c, s)
+    -c*s**2 + c + a
+    """
+    ring = p.ring
+    ix = ring.gens.index(x)
+    parts: dict = {}
+    for monom, coeff in p.iterterms():
+        j, e = divmod(monom[ix], 2)
+        parts.setdefault(j, {})[monom[:ix] + (e,) + monom[ix + 1:]] = coeff
+    if len(parts) == 1 and 0 in parts:
+        return p
+    out = ring.zero
+    base = 1 - y**2
+    for j, terms in parts.items():
+        out += ring.from_dict(terms) * base**j
+    return out
