@@ -179,14 +179,16 @@ def atoms_dag(e, *types) -> set:
     """
     if not types:
         raise TypeError("atoms_dag: name the types of the subexpressions wanted")
-    seen: set = set()
+    # visited nodes keyed by identity (kept alive in ``seen``): a lookup by value compares equal but
+    # distinct subtrees with Basic.__eq__, which recurses without a memo (see xreplace_dag)
+    seen: dict = {}
     out: set = set()
     stack = [e]
     while stack:
         node = stack.pop()
-        if node in seen:
+        if id(node) in seen:
             continue
-        seen.add(node)
+        seen[id(node)] = node
         if isinstance(node, types):
             out.add(node)
         stack.extend(node.args)
