@@ -45,7 +45,7 @@ from sympy.polys.rings import PolyRing
 from ..errors import InputError
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
-from .exact.size import READABLE_MAX_NODES, tree_size
+from .exact.size import FACTOR_MAX_TERMS, READABLE_MAX_NODES, tree_size
 from .exact.trig import reduce_pythagorean_poly
 from .zero import ZeroTest, zero_tests
 
@@ -58,11 +58,6 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 #: Subexpressions of fewer tree nodes are not named (sin θ, a²m, …: a reader takes them in at a
 #: glance; a name for them only moves the reader's eye to the list of definitions).
 NAME_MIN_NODES = 8
-
-#: A numerator (or a coefficient of it in the velocities) is split into factors only up to this
-#: many terms (:func:`_split`); larger ones have only their content and common monomial taken
-#: out.
-FACTOR_MAX_TERMS = 40
 
 _PROOFS = ("structural", "normal form", "trig normal form")
 _TRIG = (sp.sin, sp.cos, sp.tan)
@@ -176,7 +171,7 @@ def _ring(n: int) -> PolyRing:
     return ring
 
 
-class _NotPolynomial(Exception):
+class _OutsideTheRing(Exception):
     """An expression the ring route does not take (a Float, a division by an identically zero
     polynomial): it is kept as it is (exact)."""
 
@@ -219,7 +214,7 @@ class _Fraction:
             if node.is_Rational:
                 continue
             if node.is_Float:
-                raise _NotPolynomial("a float")
+                raise _OutsideTheRing("a float")
             if node.is_Symbol:
                 gens.setdefault(node, None)
             elif node.is_Add or node.is_Mul:
@@ -274,11 +269,11 @@ class _Fraction:
             k = int(e.exp)
             if k < 0:
                 if not bn:
-                    raise _NotPolynomial("a division by zero")
+                    raise _OutsideTheRing("a division by zero")
                 bn, bd, k = bd, bn, -k
             out = (bn**k, bd**k)
         else:  # pragma: no cover - _scan made every other node a generator
-            raise _NotPolynomial(type(e).__name__)
+            raise _OutsideTheRing(type(e).__name__)
         memo[id(e)] = out
         return out
 
@@ -288,14 +283,14 @@ class _Fraction:
         shorter direction.  Returns whether n is a normal form (zero iff the input vanishes)."""
         n, d = self.num, self.den
         if not d:
-            raise _NotPolynomial("a division by zero")
+            raise _OutsideTheRing("a division by zero")
         n, d = n.cancel(d)
         for _ in range(4):  # the gcd of reduced polynomials can bring cos² back: to a fixed point
             rn, rd = self._reduced(n), self._reduced(d)
             if (rn, rd) == (n, d):  # cancelled and reduced
                 break
             if not rd:
-                raise _NotPolynomial("a division by zero")
+                raise _OutsideTheRing("a division by zero")
             n, d = rn.cancel(rd)
             if (n, d) == (rn, rd):  # reduced, and nothing cancels
                 break
@@ -609,7 +604,7 @@ def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tu
     try:
         fr = _Fraction(e)
         canonical = fr.reduce()
-    except _NotPolynomial:
+    except _OutsideTheRing:
         return e, False
     n, d = fr.num, fr.den
     if not n:

@@ -21,6 +21,7 @@ from ..coerce import as_expr
 __all__ = [
     "tree_size",
     "atoms_dag",
+    "FACTOR_MAX_TERMS",
     "is_small",
     "describe",
     "within_ops",
@@ -151,6 +152,12 @@ DBAR_RING_MAX_TERMS = 100
 #: ``str`` walks the tree, and the unsimplified determinant of the Whipple bicycle's reduced
 #: equations took 74 s to print into a validity condition nobody reads whole.
 PRINT_MAX_NODES = 2000
+
+
+#: readable: a numerator (or a coefficient of it in the velocities) is split into factors only up to
+#: this many terms (``geometry.readable._split``); larger ones have only their content and common
+#: monomial taken out.
+FACTOR_MAX_TERMS = 40
 
 
 def atoms_dag(e, *types) -> set:

@@ -151,6 +151,20 @@ def reduce_pythagorean_poly(p, x, y):
     The ring-level twin of :func:`reduce_pythagorean` (which works on expressions): the same
     normal form, computed on the sparse polynomial without building expressions.
 
+    Parameters
+    ----------
+    p : PolyElement
+        The polynomial.
+    x, y : PolyElement
+        Generators of its ring: x is eliminated above degree 1 by x² = 1 − y².
+
+    Returns
+    -------
+    PolyElement
+        The reduced polynomial (``p`` itself when no power of x reaches 2).
+
+    Examples
+    --------
     >>> from sympy.polys.rings import ring
     >>> from sympy.polys.domains import QQ
     >>> R, c, s, a = ring("c s a", QQ)
