@@ -154,8 +154,8 @@ def simulate(
                                  backend=backend, first_integrals=first_integrals, t_eval=t_eval, **options)
     opts = {**DEFAULT_OPTIONS, **options}
     check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
-    if isinstance(system, QuasiVelocitySystem):  # Hamel's equations (with their bordered system)
-        system = system.motion()
+    if isinstance(system, QuasiVelocitySystem) and formulation != "multipliers":
+        system = system.motion()  # Hamel's equations; "multipliers" takes S itself: its bordered system only
     prepared = isinstance(system, PreparedSystem)
     if formulation == "full" and not prepared and pair_of(system) is not None:
         formulation = "multipliers"  # a (system, Q) pair has no symbolic accelerations to integrate
