@@ -264,7 +264,8 @@ def _result(D: LieDiscreteSystem, mon: dict, run, p, params, method, first_integ
     _angles(D, mon, t, quats, q, p)
     v = np.empty((N, m))
     v[:, mon["order"]] = vs  # the frame's order
-    qdot = np.asarray(mon["qdot"](t, np.vstack([q.T, v.T]), p), dtype=float).reshape(m, N).T
+    with np.errstate(divide="ignore", invalid="ignore"):  # Ψ(q) is infinite at the chart's pole: q̇ too
+        qdot = np.asarray(mon["qdot"](t, np.vstack([q.T, v.T]), p), dtype=float).reshape(m, N).T
     if k:
         residuals = np.asarray(mon["phi"](t, state, p), dtype=float).reshape(k, N).T
         scales = np.asarray(mon["scales"](t, state, p), dtype=float).reshape(k, N).T
