@@ -113,8 +113,9 @@ def cayley(a) -> sp.Matrix:
     [0,  0, 1]])
     """
     A = _hat(a)
-    n2 = sum(x**2 for x in a)
-    return sp.eye(3) + 4 / (4 + n2) * (A + A * A / 2)
+    a = [as_expr(x) for x in a]
+    n2 = sp.Add(*[x**2 for x in a])
+    return sp.eye(3) + sp.Integer(4) / (4 + n2) * (A + A * A / 2)
 
 
 # --- ℓ, φ, F as polynomials in the entries of R -------------------------------------------------------
@@ -340,6 +341,23 @@ class LieDiscreteSystem:
         E = [_hat(row) for row in sp.eye(3).tolist()]
         return [sp.Add(*[dR[i, j] * (Rm * Ea)[i, j] for i in range(3) for j in range(3)]) for Ea in E]
 
+    def quaternion_rotation(self) -> sp.Matrix:
+        """R(q) of the carried quaternion :attr:`quaternion` (x_space = q x_body q̄ / |q|²,
+        :func:`~jetgeo.mechanics.rigid.rotation_matrix`).
+
+        Returns
+        -------
+        sympy.Matrix
+            3 × 3, rational in the quaternion.
+
+        Examples
+        --------
+        >>> from jetgeo import systems
+        >>> LieDiscreteSystem(systems.load("suslov").quasi).quaternion_rotation()[2, 2]
+        (qa0**2 - qa1**2 - qa2**2 + qa3**2)/(qa0**2 + qa1**2 + qa2**2 + qa3**2)
+        """
+        return rotation_matrix(self._Yq, QUATERNION)
+
     def _at(self, exprs, t, R, x, v) -> list:
         rep = {self.Y.t: t, **dict(zip(self.r, list(R))), **dict(zip(self.x, x)), **dict(zip(self.v, v))}
         return [xreplace_dag(as_expr(e), rep) for e in exprs]
@@ -368,7 +386,7 @@ class LieDiscreteSystem:
         ell, phi, forces = self.reduced
         t0, t1 = Y.t, Y.t + h
         qa = self.quaternion
-        R0 = rotation_matrix(self._Yq, QUATERNION)
+        R0 = self.quaternion_rotation()
         R1 = R0 * cayley([h * x for x in self.xi])
         x0 = list(self.x)
         x1 = [a + h * b for a, b in zip(self.x, self.u)]
