@@ -216,6 +216,14 @@ def in_rotation_entries(expr, sequence: str, angles, r) -> sp.Expr:
     angles = tuple(angles)
     if not depends_on([expr], set(angles)):
         return expr
+    # a power of an expression of the attitude other than a positive whole one (the contact point's
+    # 1/√(ξᵀAξ) of an ellipsoid): its base is rewritten, the power kept
+    powers = {a for a in expr.atoms(sp.Pow)
+              if not (a.exp.is_Integer and a.exp > 0) and depends_on([a.base], set(angles))}
+    if powers:
+        held = {a: sp.Dummy("held") for a in powers}
+        inner = in_rotation_entries(expr.xreplace(held), sequence, angles, r)
+        return inner.xreplace({d: in_rotation_entries(a.base, sequence, angles, r) ** a.exp for a, d in held.items()})
     pts, cols, rows, inv, Acols, rr, mons, a0 = _interpolation(sequence)
     e = _sc(expr.xreplace(dict(zip(angles, a0))), a0)
     if e is None:

@@ -42,7 +42,7 @@ from ...geometry.coerce import check_assumptions
 from ...mechanics.discrete import DiscreteSystem
 from ...mechanics.quasi import QuasiVelocitySystem
 from ..stepper import compile_stepper, periodic_indices
-from .discrete_lie import simulate_lie
+from .discrete_lie import on_the_group, simulate_lie
 from .initial import check_on_manifold, initial_data
 from .prepare import along_solution, prepare
 from .results import SimulationResult
@@ -115,8 +115,9 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
         submanifold: a (LagrangianSystem, ConstraintSubmanifold) pair, a catalogue entry, a
         ConstrainedSystem, a QuasiVelocitySystem.  A QuasiVelocitySystem whose frame is a rigid body's
         (``frame.rotation`` set) is stepped on the rotation group
-        (:func:`~jetgeo.numerics.simulation.discrete_lie.simulate_lie`); every other system in its
-        coordinate form.
+        (:func:`~jetgeo.numerics.simulation.discrete_lie.simulate_lie`) when its ℓ, φ and forces are
+        polynomials of degree ≤ 2 in R's entries (:func:`~.discrete_lie.on_the_group` says why not
+        otherwise); every other system in its coordinate form.
     t_span : (t0, t1); t1 < t0 steps backwards (step −h).
     initial, params, complete, manifold_tol, first_integrals : as for ``simulate``.
     method : "dla-midpoint", "dla-trapezoid" or "dla-4"
@@ -149,7 +150,7 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
         raise InputError(f"simulate: unknown discrete method {method!r}; one of {sorted(DISCRETE_METHODS)}")
     opts = step_options(method, t_eval, options)
     grid = node_grid(t_span, opts.step)
-    if isinstance(system, QuasiVelocitySystem) and system.frame.rotation is not None:
+    if isinstance(system, QuasiVelocitySystem) and on_the_group(system) is None:
         return simulate_lie(system, grid, initial, params, method, opts, complete=complete,
                             manifold_tol=manifold_tol, backend=backend, first_integrals=first_integrals)
     t0, _, h, n_steps = grid

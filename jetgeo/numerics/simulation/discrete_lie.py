@@ -30,7 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 import sympy as sp
 
-from ...errors import InputError, OffManifoldError
+from ...errors import InputError, NotApplicableError, OffManifoldError
 from ...geometry.coerce import as_expr, check_assumptions
 from ...geometry.exact import xreplace_dag
 from ...mechanics.discrete_lie import LieDiscreteSystem
@@ -42,12 +42,13 @@ from .prepare import along_solution, term_scales
 from .results import SimulationResult
 from .stepping import StepOptions, parameter_vector, run_nodes
 
-__all__ = ["LIE_METHODS", "lie_stepper", "simulate_lie"]
+__all__ = ["LIE_METHODS", "lie_stepper", "on_the_group", "simulate_lie"]
 
 #: method → composed to order 4 (the triple jump)
 LIE_METHODS = {"dla-midpoint": False, "dla-trapezoid": False, "dla-4": True}
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NOT_ON_GROUP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _Compiled:
@@ -67,8 +68,43 @@ class _Compiled:
 def _system(S: QuasiVelocitySystem) -> _Compiled:
     hit = _CACHE.get(S)
     if hit is None:
-        hit = _CACHE[S] = _Compiled(LieDiscreteSystem(S))
+        D = LieDiscreteSystem(S)
+        D.reduced  # noqa: B018 - ℓ, φ, F in R's entries, or NotApplicableError: decided once per system
+        hit = _CACHE[S] = _Compiled(D)
     return hit
+
+
+def on_the_group(S: QuasiVelocitySystem) -> str | None:
+    """None when ``S`` is stepped on SO(3), else why not (it is then stepped in its coordinate form).
+
+    Parameters
+    ----------
+    S : QuasiVelocitySystem
+
+    Returns
+    -------
+    str or None
+        None for a rigid body whose ℓ, φ and F the group scheme evaluates at a rotation matrix
+        (:func:`~jetgeo.mechanics.discrete_lie.in_rotation_entries`); the reason otherwise (no
+        ``frame.rotation``, or the :class:`~jetgeo.errors.NotApplicableError` of the rewriting).  Decided
+        once per system.
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> on_the_group(systems.load("suslov").quasi) is None
+    True
+    """
+    if S.frame.rotation is None:
+        return "the frame is not a rigid body's"
+    if S in _NOT_ON_GROUP:
+        return _NOT_ON_GROUP[S]
+    try:
+        _system(S)
+    except NotApplicableError as exc:
+        _NOT_ON_GROUP[S] = str(exc)
+        return _NOT_ON_GROUP[S]
+    return None
 
 
 def lie_stepper(S: QuasiVelocitySystem, method: str = "dla-midpoint", backend: str = "python") -> tuple:

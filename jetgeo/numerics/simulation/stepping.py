@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import InputError
 from .initial import lookup
 
-__all__ = ["NodeRun", "StepOptions", "node_grid", "parameter_vector", "run_nodes", "step_options"]
+__all__ = ["NodeRun", "StepOptions", "node_grid", "parameter_vector", "run_nodes", "step_options", "step_too_large"]
 
 
 @dataclass(frozen=True)
@@ -193,8 +193,10 @@ def run_nodes(stepper, w0, n_steps: int, stages: int, ps, carried: int, k: int, 
     W, U = run.nodes, run.unwrapped()
     status, message = "finished", f"{n_steps} steps of {method} with h = {h:g}"
     if not run.ok:
-        status, message = "failed", f"the {method} step failed at t = {run.last[0]:.6g}: {run.message}"
         W, U = W[: 1 + run.steps_done // stages], U[: 1 + run.steps_done // stages]  # whole steps only
+        status, message = "failed", f"the {method} step failed at t = {W[-1, 0]:.6g}: {run.message}"
+        if run.status in ("no-convergence", "singular"):
+            message += "; " + step_too_large(stepper, W[-1], stages, ps, h)
     nfev = stages * int(np.sum(run.iterations))  # a bound: the most iterations of a stage, per node
     mu, lam_out = W[:, carried: carried + k], W[:, carried + k: carried + 2 * k]
     lam = np.full((len(W), k), np.nan)
@@ -205,3 +207,53 @@ def run_nodes(stepper, w0, n_steps: int, stages: int, ps, carried: int, k: int, 
         if extra.ok:
             lam[-1] = (mu[-1] + extra.nodes[-1, carried + k: carried + 2 * k]) / 2
     return NodeRun(W, U, lam, status, message, nfev)
+
+
+def step_too_large(stepper, w, stages: int, ps, h: float, halvings: int = 4) -> str:
+    """Why a step from the node ``w`` failed, and the step to take instead: the same interval is tried in
+    2, 4, … 2^``halvings`` steps of h/2, h/4, …; the first that passes is named.
+
+    A Newton iteration that does not converge from the explicit predictor, or meets a singular matrix,
+    at a step where the smaller steps pass means that the discrete equations have no solution near the
+    predictor at this h: the solution branch that tends to the motion as h → 0 turns back (a fold)
+    before h, and Newton's method wanders or finds a far, spurious root (the rattleback's rocking at
+    h = 0.01, theory/discrete_mechanics.md).  The cure is a smaller step.
+
+    Parameters
+    ----------
+    stepper : ImplicitStepper
+    w : numpy.ndarray
+        The last node reached.
+    stages : int
+    ps : numpy.ndarray
+        The parameters, h last.
+    h : float
+        The step that failed.
+    halvings : int
+
+    Returns
+    -------
+    str
+        A sentence for the run's message.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from jetgeo.numerics.stepper import compile_stepper
+    >>> z, w, h = sp.symbols("z w h")
+    >>> st = compile_stepper([z - w - h * z**2], [z], [w], [h], advance=[z], predictor=[w])  # blows up at h·w > 1/4
+    >>> msg = step_too_large(st, [1.0], 1, [0.5], 0.5)
+    >>> "2 steps of 0.25 do not pass either" in msg, msg.endswith("4 steps of 0.125 pass; choose step <= 0.125")
+    (True, True)
+    """
+    tried = []
+    for j in range(1, halvings + 1):
+        sub = np.array(ps, dtype=float)
+        sub[-1] = h / 2**j
+        if stepper.run(w, 2**j * stages, sub, every=2**j * stages).ok:
+            either = f": {', '.join(tried)} do not pass either," if tried else ":"
+            return (f"no solution of the discrete equations near the predictor for h = {h:g} (the step is too large "
+                    f"for the motion there){either} {2**j} steps of {h / 2**j:g} pass; choose step <= {h / 2**j:g}")
+        tried.append(f"{2**j} steps of {h / 2**j:g}")
+    return (f"no solution of the discrete equations near the predictor for h = {h:g}, nor for steps down to "
+            f"h/{2**halvings:g}: the motion may be singular there")
