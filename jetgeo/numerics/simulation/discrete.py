@@ -46,9 +46,9 @@ from .discrete_lie import on_the_group, simulate_lie
 from .initial import check_on_manifold, initial_data
 from .prepare import along_solution, prepare
 from .results import SimulationResult
-from .stepping import node_grid, parameter_vector, run_nodes, step_options
+from .stepping import NodeRun, StepOptions, node_grid, parameter_vector, run_nodes, step_options
 
-__all__ = ["DISCRETE_METHODS", "discrete_stepper", "simulate_discrete"]
+__all__ = ["DISCRETE_METHODS", "PortableStepper", "discrete_stepper", "portable_stepper", "simulate_discrete"]
 
 #: method → (quadrature, discrete constraints, composed to order 4)
 DISCRETE_METHODS = {
@@ -102,6 +102,94 @@ def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "py
                               predictor=osm.predictor, backend=backend, periodic=periodic)
     per[key] = (Q, stepper, osm)
     return stepper, osm
+
+
+class PortableStepper:
+    """A discrete stepper that travels to other processes (a Dask worker): it pickles as its exact
+    one-step map (sympy expressions) and compiles on first use in each process, once.
+
+    Attributes
+    ----------
+    osm : OneStepMap
+    periodic : tuple of int
+        The known values carried modulo 2π (decided where the map was built).
+    backend : str
+    m, k : int
+        The coordinates and the constraints.
+    """
+
+    def __init__(self, osm, periodic: tuple, backend: str, m: int, k: int, compiled=None) -> None:
+        self.osm, self.periodic, self.backend, self.m, self.k = osm, tuple(periodic), backend, m, k
+        self._compiled = compiled
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_compiled": None}  # the compiled functions stay in their process
+
+    def stepper(self):
+        """The compiled :class:`~jetgeo.numerics.stepper.ImplicitStepper` (compiled here once), with the
+        default stopping rule of :class:`~.stepping.StepOptions`.
+
+        Returns
+        -------
+        ImplicitStepper
+        """
+        if self._compiled is None:
+            o = self.osm
+            self._compiled = compile_stepper(o.residual, o.unknowns, o.known, o.parameters, advance=o.advance,
+                                             predictor=o.predictor, backend=self.backend, periodic=self.periodic)
+        st, opts = self._compiled, StepOptions(1.0)
+        st.tol, st.ftol, st.max_iter = opts.tol, opts.ftol, opts.max_iter
+        return st
+
+    def run(self, t0: float, y0, ps, n_steps: int, method: str) -> NodeRun:
+        """``n_steps`` steps from the state y0 = (q, q̇) at t0, as ``simulate`` runs them.
+
+        Parameters
+        ----------
+        t0 : float
+        y0 : sequence of 2m floats
+        ps : sequence of floats
+            The parameters in the order of ``osm.parameters``, h last.
+        n_steps : int
+        method : str
+
+        Returns
+        -------
+        NodeRun
+        """
+        st, stages = self.stepper(), self.osm.stages
+        w0 = np.concatenate([[t0], y0, np.zeros(2 * self.k), [0.0] if stages > 1 else []])
+        return run_nodes(st, w0, n_steps, stages, np.asarray(ps, dtype=float), 1 + 2 * self.m, self.k, method,
+                         float(ps[-1]))
+
+
+def portable_stepper(system, method: str, backend: str = "python") -> PortableStepper:
+    """The :class:`PortableStepper` of ``method`` for a system ``simulate_discrete`` steps in its
+    coordinate form (compiled here already: the calling process reuses it).
+
+    Parameters
+    ----------
+    system : a (LagrangianSystem, ConstraintSubmanifold) pair, a catalogue entry, a ConstrainedSystem
+    method : "dla-midpoint", "dla-trapezoid" or "dla-4"
+    backend : "python", "c" or "auto"
+
+    Returns
+    -------
+    PortableStepper
+
+    Examples
+    --------
+    >>> import pickle
+    >>> from jetgeo import systems
+    >>> ps = portable_stepper(systems.load("skate"), "dla-midpoint")
+    >>> pickle.loads(pickle.dumps(ps)).stepper().unknowns == ps.stepper().unknowns
+    True
+    """
+    M = prepare(system, "multipliers", None, "python").model
+    if M.system is None or M.Q is None:
+        raise InputError(f"ensemble: the {method} method needs a Lagrangian and a constraint submanifold")
+    st, osm = discrete_stepper(M.system, M.Q, method, backend)
+    return PortableStepper(osm, st.periodic, backend, len(M.q), M.Q.k, compiled=st)
 
 
 def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None = None, method: str = "dla-midpoint",
