@@ -108,7 +108,7 @@ class PortableStepper:
     """A discrete stepper that travels to other processes (a Dask worker): it pickles as its exact
     one-step map (sympy expressions) and compiles on first use in each process, once.
 
-    Attributes
+    Parameters
     ----------
     osm : OneStepMap
     periodic : tuple of int
@@ -116,6 +116,15 @@ class PortableStepper:
     backend : str
     m, k : int
         The coordinates and the constraints.
+    compiled : ImplicitStepper, optional
+        The stepper already compiled in this process (not pickled).
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> job = portable_stepper(systems.load("skate"), "dla-midpoint")
+    >>> job.m, job.k, job.run(0.0, [0, 0, 0, 1, 0, 0], [1, 1, 0.1], 3, "dla-midpoint").nodes.shape
+    (3, 1, (4, 9))
     """
 
     def __init__(self, osm, periodic: tuple, backend: str, m: int, k: int, compiled=None) -> None:

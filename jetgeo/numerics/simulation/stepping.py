@@ -19,7 +19,24 @@ __all__ = ["NodeRun", "StepOptions", "node_grid", "parameter_vector", "run_nodes
 @dataclass(frozen=True)
 class StepOptions:
     """The options of a discrete run: the step h and Newton's stopping rule
-    (:func:`~jetgeo.numerics.stepper.compile_stepper`)."""
+    (:func:`~jetgeo.numerics.stepper.compile_stepper`).
+
+    Attributes
+    ----------
+    step : float
+        The step h > 0.
+    tol : float
+        Newton's update tolerance.
+    ftol : float
+        Newton's residual tolerance.
+    max_iter : int
+        Newton's iteration limit per step.
+
+    Examples
+    --------
+    >>> StepOptions(0.01).tol
+    1e-12
+    """
 
     step: float
     tol: float = 1e-12
@@ -143,8 +160,22 @@ def parameter_vector(symbols, params: Mapping) -> np.ndarray:
 
 @dataclass
 class NodeRun:
-    """The nodes of a run (``nodes`` as the stepper carries them, ``unwrapped`` with the periodic
-    coordinates' turns added back), the node multipliers ``lam`` (N, k), and status, message, nfev."""
+    """The nodes of a run and their multipliers (:func:`run_nodes`).
+
+    Attributes
+    ----------
+    nodes : numpy.ndarray
+        The nodes as the stepper carries them (periodic coordinates reduced to [−π, π)).
+    unwrapped : numpy.ndarray
+        The nodes with the periodic coordinates' turns added back.
+    lam : numpy.ndarray
+        The node multipliers Λ_k, shape (N, k).
+    status : str
+        "finished" or "failed".
+    message : str
+    nfev : int
+        A bound on the Newton iterations.
+    """
 
     nodes: np.ndarray
     unwrapped: np.ndarray
