@@ -24,6 +24,18 @@ evaluation, which favours DOP853.  DOP853 integrates the accelerations of Benent
 second kind on TQ ([Benenti 2007, Theorem 8.1]: valid on all of Q, no chart of a normal form to leave —
 the sleigh's heading crosses π/2), compiled to C.
 
+**A rigid body on SO(3)** (``--rigid``): Chaplygin's ball (the ball of ``benchmarks/rigid_bodies.py``,
+[Chaplygin 1903]) for 10⁵ steps of h = 10⁻² (t ∈ [0, 1000]) given as its QuasiVelocitySystem — stepped on
+the rotation group (``jetgeo.mechanics.discrete_lie``: ``dla-midpoint`` and ``dla-4``) — and as the pair of its
+coordinate form (L = ℓ(Φ q̇) in ZXZ Euler angles: ``dla-midpoint``), each with the C backend, and DOP853 on
+Hamel's equations (compiled to C, ``prepare(S.motion(), "full", backend="c")``) at the number of
+right-hand-side evaluations of the group scheme's ``dla-midpoint``, as above.  The columns as above (``run s``
+the whole simulate call, the compilation apart), and ``|RᵀR−I|`` the largest departure of the stepped
+orientation from a rotation (the group scheme carries a unit quaternion; the other two carry Euler angles,
+whose R(angles) is orthogonal by construction: —).  This section is written by
+``python -m benchmarks.discrete --rigid --out benchmarks/results/discrete.txt``, which replaces the section
+(from its first line to the end of the file) and keeps the rows above it.
+
 Run:  python -m benchmarks.discrete --out benchmarks/results/discrete.txt   (``--steps`` to shorten)
 """
 
@@ -36,8 +48,10 @@ from pathlib import Path
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from scipy.spatial.transform import Rotation
 
 from benchmarks.provenance import provenance_lines
+from benchmarks.rigid_bodies import chaplygin_ball
 from jetgeo import systems
 from jetgeo.io import load_spec
 from jetgeo.numerics import prepare, simulate
@@ -122,6 +136,70 @@ def run(n_steps: int) -> list[str]:
     return rows
 
 
+RIGID_TITLE = "A rigid body on SO(3): Chaplygin's ball, the group scheme vs its coordinate form vs DOP853"
+RIGID_COMMAND = "python -m benchmarks.discrete --rigid --out benchmarks/results/discrete.txt"
+
+
+def _dop853_equal_cost(fun, pd, y0, T, nfev):
+    h_eq = 12 * T / (nfev - 3 * 10001) if nfev > 12 * 10001 + 3 * 10001 else 15 * T / nfev
+    d = solve_ivp(lambda t, y, fun=fun, pd=pd: fun(t, y, pd), (0, T), y0, "DOP853",
+                  t_eval=np.linspace(0, T, 10001), first_step=h_eq, max_step=h_eq, rtol=0.9, atol=1e6)
+    return d, h_eq
+
+
+def run_rigid(n_steps: int) -> list[str]:
+    """The rigid-body section's rows (the module docstring)."""
+    T = n_steps * H
+    S, par, q0 = chaplygin_ball()
+    ini = S.jet_state(q0, params=par)
+    pair = (S.lagrangian_system(), S.constraint_submanifold())
+    rows = [f"{'system':<17} {'method':<21} {'compile s':>9} {'run s':>7} {'nfev':>9} {'rel dE max':>10} "
+            f"{'1st half':>9} {'2nd half':>9} {'trend 2nd':>10} {'max |f|':>9} {'max rel f':>9} {'|RtR-I|':>8} "
+            f"{'load':>5}"]
+    _emit(rows[0])
+    nfev_group = None
+    for label, system, method in (("dla-midpoint SO(3)", S, "dla-midpoint"), ("dla-4 SO(3)", S, "dla-4"),
+                                  ("dla-midpoint coords", pair, "dla-midpoint")):
+        t0 = time.perf_counter()
+        simulate(system, (0, 10 * H), ini, par, method=method, step=H, backend="c")
+        compile_s = time.perf_counter() - t0
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        r = simulate(system, (0, T), ini, par, method=method, step=H, backend="c")
+        run_s = time.perf_counter() - t0
+        assert r.status == "finished", r.message
+        if label == "dla-midpoint SO(3)":
+            nfev_group = r.nfev
+        orth = "—"
+        if r.orientation is not None:
+            R = Rotation.from_quat(r.orientation[:, [1, 2, 3, 0]]).as_matrix()
+            orth = f"{np.abs(np.einsum('nji,njk->nik', R, R) - np.eye(3)).max():.1e}"
+        e_all, e1, e2, trend = _energy_figures(r.t, r.energy)
+        rows.append(f"{'chaplygin_ball':<17} {label:<21} {compile_s:>9.2f} {run_s:>7.2f} {r.nfev:>9d} {e_all:>10.2e} "
+                    f"{e1:>9.2e} {e2:>9.2e} {trend:>10.2e} {r.max_residual:>9.2e} {r.max_relative_residual:>9.2e} "
+                    f"{orth:>8} {load:>5.2f}")
+        _emit(rows[-1])
+        del r
+    t0 = time.perf_counter()
+    prep = prepare(S.motion(), "full", backend="c")
+    compile_s = time.perf_counter() - t0
+    by_name = {str(k): float(v) for k, v in par.items()}
+    pd = np.array([by_name[str(s)] for s in prep.params])
+    y0 = np.array([float(ini[s]) for s in prep.state])
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    d, h_eq = _dop853_equal_cost(prep.rhs._func, pd, y0, T, nfev_group)
+    run_s = time.perf_counter() - t0
+    e_all, e1, e2, trend = _energy_figures(d.t, prep.energy_along(d.t, d.y, pd)[0])
+    fv = np.abs(prep.constraint_residuals_along(d.t, d.y, pd))
+    max_rel = float(np.max(fv / (1.0 + np.abs(prep.constraint_scales_along(d.t, d.y, pd)))))
+    rows.append(f"{'':<17} {f'DOP853 h={h_eq:.3g}':<21} {compile_s:>9.2f} {run_s:>7.2f} {d.nfev:>9d} {e_all:>10.2e} "
+                f"{e1:>9.2e} {e2:>9.2e} {trend:>10.2e} {float(np.max(fv)):>9.2e} {max_rel:>9.2e} {'—':>8} {load:>5.2f}"
+                + ("" if d.status == 0 else f"  ({d.message})"))
+    _emit(rows[-1])
+    return rows
+
+
 def _emit(row: str) -> None:
     print(row, flush=True)  # as the rows come: a run of 10⁶ steps on a shared machine takes a while
 
@@ -129,8 +207,22 @@ def _emit(row: str) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--steps", type=int, default=1_000_000)
+    ap.add_argument("--steps", type=int, default=None, help="default 10⁶, with --rigid 10⁵")
+    ap.add_argument("--rigid", action="store_true", help="only the rigid-body section (replaces it in --out)")
     args = ap.parse_args(argv)
+    if args.rigid:
+        steps = args.steps or 100_000
+        lines = [RIGID_TITLE, *provenance_lines(RIGID_COMMAND), "",
+                 f"{steps} steps of h = {H} (t in [0, {steps * H:g}]), backend='c'; load = 1-minute load average "
+                 "before the run"]
+        print("\n".join(lines), flush=True)
+        lines += run_rigid(steps)
+        if args.out:
+            old = args.out.read_text(encoding="utf-8").splitlines() if args.out.exists() else []
+            keep = old[: old.index(RIGID_TITLE)] if RIGID_TITLE in old else [*old, ""]
+            args.out.write_text("\n".join([*keep, *lines]) + "\n", encoding="utf-8")
+        return
+    args.steps = args.steps or 1_000_000
     lines = ["Discrete Lagrange–d'Alembert integrators vs DOP853 at equal cost (benchmarks/discrete.py)",
              *provenance_lines(COMMAND), "",
              f"{args.steps} steps of h = {H} (t in [0, {args.steps * H:g}]), backend='c'; run s = the whole simulate "

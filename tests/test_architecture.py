@@ -583,8 +583,6 @@ LONG_ENTRY_POINTS = {
     ("jetgeo/numerics/simulation/integrate.py", "integrate"),
     ("jetgeo/numerics/simulation/orientation.py", "simulate_orientation"),
     ("jetgeo/numerics/simulation/run.py", "simulate"),
-    # merged in the same session as this check, from parallel work: to be split like the others
-    ("jetgeo/numerics/simulation/discrete.py", "simulate_discrete"),
 }
 
 

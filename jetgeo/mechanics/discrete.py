@@ -81,8 +81,8 @@ from ..geometry.coerce import as_expr
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
-__all__ = ["DiscreteSystem", "OneStepMap", "discrete_system", "QUADRATURES", "DISCRETE_CONSTRAINTS",
-           "TRIPLE_JUMP"]
+__all__ = ["DiscreteSystem", "OneStepMap", "compose_triple_jump", "discrete_system", "QUADRATURES",
+           "DISCRETE_CONSTRAINTS", "TRIPLE_JUMP"]
 
 #: the quadratures of the action (the discrete Lagrangians)
 QUADRATURES = ("midpoint", "trapezoid")
@@ -435,30 +435,56 @@ class DiscreteSystem:
 
     @cached_property
     def _triple_jump(self) -> OneStepMap:
-        base = self.one_step()
-        s = _fresh("stage", self._taken)
-        g1, g2 = TRIPLE_JUMP
-        h = self.h
-        sub = {h: h * (g1 + (g2 - g1) * s * (2 - s))}
-        k = self.Q.k
-        first = (1 - s) * (2 - s) / 2  # 1 at stage 0, 0 at stages 1 and 2
-        # Λ′ keeps the λ of the first stage: at the next whole step it is the λ leaving this node
-        carried_lam = [first * lam + (1 - first) * old for lam, old in zip(self.lam, self.carried_lam)]
-        return OneStepMap(
-            residual=[e.xreplace(sub) for e in base.residual],
-            unknowns=base.unknowns,
-            known=(*base.known, s),
-            parameters=base.parameters,
-            advance=[*(e.xreplace(sub) for e in base.advance[: -k or None]), *carried_lam,
-                     1 + s - sp.Rational(3, 2) * s * (s - 1)],
-            predictor=[e.xreplace(sub) for e in base.predictor],
-            step=h,
-            stages=3,
-        )
+        return compose_triple_jump(self.one_step(), self.lam, self.carried_lam, _fresh("stage", self._taken))
 
     def __repr__(self) -> str:
         return (f"DiscreteSystem({self.quadrature} quadrature, {self.constraint} constraints, "
                 f"m={self.Y.m}, k={self.Q.k})")
+
+
+def compose_triple_jump(base: OneStepMap, lam: tuple, carried_lam: tuple, s: sp.Symbol) -> OneStepMap:
+    """Three stages of ``base`` with the steps γ₁h, γ₂h, γ₁h as one map of ``stages=3`` [Yoshida 1990]
+    (:meth:`DiscreteSystem.triple_jump` states the stage counter's rule).
+
+    Parameters
+    ----------
+    base : OneStepMap
+        A symmetric one-step map whose known vector ends with the carried (Λ, Λ′) and whose advance map
+        ends with (μ, λ).
+    lam, carried_lam : tuples of Symbols
+        Its multipliers λ (unknowns) and the carried Λ′ (known).
+    s : Symbol
+        The stage counter (a fresh symbol).
+
+    Returns
+    -------
+    OneStepMap
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> D = DiscreteSystem(*systems.load("skate"))
+    >>> compose_triple_jump(D.one_step(), D.lam, D.carried_lam, sp.Symbol("stage")).known[-1]
+    stage
+    """
+    g1, g2 = TRIPLE_JUMP
+    h = base.step
+    sub = {h: h * (g1 + (g2 - g1) * s * (2 - s))}
+    k = len(lam)
+    first = (1 - s) * (2 - s) / 2  # 1 at stage 0, 0 at stages 1 and 2
+    # Λ′ keeps the λ of the first stage: at the next whole step it is the λ leaving this node
+    kept = [first * a + (1 - first) * old for a, old in zip(lam, carried_lam)]
+    return OneStepMap(
+        residual=[e.xreplace(sub) for e in base.residual],
+        unknowns=base.unknowns,
+        known=(*base.known, s),
+        parameters=base.parameters,
+        advance=[*(e.xreplace(sub) for e in base.advance[: -k or None]), *kept,
+                 1 + s - sp.Rational(3, 2) * s * (s - 1)],
+        predictor=[e.xreplace(sub) for e in base.predictor],
+        step=h,
+        stages=3,
+    )
 
 
 def discrete_system(system, Q: ConstraintSubmanifold | None = None, quadrature: str = "midpoint",

@@ -39,6 +39,7 @@ returns Hamel's equations as :class:`~jetgeo.mechanics.eom.EquationsOfMotion` fo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 import sympy as sp
@@ -64,7 +65,27 @@ from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 from .motion import Motion
 
-__all__ = ["QuasiVelocities", "QuasiVelocitySystem", "coordinate_form"]
+__all__ = ["BodyRotation", "QuasiVelocities", "QuasiVelocitySystem", "coordinate_form"]
+
+
+@dataclass(frozen=True)
+class BodyRotation:
+    """What makes a frame a rigid body's: its orientation is the Euler-angle chart ``sequence`` (one of
+    :data:`jetgeo.mechanics.rigid.EULER_SEQUENCES`) in the coordinates ``angles``, and its quasi-velocities
+    ``omega`` are the body-frame angular velocity Ω (Ṙ = R Ω̂).  Set by
+    :func:`~jetgeo.mechanics.rigid.body_angular_velocity`; read by the Lie-group integrator
+    (:mod:`jetgeo.mechanics.discrete_lie`).
+
+    Attributes
+    ----------
+    sequence : str
+    angles : tuple of Symbols (three coordinates of Y)
+    omega : tuple of Symbols (three quasi-velocities)
+    """
+
+    sequence: str
+    angles: tuple
+    omega: tuple
 
 
 def _symbols(names: Sequence, m: int, what: str) -> tuple:
@@ -96,6 +117,9 @@ class QuasiVelocities:
         large matrix: :func:`~jetgeo.geometry.exact.lu_solve_dag`).  Both may be given when both
         are known in closed form (a quaternion frame: the solve would bury Φ's rational entries in
         nested quotients); Φ Ψ = 1 is then checked (zero test of every entry).
+    rotation : BodyRotation, optional
+        Declares the frame a rigid body's (its Euler-angle chart and its Ω); ``frame.rotation`` is None
+        otherwise.
 
     Returns
     -------
@@ -119,12 +143,18 @@ class QuasiVelocities:
     """
 
     def __init__(self, Y: FibredManifold, names: Sequence, *, velocities: Sequence | None = None,
-                 frame=None) -> None:
+                 frame=None, rotation: BodyRotation | None = None) -> None:
         if not isinstance(Y, FibredManifold):
             raise InputError(f"QuasiVelocities needs a FibredManifold, got {type(Y).__name__}")
         m = Y.m
         self.Y = Y
         self.v = _symbols(names, m, "QuasiVelocities")
+        if rotation is not None and not (isinstance(rotation, BodyRotation) and set(rotation.angles) <= set(Y.q)
+                                         and set(rotation.omega) <= set(self.v)):
+            raise InputError(f"QuasiVelocities: rotation= must be a BodyRotation on coordinates of Y and "
+                             f"quasi-velocities of the frame, got {rotation!r:.80}")
+        #: the rigid body's chart and Ω when the frame is a body frame (:class:`BodyRotation`), else None
+        self.rotation = rotation
         clash = set(self.v) & (set(Y.J2.coords) | {Y.t})
         if clash:
             raise InputError(f"QuasiVelocities: names clash with jet coordinates: {sorted(map(str, clash))}")

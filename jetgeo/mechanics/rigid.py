@@ -41,7 +41,7 @@ from ..geometry.coerce import as_expr
 from ..geometry.exact import det_exact, lu_solve_dag, trig_reduce_if_small
 from ..geometry.zero import is_zero
 from ..jets.fibred import FibredManifold
-from .quasi import QuasiVelocities, QuasiVelocitySystem
+from .quasi import BodyRotation, QuasiVelocities, QuasiVelocitySystem
 
 __all__ = ["EULER_SEQUENCES", "QUATERNION", "SURFACES", "ContactSurface", "SupportFunction", "body_angular_velocity",
            "body_angular_velocity_quaternion", "chart_singularity", "ellipsoid_support", "quadric_support",
@@ -131,7 +131,9 @@ def body_angular_velocity(Y: FibredManifold, sequence: str, names: Sequence, ang
     others = list(others)
     if len(others) != len(rest):
         raise InputError(f"need {len(rest)} further quasi-velocities for {[str(q) for q in rest]}, got {len(others)}")
-    return QuasiVelocities(Y, names, velocities=[*rows, *others])
+    omega = tuple(sp.Symbol(n) if isinstance(n, str) else n for n in list(names)[:3])
+    return QuasiVelocities(Y, names, velocities=[*rows, *others],
+                           rotation=BodyRotation(sequence.upper(), angles, omega))
 
 
 def rotation_matrix(Y: FibredManifold, sequence: str, angles: Sequence | None = None) -> sp.Matrix:

@@ -49,11 +49,13 @@ import numpy as np
 from ..errors import BranchError, InputError, NotRegularError, OffManifoldError, RankDeficientError
 from ..geometry.coerce import check_assumptions
 from ..mechanics.eom import SampledSystem
+from ..mechanics.quasi import QuasiVelocitySystem
 from ..progress import progress_bar
 from ..version import __version__
 from .batch import STATUS, BatchModel, batch_model, check_initial, integrate_batch
 from .ensemble_store import open_store, process_alive, process_start_time, study_fingerprint
-from .simulation.discrete import DISCRETE_METHODS, simulate_discrete
+from .simulation.discrete import DISCRETE_METHODS, portable_stepper, simulate_discrete
+from .simulation.discrete_lie import on_the_group
 from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
 from .simulation.prepare import PreparedSystem as Prepared
@@ -317,14 +319,43 @@ def run_chunk(model: BatchModel, settings: dict, full, P) -> dict:
     return out
 
 
-def run_discrete(system, model: BatchModel, settings: dict, full, P) -> dict:
+def run_discrete(system, model: BatchModel, settings: dict, full, P, client=None) -> dict:
     """Step every member (columns of ``full`` and ``P``) with a discrete Lagrange–d'Alembert method
     (``settings["method"]``, ``settings["step"]``): the arrays of the dataset, as :func:`run_chunk`.
 
-    The stepper is compiled once (:func:`~jetgeo.numerics.simulation.discrete.discrete_stepper`
-    caches it per system) and each member is one call of its step loop — the same call
-    ``simulate(..., method=..., step=...)`` makes, so a member equals its ``simulate`` run.  The
-    output times must be nodes t0 + k·step."""
+    The stepper is compiled once per process (:func:`~jetgeo.numerics.simulation.discrete.portable_stepper`)
+    and each member is one call of its step loop — the call ``simulate(..., method=..., step=...)`` makes,
+    so a member equals its ``simulate`` run.  With ``client`` (a ``distributed.Client``) the members are
+    split into one chunk per worker and stepped there (:func:`step_members`): the exact map is sent to
+    every worker once and compiled there once; the result is the embedded run's, member by member.  A
+    rigid body stepped on SO(3) runs in this process (one ``simulate`` call per member).  The output
+    times must be nodes t0 + k·step."""
+    if isinstance(system, QuasiVelocitySystem) and on_the_group(system) is None:
+        if client is not None:
+            raise InputError(f"ensemble: a rigid body stepped on SO(3) by {settings['method']!r} runs in this "
+                             "process; client= is for the coordinate form and the DOP853 batches")
+        return _members_by_simulate(system, model, settings, full, P)
+    job = portable_stepper(system, settings["method"], settings["backend"])
+    if client is None:
+        return step_members(job, model, settings, full, P)
+    from distributed import wait
+
+    N = full.shape[1]
+    size = max(1, math.ceil(N / max(1, len(client.scheduler_info().get("workers", {})))))
+    remote_job, remote_model = client.scatter([job, model], broadcast=True)
+    futures = [client.submit(step_members, remote_job, remote_model, settings, full[:, s:s + size],
+                             P[:, s:s + size], pure=False) for s in range(0, N, size)]
+    try:
+        wait(futures)
+        parts = client.gather(futures)
+    finally:
+        for fut in futures:
+            fut.cancel()
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def _nodes_of(model: BatchModel, settings: dict, full, P) -> tuple:
+    """(completed full, messages, node index of every output time, number of steps)."""
     t0, t1 = settings["t_span"]
     t_eval, h, method = settings["t_eval"], settings["step"], settings["method"]
     full, why = check_initial(model, t0, full, P, settings["complete"], settings["manifold_tol"])
@@ -333,11 +364,82 @@ def run_discrete(system, model: BatchModel, settings: dict, full, P) -> dict:
     if np.any(np.abs(k * ((t1 - t0) / max(n_steps, 1)) - (t_eval - t0)) > 1e-9 * max(1.0, abs(t1 - t0))):
         raise InputError(f"ensemble: with method={method!r} the output times must be nodes t0 + k·step "
                          f"(step = {h:g}); choose n_times − 1 dividing the {n_steps} steps")
-    N, nT, nF, nC = full.shape[1], len(t_eval), full.shape[0], model.n_constraints
-    out = {"trajectory": np.full((N, nT, nF), np.nan), "status": np.empty(N, dtype=object),
-           "message": np.empty(N, dtype=object), "t_stop": np.full(N, np.nan), "state_stop": np.full((N, nF), np.nan),
-           "nfev": np.zeros(N, np.int64), "nsteps": np.zeros(N, np.int64), "residual": np.full((N, nT, nC), np.nan),
-           "energy": np.full((N, nT), np.nan)}
+    return full, why, k, n_steps
+
+
+def _empty(model: BatchModel, N: int, nT: int) -> dict:
+    nF, nC = 2 * model.m, model.n_constraints
+    return {"trajectory": np.full((N, nT, nF), np.nan), "status": np.empty(N, dtype=object),
+            "message": np.empty(N, dtype=object), "t_stop": np.full(N, np.nan), "state_stop": np.full((N, nF), np.nan),
+            "nfev": np.zeros(N, np.int64), "nsteps": np.zeros(N, np.int64), "residual": np.full((N, nT, nC), np.nan),
+            "energy": np.full((N, nT), np.nan)}
+
+
+def _trimmed(model: BatchModel, out: dict) -> dict:
+    if not model.n_constraints:
+        del out["residual"]
+    if model.energy is None:
+        del out["energy"]
+    return out
+
+
+def step_members(job, model: BatchModel, settings: dict, full, P) -> dict:
+    """Step the members (columns of ``full``, ``P``) with the
+    :class:`~jetgeo.numerics.simulation.discrete.PortableStepper` ``job`` in this process (a worker's task,
+    or the embedded run): the arrays of :func:`run_discrete`.
+
+    Each member is the node run ``simulate`` makes (:func:`~jetgeo.numerics.simulation.stepping.run_nodes`:
+    the same states, status and message); the constraints are evaluated at the nodes as the stepper carries
+    them (angles reduced modulo 2π), the energy at the reported (unwrapped) states.
+
+    Parameters
+    ----------
+    job : PortableStepper
+    model : BatchModel
+    settings : dict
+        ``t_span``, ``t_eval``, ``step``, ``method``, ``complete``, ``manifold_tol``.
+    full, P : numpy.ndarray
+        The states (2m, N) and the parameters (n_p, N).
+
+    Returns
+    -------
+    dict
+        The arrays of the members, member first.
+    """
+    t0, t1 = settings["t_span"]
+    full, why, k, n_steps = _nodes_of(model, settings, full, P)
+    N, nT, m = full.shape[1], len(settings["t_eval"]), model.m
+    out = _empty(model, N, nT)
+    st = job.stepper()
+    pidx = [list(model.params).index(str(s)) for s in st.parameters[:-1]]
+    h = (t1 - t0) / n_steps
+    for i in range(N):
+        if why[i] is not None:
+            out["status"][i], out["message"][i] = "invalid", why[i]
+            continue
+        run = job.run(t0, full[:, i], [*P[pidx, i], h], n_steps, settings["method"])
+        traj, reduced = run.unwrapped[:, 1:1 + 2 * m], run.nodes[:, 1:1 + 2 * m]
+        reached = k[k < len(traj)]
+        out["trajectory"][i, : len(reached)] = traj[reached]
+        tt, Pi = run.nodes[reached, 0], np.repeat(P[:, i:i + 1], len(reached), axis=1)
+        if model.n_constraints:
+            out["residual"][i, : len(reached)] = np.asarray(model.f(tt, reduced[reached].T, Pi), dtype=float).T
+        if model.energy is not None:
+            out["energy"][i, : len(reached)] = np.asarray(model.energy(tt, traj[reached].T, Pi),
+                                                          dtype=float).reshape(-1)
+        out["status"][i] = "ok" if run.status == "finished" else "failed"
+        out["message"][i] = "" if run.status == "finished" else run.message
+        out["t_stop"][i], out["state_stop"][i] = run.nodes[-1, 0], traj[-1]
+        out["nfev"][i], out["nsteps"][i] = run.nfev, len(traj) - 1
+    return _trimmed(model, out)
+
+
+def _members_by_simulate(system, model: BatchModel, settings: dict, full, P) -> dict:
+    """One ``simulate_discrete`` call per member (a rigid body stepped on SO(3))."""
+    t0, t1 = settings["t_span"]
+    full, why, k, _ = _nodes_of(model, settings, full, P)
+    N, nT = full.shape[1], len(settings["t_eval"])
+    out = _empty(model, N, nT)
     for i in range(N):
         if why[i] is not None:
             out["status"][i], out["message"][i] = "invalid", why[i]
@@ -345,27 +447,23 @@ def run_discrete(system, model: BatchModel, settings: dict, full, P) -> dict:
         initial = {n: float(full[r, i]) for r, n in enumerate(model.full_state)}
         params = {n: float(P[r, i]) for r, n in enumerate(model.params)}
         try:
-            r = simulate_discrete(system, (t0, t1), initial, params, method, step=h, backend=settings["backend"],
-                                  manifold_tol=settings["manifold_tol"])
+            r = simulate_discrete(system, (t0, t1), initial, params, settings["method"], step=settings["step"],
+                                  backend=settings["backend"], manifold_tol=settings["manifold_tol"])
         except OffManifoldError as exc:
             out["status"][i], out["message"][i] = "invalid", f"invalid data: {exc}"
             continue
         reached = k[k < len(r.t)]
         traj = np.hstack([r.q, r.qdot])
         out["trajectory"][i, : len(reached)] = traj[reached]
-        if r.residuals is not None:
+        if r.residuals is not None and model.n_constraints:
             out["residual"][i, : len(reached)] = r.residuals[reached]
-        if r.energy is not None:
+        if r.energy is not None and model.energy is not None:
             out["energy"][i, : len(reached)] = r.energy[reached]
         out["status"][i] = "ok" if r.success else "failed"
         out["message"][i] = "" if r.success else r.message
         out["t_stop"][i], out["state_stop"][i] = r.t[-1], traj[-1]
         out["nfev"][i], out["nsteps"][i] = r.nfev, len(r.t) - 1
-    if not nC:
-        del out["residual"]
-    if model.energy is None:
-        del out["energy"]
-    return out
+    return _trimmed(model, out)
 
 
 def _atlas_on(model: BatchModel, settings: dict) -> bool:
@@ -635,8 +733,9 @@ def ensemble(
     method : "DOP853" (default: the batched adaptive integrator) or a discrete Lagrange–d'Alembert
         method "dla-midpoint", "dla-trapezoid", "dla-4" (as in ``simulate``; needs a Lagrangian and
         a constraint submanifold): its stepper is compiled once and steps every member in this
-        process (:func:`run_discrete`; ``store`` holds it as one chunk); rtol, atol, max_step, events
-        and atlas do not apply, and ``client`` is refused.
+        process, or with ``client`` on the Dask workers, one chunk of members each, the stepper
+        compiled once per worker (:func:`run_discrete`; ``store`` holds the study as one chunk); rtol,
+        atol, max_step, events and atlas do not apply.
     step : float > 0
         The time step of a dla method (required for one, refused otherwise); the output times must
         be nodes t0 + k·step.
@@ -656,9 +755,6 @@ def ensemble(
         if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(float(step)) or float(step) <= 0:
             raise InputError(f"ensemble: step must be a finite number > 0, got {step!r:.40}")
-        if client is not None:
-            raise InputError(f"ensemble: method={method!r} steps the members in this process; client= is for the "
-                             "DOP853 batches")
         if backend not in ("auto", "c", "python"):
             raise InputError(f"ensemble: backend must be 'auto', 'c' or 'python', got {backend!r:.40}")
         n_float = (float(t_span[1]) - float(t_span[0])) / float(step)
@@ -718,7 +814,7 @@ def ensemble(
         if st is not None and st.complete():
             return st.result()
         try:
-            ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P), t_eval, coords, attrs)
+            ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P, client), t_eval, coords, attrs)
             if st is not None:
                 st.write(0, ds)
         except BaseException:

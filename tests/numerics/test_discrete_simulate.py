@@ -15,9 +15,10 @@ from jetgeo import systems
 from jetgeo.errors import InputError
 from jetgeo.jets import FibredManifold
 from jetgeo.mechanics import QuasiVelocitySystem
-from jetgeo.mechanics.rigid import body_angular_velocity, rotation_matrix
+from jetgeo.mechanics.rigid import body_angular_velocity, ellipsoid_support, rolling_on_plane, rotation_matrix
 from jetgeo.numerics import codegen, simulate
 from jetgeo.numerics.simulation.discrete import DISCRETE_METHODS
+from jetgeo.numerics.simulation.discrete_lie import on_the_group
 
 HAVE_CC = shutil.which(codegen.compiler_command()[0]) is not None
 BACKENDS = ["python", pytest.param("c", marks=pytest.mark.skipif(not HAVE_CC, reason="no C compiler on this machine"))]
@@ -180,3 +181,29 @@ def test_angles_of_1e7_rad_are_carried_modulo_2pi(backend):
     moved = [names.index(n) for n in ("x", "y", "psi", "phi")]
     assert np.abs((b.q - a.q)[:, moved] - 2 * np.pi * turns).max() <= 2e-8  # reported unwrapped
     assert np.abs(b.q[:, names.index("theta")] - a.q[:, names.index("theta")]).max() <= 1e-9
+
+
+def test_rattleback_step_too_large_is_named_with_the_step_that_passes():
+    """The rattleback [Neimark–Fufaev 1972] spun at 3 rad/s rocks at about 80 rad/s (period 0.08 s): at
+    h = 0.01 the branch of solutions of the discrete equations that tends to the motion as h → 0 turns back
+    (a fold, near h = 0.0091 at t = 0.02; the Jacobian is right — finite differences agree to 2e-10 — and
+    a damped Newton stalls at |F| = 0.03), so Newton's method wanders.  The run stops there with a message
+    naming the step and the one that passes (two steps of 0.005), which then runs to the end on Q.  Its
+    contact point's 1/√(ξᵀAξ) makes ℓ of degree > 2 in R: stepped in the coordinate form (said by
+    on_the_group)."""
+    Y = FibredManifold(["phi", "theta", "psi", "x", "y"])
+    a, b, c, m, g, d, A, B, C, dl = sp.symbols("a b c m g d A B C delta", positive=True)
+    Rz = sp.Matrix([[sp.cos(dl), -sp.sin(dl), 0], [sp.sin(dl), sp.cos(dl), 0], [0, 0, 1]])
+    S = rolling_on_plane(Y, "XYZ", ["w1", "w2", "w3", "u", "w"], ellipsoid_support(a, b, c), m,
+                         Rz * sp.diag(A, B, C) * Rz.T, offset=(0, 0, -d), gravity=g)
+    par = {a: 0.2, b: 0.03, c: 0.02, m: 1.0, g: 9.81, d: 0.01, A: 2e-4, B: 1.6e-3, C: 1.7e-3, dl: 0.1}
+    w1, w2, w3 = S.frame.v[:3]
+    jets = S.jet_state({Y.q[0]: 0.0, Y.q[1]: 0.05, Y.q[2]: 0.0, Y.q[3]: 0, Y.q[4]: 0, w1: 0, w2: 0, w3: 3.0},
+                       params=par)
+    pair = (S.lagrangian_system(), S.constraint_submanifold())
+    r = simulate(pair, (0, 0.2), jets, par, method="dla-midpoint", step=0.01)
+    assert r.status == "failed" and len(r.t) == 3 and r.t[-1] == pytest.approx(0.02)
+    assert "too large" in r.message and "h = 0.01" in r.message and "choose step <= 0.005" in r.message
+    ok = simulate(pair, (0, 0.2), jets, par, method="dla-midpoint", step=0.005)
+    assert ok.success and ok.max_relative_residual < 1e-12
+    assert "degree ≤ 2" in on_the_group(S)

@@ -32,7 +32,6 @@ most iterations one of them took.
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Mapping
 
@@ -41,12 +40,15 @@ import numpy as np
 from ...errors import InputError
 from ...geometry.coerce import check_assumptions
 from ...mechanics.discrete import DiscreteSystem
+from ...mechanics.quasi import QuasiVelocitySystem
 from ..stepper import compile_stepper, periodic_indices
-from .initial import check_on_manifold, initial_data, lookup
+from .discrete_lie import on_the_group, simulate_lie
+from .initial import check_on_manifold, initial_data
 from .prepare import along_solution, prepare
 from .results import SimulationResult
+from .stepping import NodeRun, StepOptions, node_grid, parameter_vector, run_nodes, step_options
 
-__all__ = ["DISCRETE_METHODS", "discrete_stepper", "simulate_discrete"]
+__all__ = ["DISCRETE_METHODS", "PortableStepper", "discrete_stepper", "portable_stepper", "simulate_discrete"]
 
 #: method → (quadrature, discrete constraints, composed to order 4)
 DISCRETE_METHODS = {
@@ -102,30 +104,130 @@ def discrete_stepper(system, Q, method: str = "dla-midpoint", backend: str = "py
     return stepper, osm
 
 
+class PortableStepper:
+    """A discrete stepper that travels to other processes (a Dask worker): it pickles as its exact
+    one-step map (sympy expressions) and compiles on first use in each process, once.
+
+    Parameters
+    ----------
+    osm : OneStepMap
+    periodic : tuple of int
+        The known values carried modulo 2π (decided where the map was built).
+    backend : str
+    m, k : int
+        The coordinates and the constraints.
+    compiled : ImplicitStepper, optional
+        The stepper already compiled in this process (not pickled).
+
+    Examples
+    --------
+    >>> from jetgeo import systems
+    >>> job = portable_stepper(systems.load("skate"), "dla-midpoint")
+    >>> job.m, job.k, job.run(0.0, [0, 0, 0, 1, 0, 0], [1, 1, 0.1], 3, "dla-midpoint").nodes.shape
+    (3, 1, (4, 9))
+    """
+
+    def __init__(self, osm, periodic: tuple, backend: str, m: int, k: int, compiled=None) -> None:
+        self.osm, self.periodic, self.backend, self.m, self.k = osm, tuple(periodic), backend, m, k
+        self._compiled = compiled
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_compiled": None}  # the compiled functions stay in their process
+
+    def stepper(self):
+        """The compiled :class:`~jetgeo.numerics.stepper.ImplicitStepper` (compiled here once), with the
+        default stopping rule of :class:`~.stepping.StepOptions`.
+
+        Returns
+        -------
+        ImplicitStepper
+        """
+        if self._compiled is None:
+            o = self.osm
+            self._compiled = compile_stepper(o.residual, o.unknowns, o.known, o.parameters, advance=o.advance,
+                                             predictor=o.predictor, backend=self.backend, periodic=self.periodic)
+        st, opts = self._compiled, StepOptions(1.0)
+        st.tol, st.ftol, st.max_iter = opts.tol, opts.ftol, opts.max_iter
+        return st
+
+    def run(self, t0: float, y0, ps, n_steps: int, method: str) -> NodeRun:
+        """``n_steps`` steps from the state y0 = (q, q̇) at t0, as ``simulate`` runs them.
+
+        Parameters
+        ----------
+        t0 : float
+        y0 : sequence of 2m floats
+        ps : sequence of floats
+            The parameters in the order of ``osm.parameters``, h last.
+        n_steps : int
+        method : str
+
+        Returns
+        -------
+        NodeRun
+        """
+        st, stages = self.stepper(), self.osm.stages
+        w0 = np.concatenate([[t0], y0, np.zeros(2 * self.k), [0.0] if stages > 1 else []])
+        return run_nodes(st, w0, n_steps, stages, np.asarray(ps, dtype=float), 1 + 2 * self.m, self.k, method,
+                         float(ps[-1]))
+
+
+def portable_stepper(system, method: str, backend: str = "python") -> PortableStepper:
+    """The :class:`PortableStepper` of ``method`` for a system ``simulate_discrete`` steps in its
+    coordinate form (compiled here already: the calling process reuses it).
+
+    Parameters
+    ----------
+    system : a (LagrangianSystem, ConstraintSubmanifold) pair, a catalogue entry, a ConstrainedSystem
+    method : "dla-midpoint", "dla-trapezoid" or "dla-4"
+    backend : "python", "c" or "auto"
+
+    Returns
+    -------
+    PortableStepper
+
+    Examples
+    --------
+    >>> import pickle
+    >>> from jetgeo import systems
+    >>> ps = portable_stepper(systems.load("skate"), "dla-midpoint")
+    >>> pickle.loads(pickle.dumps(ps)).stepper().unknowns == ps.stepper().unknowns
+    True
+    """
+    M = prepare(system, "multipliers", None, "python").model
+    if M.system is None or M.Q is None:
+        raise InputError(f"ensemble: the {method} method needs a Lagrangian and a constraint submanifold")
+    st, osm = discrete_stepper(M.system, M.Q, method, backend)
+    return PortableStepper(osm, st.periodic, backend, len(M.q), M.Q.k, compiled=st)
+
+
 def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None = None, method: str = "dla-midpoint",
-                      *, step=None, complete: bool = False, manifold_tol: float = 1e-9, backend: str | None = None,
-                      first_integrals: Mapping | None = None, t_eval=None, tol: float = 1e-12,
-                      ftol: float = 1e-9, max_iter: int = 20, **options) -> SimulationResult:
+                      *, complete: bool = False, manifold_tol: float = 1e-9, backend: str | None = None,
+                      first_integrals: Mapping | None = None, t_eval=None, **options) -> SimulationResult:
     r"""Step a constrained system with a discrete Lagrange–d'Alembert integrator (the module docstring).
 
     Parameters
     ----------
     system : what :func:`~jetgeo.numerics.simulate` accepts that has a Lagrangian and a constraint
         submanifold: a (LagrangianSystem, ConstraintSubmanifold) pair, a catalogue entry, a
-        ConstrainedSystem.
+        ConstrainedSystem, a QuasiVelocitySystem.  A QuasiVelocitySystem whose frame is a rigid body's
+        (``frame.rotation`` set) is stepped on the rotation group
+        (:func:`~jetgeo.numerics.simulation.discrete_lie.simulate_lie`) when its ℓ, φ and forces are
+        polynomials of degree ≤ 2 in R's entries (:func:`~.discrete_lie.on_the_group` says why not
+        otherwise); every other system in its coordinate form.
     t_span : (t0, t1); t1 < t0 steps backwards (step −h).
     initial, params, complete, manifold_tol, first_integrals : as for ``simulate``.
     method : "dla-midpoint", "dla-trapezoid" or "dla-4"
-    step : float > 0
-        The step h; (t1 − t0)/h must be a whole number of steps (to 1e-9).
     backend : None/"python", "c" or "auto": how the residual is compiled.
     t_eval : not supported (the output is every node).
-    tol, ftol, max_iter : Newton's stopping rule (:func:`~jetgeo.numerics.stepper.compile_stepper`:
-        converged when |Δz| ≤ tol·(1 + |z|) and |F| ≤ ftol).  The correction test decides (Newton's
-        method converges quadratically, so |F| is then at round-off); ``ftol`` is a safety net, loose
-        because the momentum equations carry the round-off |q|ε/h of v_k = Δq/h (the sleigh far
-        from the origin).  The stepper is shared between runs of the same
-        system: these are set on it for each run.
+    **options
+        ``step`` (required): the step h, (t1 − t0)/h a whole number of steps (to 1e-9); ``tol``,
+        ``ftol``, ``max_iter``: Newton's stopping rule (:class:`~.stepping.StepOptions`,
+        :func:`~jetgeo.numerics.stepper.compile_stepper`: converged when |Δz| ≤ tol·(1 + |z|) and
+        |F| ≤ ftol).  The correction test decides (Newton's method converges quadratically, so |F| is
+        then at round-off); ``ftol`` is a safety net, loose because the momentum equations carry the
+        round-off |q|ε/h of v_k = Δq/h (the sleigh far from the origin).  The stepper is shared between
+        runs of the same system: these are set on it for each run.
 
     Returns
     -------
@@ -141,80 +243,33 @@ def simulate_discrete(system, t_span, initial: Mapping, params: Mapping | None =
     >>> len(r.t), r.max_residual < 1e-12
     (11, True)
     """
-    if options:
-        raise InputError(f"simulate: the {method} method takes step= (and tol=, ftol=, max_iter=), not "
-                         f"{', '.join(sorted(options))}")
     if method not in DISCRETE_METHODS:
         raise InputError(f"simulate: unknown discrete method {method!r}; one of {sorted(DISCRETE_METHODS)}")
-    if t_eval is not None:
-        raise InputError(f"simulate: the {method} method returns every node t0 + k·step; t_eval is not supported")
-    if step is None:
-        raise InputError(f"simulate: the {method} method needs step= (the time step h > 0)")
-    if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(step)) or float(step) <= 0:
-        raise InputError(f"simulate: step must be a finite number > 0, got {step!r:.40}")
-    for name, v, lo in (("tol", tol, 0.0), ("ftol", ftol, 0.0), ("max_iter", max_iter, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > lo or not math.isfinite(v):
-            raise InputError(f"simulate: {name} must be a number > {lo:g}, got {v!r:.40}")
-    try:
-        t0, t1 = (float(x) for x in t_span)
-    except (TypeError, ValueError):
-        raise InputError(f"simulate: t_span must be a pair of numbers (t0, t1), got {t_span!r:.60}") from None
-    if not (math.isfinite(t0) and math.isfinite(t1)) or t0 == t1:
-        raise InputError(f"simulate: t_span must be two different finite numbers, got {t_span!r:.60}")
-    h = float(step)
-    n_float = abs(t1 - t0) / h
-    n_steps = int(round(n_float))
-    if n_steps < 1 or abs(n_steps - n_float) > 1e-9 * max(1.0, n_float):
-        raise InputError(f"simulate: the span {t1 - t0:g} is not a whole number of steps {h:g} "
-                         f"({n_float:.6g} steps); choose step = span / n")
-    h = math.copysign((t1 - t0) / n_steps, t1 - t0)
+    opts = step_options(method, t_eval, options)
+    grid = node_grid(t_span, opts.step)
+    if isinstance(system, QuasiVelocitySystem) and on_the_group(system) is None:
+        return simulate_lie(system, grid, initial, params, method, opts, complete=complete,
+                            manifold_tol=manifold_tol, backend=backend, first_integrals=first_integrals)
+    t0, _, h, n_steps = grid
     prep = prepare(system, "multipliers", first_integrals, "python")
     M = prep.model
     if M.system is None or M.Q is None:
         raise InputError(f"simulate: the {method} method needs a Lagrangian and a constraint submanifold "
                          "(a (system, Q) pair, a catalogue entry or a ConstrainedSystem)")
     params = dict(params or {})
-    pvals, missing = [], []
-    for s in prep.params:
-        v = lookup(params, s)
-        (missing.append(s) if v is None else pvals.append(float(v)))
-    if missing:
-        raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing))}")
-    check_assumptions(dict(zip(prep.params, pvals)), "simulate")
-    p = np.array(pvals, dtype=float)
+    p = parameter_vector(prep.params, params)
+    check_assumptions(dict(zip(prep.params, p)), "simulate")
     y0 = initial_data(prep, initial, complete, t0, p)
     check_on_manifold(prep, t0, y0, p, manifold_tol)
     stepper, osm = discrete_stepper(M.system, M.Q, method, backend or "python")
-    stepper.tol, stepper.ftol, stepper.max_iter = float(tol), float(ftol), int(max_iter)
-    ps = []
-    for s in stepper.parameters[:-1]:
-        v = lookup(params, s)
-        if v is None:
-            raise InputError(f"simulate: no value given for the parameter {s}")
-        ps.append(float(v))
-    ps = np.array([*ps, h])
+    stepper.tol, stepper.ftol, stepper.max_iter = opts.tol, opts.ftol, int(opts.max_iter)
+    ps = np.array([*parameter_vector(stepper.parameters[:-1], params), h])
     m, k, stages = len(M.q), M.Q.k, osm.stages
     w0 = np.concatenate([[t0], y0, np.zeros(2 * k), [0.0] if stages > 1 else []])  # Λ = Λ′ = 0, stage 0
-    run = stepper.run(w0, n_steps * stages, ps, every=stages)
-    W, U = run.nodes, run.unwrapped()
-    status, message = "finished", f"{n_steps} steps of {method} with h = {h:g}"
-    if not run.ok:
-        status, message = "failed", f"the {method} step failed at t = {run.last[0]:.6g}: {run.message}"
-        W, U = W[: 1 + run.steps_done // stages], U[: 1 + run.steps_done // stages]  # whole steps only
-    nfev = stages * int(np.sum(run.iterations))  # a bound: the most iterations of a stage, per node
-    mu, lam_out = W[:, 1 + 2 * m: 1 + 2 * m + k], W[:, 1 + 2 * m + k: 1 + 2 * m + 2 * k]
-    # the node's multiplier: the mean of the half impulses arriving (μ of the row) and leaving (Λ′ of the next)
-    lam = np.full((len(W), k), np.nan)
-    lam[1:] = mu[1:]
-    lam[:-1] = np.where(np.isnan(lam[:-1]), lam_out[1:], (lam[:-1] + lam_out[1:]) / 2)
-    if run.ok and len(W) > 1:  # one more step gives λ at the last node
-        extra = stepper.run(W[-1], stages, ps, every=stages)
-        if extra.ok:
-            lam[-1] = (mu[-1] + extra.nodes[-1, 1 + 2 * m + k: 1 + 2 * m + 2 * k]) / 2
-    t = W[:, 0]
-    return _result(prep, method, t, U[:, 1: 1 + 2 * m].T, W[:, 1: 1 + 2 * m].T, lam, p, params, status, message,
-                   nfev)
+    run = run_nodes(stepper, w0, n_steps, stages, ps, 1 + 2 * m, k, method, h)
+    W, U = run.nodes, run.unwrapped
+    return _result(prep, method, W[:, 0], U[:, 1: 1 + 2 * m].T, W[:, 1: 1 + 2 * m].T, run.lam, p, params,
+                   run.status, run.message, run.nfev)
 
 
 def _result(prep, method, t, full, reduced, lam, p, params, status, message, nfev) -> SimulationResult:

@@ -83,6 +83,11 @@ class SimulationResult:
     #: the orientation chart (an Euler sequence) of each output row, for a run across charts of SO(3)
     #: (:func:`~jetgeo.numerics.simulation.orientation.simulate_orientation`); None otherwise
     orientation_charts: list | None = None
+    #: a rigid body stepped on SO(3) (:mod:`~jetgeo.numerics.simulation.discrete_lie`): the unit quaternion
+    #: (q₀ first, x_space = q x_body q̄) at every node, shape (N, 4); None otherwise
+    orientation: np.ndarray | None = None
+    #: the quasi-velocities v (the frame's order) at every node when the run stepped them, shape (N, m); else None
+    quasi_velocities: np.ndarray | None = None
 
     # --- derived figures ----------------------------------------------------------------------
     @property
