@@ -16,8 +16,8 @@ full and reduced formulations).  ``--scheduler`` ``local`` (default: this machin
 the address of a Dask scheduler (``tcp://host:8786``).  ``--out`` writes the dataset
 (resumable: run the same command again after an interruption).  ``--timeout`` and
 ``--memory-limit`` bound the run as for ``simulate``.  ``--method dla-…`` with ``--step H`` steps
-every member with a discrete Lagrange–d'Alembert integrator (one compiled stepper, in this process:
-not with a ``--scheduler`` address), as ``jetgeo simulate --method dla-… --step H`` would.
+every member with a discrete Lagrange–d'Alembert integrator (one compiled stepper per process; with a
+``--scheduler`` address, compiled once on each worker), as ``jetgeo simulate --method dla-… --step H`` would.
 
 Exit codes: 0 every member reached ``--t-end``; 1 some member did not (stopped at a singular
 state, failed, or invalid data: the first ones are listed, the reason on stderr) or a limit was
@@ -115,8 +115,6 @@ def _run(args: argparse.Namespace) -> int:
         if clash:
             raise InputError(f"{spec.source}: --param {clash[0]!r} is a dependent velocity (given by the constraints); "
                             "sweep an independent one")
-    if args.method != "DOP853" and args.scheduler != "local":
-        raise InputError(f"--method {args.method} steps the members in this process; --scheduler is for DOP853 sweeps")
     client = None
     if args.scheduler != "local":
         try:
