@@ -579,7 +579,6 @@ def test_every_name_on_the_map_exists():
 LONG_ENTRY_POINTS = {
     ("jetgeo/io/spec.py", "from_objects"),
     ("jetgeo/numerics/compile.py", "compile_rhs"),
-    ("jetgeo/numerics/ensembles.py", "ensemble"),
     ("jetgeo/numerics/simulation/integrate.py", "integrate"),
     ("jetgeo/numerics/simulation/orientation.py", "simulate_orientation"),
     ("jetgeo/numerics/simulation/run.py", "simulate"),

@@ -184,7 +184,6 @@ MISSING: set = {
     "jetgeo.numerics.codegen.c_source",
     "jetgeo.numerics.codegen.c_statements",
     "jetgeo.numerics.compile.CompiledFunction",
-    "jetgeo.numerics.ensembles.ensemble",
     "jetgeo.numerics.ensembles.grid",
     "jetgeo.numerics.ensembles.members_table",
     "jetgeo.numerics.ensembles.sample",
