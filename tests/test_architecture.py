@@ -580,8 +580,6 @@ LONG_ENTRY_POINTS = {
     ("jetgeo/io/spec.py", "from_objects"),
     ("jetgeo/numerics/compile.py", "compile_rhs"),
     ("jetgeo/numerics/simulation/integrate.py", "integrate"),
-    ("jetgeo/numerics/simulation/orientation.py", "simulate_orientation"),
-    ("jetgeo/numerics/simulation/run.py", "simulate"),
     # merged in the same session as this check, from parallel work: to be split like the others
     ("jetgeo/numerics/simulation/discrete.py", "simulate_discrete"),
 }

@@ -16,6 +16,7 @@ import pytest
 from numerics_systems import skate
 
 from jetgeo.errors import InputError
+from jetgeo.numerics import SimulationStoppedWarning, simulate
 from jetgeo.numerics.ensembles import ensemble
 from jetgeo.numerics.simulation.options import EnsembleOptions, SimulationOptions
 
@@ -33,6 +34,31 @@ def test_options_are_frozen_and_merge_keywords():
     assert merged.integrator_options() == {"rtol": 1e-8, "atol": 1e-12, "max_step": np.inf, "vectorized": False}
     with pytest.raises(InputError, match="options must be a SimulationOptions"):
         SimulationOptions.merged({"rtol": 1e-8}, {})
+
+
+def test_simulate_with_an_options_object_equals_the_keywords():
+    cs, _ = skate()
+    with pytest.warns(SimulationStoppedWarning):
+        by_kw = simulate(cs, (0, 2), INITIAL, PARAMS, rtol=1e-7, atol=1e-9, singular_tol=1e-8, atlas=False)
+    opts = SimulationOptions(rtol=1e-7, atol=1e-9, singular_tol=1e-8, atlas=False)
+    with pytest.warns(SimulationStoppedWarning):
+        by_obj = simulate(cs, (0, 2), INITIAL, PARAMS, options=opts)
+    np.testing.assert_array_equal(by_kw.t, by_obj.t)
+    np.testing.assert_array_equal(by_kw.q, by_obj.q)
+    np.testing.assert_array_equal(by_kw.qdot, by_obj.qdot)
+    # atlas=False is honoured: the run stops where the normal form ẏ = ẋ tan θ ends, θ = 0.3 + 0.7 t = π/2
+    assert by_obj.status == "singular" and abs(by_obj.t_stop - (np.pi / 2 - 0.3) / 0.7) < 1e-6
+    speed = np.hypot(by_obj.qdot[:, 0], by_obj.qdot[:, 1])
+    assert np.max(np.abs(speed - 1.0)) < 1e-5 and np.max(np.abs(by_obj.qdot[:, 2] - 0.7)) < 1e-6
+    # a keyword overrides the object's field: with the atlas the run crosses θ = π/2 to t = 2
+    across = simulate(cs, (0, 2), INITIAL, PARAMS, options=opts, atlas=True)
+    assert across.status == "finished" and len(across.charts) == 1
+
+
+def test_simulate_refuses_an_options_object_of_another_kind():
+    cs, _ = skate()
+    with pytest.raises(InputError, match="simulate: options must be a SimulationOptions, got dict"):
+        simulate(cs, (0, 1), INITIAL, PARAMS, options={"rtol": 1e-8})
 
 
 def test_ensemble_with_an_options_object_equals_the_keywords():
