@@ -578,8 +578,6 @@ def test_every_name_on_the_map_exists():
 #: are restructured by other work of this session).  The test fails on any other, and when one of these is fixed.
 LONG_ENTRY_POINTS = {
     ("jetgeo/io/spec.py", "from_objects"),
-    ("jetgeo/numerics/compile.py", "compile_rhs"),
-    ("jetgeo/numerics/simulation/integrate.py", "integrate"),
     # merged in the same session as this check, from parallel work: to be split like the others
     ("jetgeo/numerics/simulation/discrete.py", "simulate_discrete"),
 }

@@ -191,7 +191,6 @@ MISSING: set = {
     "jetgeo.numerics.simulation.atlas.chart_for",
     "jetgeo.numerics.simulation.events.SingularEvent",
     "jetgeo.numerics.simulation.initial.lookup",
-    "jetgeo.numerics.simulation.integrate.integrate",
     "jetgeo.numerics.simulation.integrate.project_velocities",
     "jetgeo.numerics.simulation.model.Condition",
     "jetgeo.numerics.simulation.model.Model",
