@@ -161,7 +161,6 @@ MISSING: set = {
     "jetgeo.implicit.tulczyjew.legendre_map",
     "jetgeo.implicit.tulczyjew.momenta_symbols",
     "jetgeo.io.parse.Limits",
-    "jetgeo.io.spec.Spec",
     "jetgeo.io.sympy_import.ImportedModel",
     "jetgeo.io.sympy_import.from_mechanics",
     "jetgeo.jets.interop.dynamic_map",
