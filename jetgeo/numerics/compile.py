@@ -221,7 +221,7 @@ def compile_rhs(
     >>> f(0.0, [0.0], [2.0]).tolist()
     [0.0]
     """
-    if backend not in BACKENDS:
+    if not isinstance(backend, str) or backend not in BACKENDS:
         raise InputError(f"compile_rhs: backend must be one of {tuple(BACKENDS)}, not {backend!r}")
     coder = BACKENDS[backend]()
     _check_flags(name, jacobian, vectorized, cse, factor, optimizations)

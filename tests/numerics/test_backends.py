@@ -29,6 +29,8 @@ def test_the_table_holds_one_class_per_generator():
 def test_an_unknown_backend_names_the_choices():
     with pytest.raises(InputError, match=r"backend must be one of \('python', 'c', 'auto'\), not 'fortran'"):
         compile_rhs([x], [x], backend="fortran")
+    with pytest.raises(InputError, match="backend must be one of"):
+        compile_rhs([x], [x], backend=["c"])  # not a name: no TypeError of the table lookup
 
 
 def test_a_generator_added_to_the_table_is_used(monkeypatch):
