@@ -16,8 +16,10 @@ from .ensembles import ensemble, grid, sample
 from .simulation import (
     ChartConditioningWarning,
     ChartSwitch,
+    EnsembleOptions,
     OrientationSwitch,
     PreparedSystem,
+    SimulationOptions,
     SimulationResult,
     SimulationStoppedWarning,
     SingularEvent,
@@ -31,5 +33,5 @@ from .stability import StabilityMap, stability_map
 __all__ = ["simulate", "prepare", "PreparedSystem", "SimulationResult", "SingularEvent", "ChartSwitch",
            "SimulationStoppedWarning", "simulate_orientation", "orientation_along", "OrientationSwitch",
            "ChartConditioningWarning", "compile_rhs", "CompiledFunction", "linearise", "Linearisation", "plots",
-           "ensemble", "grid", "sample", "stability_map", "StabilityMap"]
+           "ensemble", "grid", "sample", "stability_map", "StabilityMap", "SimulationOptions", "EnsembleOptions"]
 

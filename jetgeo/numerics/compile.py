@@ -38,7 +38,10 @@ import keyword
 import math
 import re
 import types
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import sympy as sp
@@ -53,9 +56,8 @@ from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, free_symbols_dag, xreplac
 from . import codegen
 from .cse import _rebuilt, _tree_nodes, common_subexpressions
 
-__all__ = ["CompiledFunction", "compile_rhs", "count_ops"]
-
-BACKENDS = ("python", "c", "auto")
+__all__ = ["CompiledFunction", "compile_rhs", "count_ops", "Backend", "PythonBackend", "CBackend", "AutoBackend",
+           "BACKENDS"]
 
 
 def count_ops(exprs) -> int:
@@ -184,13 +186,12 @@ def compile_rhs(
         normalised accelerations of a constrained system are expanded rational functions, and
         factoring the numerator and the denominator often halves the operation count ([Stolařová 2009,
         Example 3]: 285 → 87 operations with cse).  Costs a symbolic factorisation per component.
-    backend : "python", "c" or "auto"
-        "python" (default): the generated Python function above.  "c": the same code printed
-        as C and compiled with the system C compiler into a cached extension module
-        (:mod:`jetgeo.numerics.codegen`; scalar calls only, not ``vectorized``); raises
-        :class:`~jetgeo.numerics.codegen.CompilerUnavailableError` when there is no compiler.
-        "auto": "c" when it works, otherwise (no compiler, ``vectorized``, an expression the C
-        printer does not support) "python", silently.  ``.backend`` tells which one was used.
+    backend : "python", "c" or "auto" (a key of :data:`BACKENDS`, one :class:`Backend` class each)
+        "python" (default): the generated Python function above.  "c": the same code printed as C and
+        compiled with the system C compiler into a cached extension module (:mod:`jetgeo.numerics.codegen`;
+        scalar calls only); :class:`~jetgeo.numerics.codegen.CompilerUnavailableError` without a compiler.
+        "auto": "c" when it works, otherwise (no compiler, ``vectorized``, an expression the C printer does
+        not support) "python", silently.  ``.backend`` tells which one was used.
     bordered : (m, k) or None
         The expressions are the blocks [W, ℓ, J, b] of a bordered system
         (:meth:`~jetgeo.mechanics.bordered.BorderedSystem.flat`) and the state is (q, q̇), 2m
@@ -220,29 +221,13 @@ def compile_rhs(
     >>> f(0.0, [0.0], [2.0]).tolist()
     [0.0]
     """
-    if backend not in BACKENDS:
-        raise InputError(f"compile_rhs: backend must be one of {BACKENDS}, not {backend!r}")
-    if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
-        raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
-    for flag, value in (("jacobian", jacobian), ("vectorized", vectorized), ("cse", cse), ("factor", factor)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise InputError(f"compile_rhs: {flag} must be True or False, got {value!r:.60}")
-    if optimizations not in ("basic", None):
-        raise InputError(f"compile_rhs: optimizations must be 'basic' or None, got {optimizations!r:.60}")
-    if backend == "c" and vectorized:
-        raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
-                        "backend='python' (or 'auto')")
-    if bordered is not None and not (isinstance(bordered, tuple) and len(bordered) == 2
-                                     and all(isinstance(v, int) and v >= 0 for v in bordered)):
-        raise InputError(f"compile_rhs: bordered must be a pair (m, k) of integers >= 0, got {bordered!r:.60}")
-    if isinstance(exprs, sp.MatrixBase):
-        shape = exprs.shape
-        flat = [as_expr(e, f"compile_rhs: entry {i + 1} of the matrix") for i, e in enumerate(exprs)]
-    elif isinstance(exprs, _UNORDERED) or not isinstance(exprs, Iterable):
-        raise InputError(f"compile_rhs: exprs must be a list or a matrix of expressions, got {type(exprs).__name__}")
-    else:
-        flat = [as_expr(e, f"compile_rhs: expression {i + 1}") for i, e in enumerate(exprs)]
-        shape = (len(flat),)
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise InputError(f"compile_rhs: backend must be one of {tuple(BACKENDS)}, not {backend!r}")
+    coder = BACKENDS[backend]()
+    _check_flags(name, jacobian, vectorized, cse, factor, optimizations)
+    coder.check(vectorized)
+    _check_bordered(bordered)
+    flat, shape = _flattened(exprs)
     state, params = _symbols_of(state, "state"), _symbols_of(params, "params")
     _check_roles(state, params, t)
     _check_compilable(flat)
@@ -253,44 +238,245 @@ def compile_rhs(
             f"compile_rhs: the expressions contain symbols that are neither state, parameters nor time: "
             f"{sorted(map(str, extra))}; pass them as params (with values) or as state"
         )
-    # safe names
-    ren = {}
-    if t is not None:
-        ren[t] = sp.Symbol("_t")
-    ys = [sp.Symbol(f"_y{i}") for i in range(len(state))]
-    ps = [sp.Symbol(f"_p{i}") for i in range(len(params))]
-    ren.update(zip(state, ys))
-    ren.update(zip(params, ps))
-    memo: dict = {}
-    flat_r = [xreplace_dag(e, ren, memo, renaming=True) for e in flat]
-    if _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
-        optimizations = None  # see common_subexpressions
-    if factor:
-        flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
-    if backend in ("c", "auto") and not vectorized:
-        try:
-            mod, csource, parts = codegen.c_rhs_module(flat_r, len(ys), len(ps), tuple(shape), cse=cse,
-                                                   optimizations=optimizations, bordered=bordered)
-        except JetgeoError:
-            if backend == "c":
-                raise
+    job = _Job(flat, tuple(shape), state, params, t, jacobian, vectorized, cse, name, optimizations, bordered)
+    job.rename(factor)
+    return coder.build(job)
+
+
+def _check_flags(name, jacobian, vectorized, cse, factor, optimizations) -> None:
+    """InputError for a bad ``name``, flag or ``optimizations`` of :func:`compile_rhs`."""
+    if not (isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)):
+        raise InputError(f"compile_rhs: name must be a Python identifier, got {name!r}")
+    for flag, value in (("jacobian", jacobian), ("vectorized", vectorized), ("cse", cse), ("factor", factor)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"compile_rhs: {flag} must be True or False, got {value!r:.60}")
+    if optimizations not in ("basic", None):
+        raise InputError(f"compile_rhs: optimizations must be 'basic' or None, got {optimizations!r:.60}")
+
+
+def _check_bordered(bordered) -> None:
+    """InputError unless ``bordered`` is None or a pair (m, k) of integers >= 0."""
+    if bordered is not None and not (isinstance(bordered, tuple) and len(bordered) == 2
+                                     and all(isinstance(v, int) and v >= 0 for v in bordered)):
+        raise InputError(f"compile_rhs: bordered must be a pair (m, k) of integers >= 0, got {bordered!r:.60}")
+
+
+def _flattened(exprs) -> tuple:
+    """(the expressions as a flat list, the shape of the output) of :func:`compile_rhs`'s ``exprs``."""
+    if isinstance(exprs, sp.MatrixBase):
+        return [as_expr(e, f"compile_rhs: entry {i + 1} of the matrix") for i, e in enumerate(exprs)], exprs.shape
+    if isinstance(exprs, _UNORDERED) or not isinstance(exprs, Iterable):
+        raise InputError(f"compile_rhs: exprs must be a list or a matrix of expressions, got {type(exprs).__name__}")
+    flat = [as_expr(e, f"compile_rhs: expression {i + 1}") for i, e in enumerate(exprs)]
+    return flat, (len(flat),)
+
+
+@dataclass
+class _Job:
+    """What a :class:`Backend` compiles: the checked arguments of :func:`compile_rhs`, and (after
+    :meth:`rename`) the expressions ``flat_r`` in the safe names ``_t``, ``_y0, …``, ``_p0, …``."""
+
+    flat: list
+    shape: tuple
+    state: tuple
+    params: tuple
+    t: sp.Symbol | None
+    jacobian: bool
+    vectorized: bool
+    cse: bool
+    name: str
+    optimizations: str | None
+    bordered: tuple | None
+    flat_r: list = field(default_factory=list)
+
+    @property
+    def ys(self) -> list:
+        return [sp.Symbol(f"_y{i}") for i in range(len(self.state))]
+
+    @property
+    def ps(self) -> list:
+        return [sp.Symbol(f"_p{i}") for i in range(len(self.params))]
+
+    def rename(self, factor: bool) -> None:
+        """Set ``flat_r`` (factored with ``factor``); large expressions skip cse's pre-processing."""
+        ren = {self.t: sp.Symbol("_t")} if self.t is not None else {}
+        ren.update(zip(self.state, self.ys))
+        ren.update(zip(self.params, self.ps))
+        memo: dict = {}
+        flat_r = [xreplace_dag(e, ren, memo, renaming=True) for e in self.flat]
+        if _tree_nodes(flat_r) > CSE_PREPROCESS_MAX_NODES:
+            self.optimizations = None  # see common_subexpressions
+        if factor:
+            flat_r = [sp.factor(e) if e.free_symbols else e for e in flat_r]
+        self.flat_r = flat_r
+
+    def jacobian_with(self, backend: str) -> CompiledFunction | None:
+        """∂F/∂y compiled with ``backend`` (None unless asked for)."""
+        return _jacobian(self.flat, self.shape, self.state, self.params, self.t, self.jacobian, self.vectorized,
+                         self.cse, self.name, self.optimizations, backend)
+
+
+class Backend(ABC):
+    """A code generator of :func:`compile_rhs` (one class per generator, looked up in :data:`BACKENDS`).
+
+    Examples
+    --------
+    >>> sorted(BACKENDS), BACKENDS["python"].name
+    (['auto', 'c', 'python'], 'python')
+    """
+
+    #: the key of the backend in :data:`BACKENDS` (``compile_rhs(..., backend=name)``)
+    name: ClassVar[str]
+
+    def check(self, vectorized: bool) -> None:  # noqa: B027 - most generators take every input
+        """Raise :class:`~jetgeo.errors.InputError` if this generator cannot compile for ``vectorized``.
+
+        Parameters
+        ----------
+        vectorized : bool
+            Whether the state components are arrays of points.
+        """
+
+    @abstractmethod
+    def build(self, job: _Job) -> CompiledFunction:
+        """The compiled function of ``job`` (its ``flat_r`` in the safe names).
+
+        Parameters
+        ----------
+        job : _Job
+            The checked arguments of :func:`compile_rhs`.
+
+        Returns
+        -------
+        CompiledFunction
+            The function, with the Jacobian if ``job.jacobian``.
+        """
+
+
+class PythonBackend(Backend):
+    """Straight-line Python printed by sympy's Python (scalars, ``math``) or NumPy (``vectorized``) printer,
+    checked on its code object (:func:`_check_generated`) and run with ``exec`` in a namespace holding only
+    the numeric modules."""
+
+    name = "python"
+
+    def build(self, job: _Job) -> CompiledFunction:
+        """The Python function of ``job`` (:meth:`Backend.build`).
+
+        Parameters
+        ----------
+        job : _Job
+            The checked arguments of :func:`compile_rhs`.
+
+        Returns
+        -------
+        CompiledFunction
+            ``backend == "python"``.
+        """
+        if job.cse:
+            repl, reduced = common_subexpressions(job.flat_r, job.optimizations)
         else:
-            if parts is None:
-                def parts(flat_r=flat_r):
-                    if not cse:
-                        return [], flat_r
-                    return common_subexpressions(flat_r, optimizations)
-            jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, backend)
-            return CompiledFunction(mod.f, csource, state, params, tuple(shape), flat_r, parts, vectorized, jac,
-                                    backend="c", bordered_rhs=mod.rhs if bordered else None,
-                                    bordered_solve=mod.solve if bordered else None)
-    if cse:
-        repl, reduced = common_subexpressions(flat_r, optimizations)
-    else:
-        repl, reduced = [], flat_r
-    repl, reduced = _split_long_sums(repl, reduced)
-    pr = _printer(vectorized)
-    lines = [f"def {name}(_t, _y, _p):"]
+            repl, reduced = [], job.flat_r
+        repl, reduced = _split_long_sums(repl, reduced)
+        source = _python_source(job, repl, reduced)
+        code = _check_generated(source, job.name)
+        namespace = {"math": math, "numpy": np, "_np": np, "functools": functools}
+        exec(code, namespace)  # noqa: S102 - generated code, checked above
+        return CompiledFunction(namespace[job.name], source, job.state, job.params, job.shape, job.flat_r,
+                                (repl, reduced), job.vectorized, job.jacobian_with(self.name))
+
+
+class CBackend(Backend):
+    """The same straight-line code printed as C and compiled into a cached extension module
+    (:mod:`jetgeo.numerics.codegen`): one point per call; a bordered system is also solved in C."""
+
+    name = "c"
+
+    def check(self, vectorized: bool) -> None:
+        """InputError for ``vectorized`` (:meth:`Backend.check`): C evaluates one point per call.
+
+        Parameters
+        ----------
+        vectorized : bool
+            Whether the state components are arrays of points.
+        """
+        if vectorized:
+            raise InputError("compile_rhs: the C backend evaluates one point per call; use vectorized=True with "
+                             "backend='python' (or 'auto')")
+
+    def build(self, job: _Job) -> CompiledFunction:
+        """The C function of ``job`` (:meth:`Backend.build`); :class:`~jetgeo.numerics.codegen.
+        CompilerUnavailableError` (a :class:`~jetgeo.errors.JetgeoError`) without a compiler.
+
+        Parameters
+        ----------
+        job : _Job
+            The checked arguments of :func:`compile_rhs`.
+
+        Returns
+        -------
+        CompiledFunction
+            ``backend == "c"``.
+        """
+        flat_r, cse = job.flat_r, job.cse
+        mod, csource, parts = codegen.c_rhs_module(flat_r, len(job.state), len(job.params), job.shape, cse=cse,
+                                                   optimizations=job.optimizations, bordered=job.bordered)
+        if parts is None:
+            def parts(flat_r=flat_r, optimizations=job.optimizations):
+                if not cse:
+                    return [], flat_r
+                return common_subexpressions(flat_r, optimizations)
+        return CompiledFunction(mod.f, csource, job.state, job.params, job.shape, flat_r, parts, job.vectorized,
+                                job.jacobian_with(self.name), backend="c",
+                                bordered_rhs=mod.rhs if job.bordered else None,
+                                bordered_solve=mod.solve if job.bordered else None)
+
+
+class AutoBackend(CBackend):
+    """C where it works; the Python function, silently, where it does not (no compiler, ``vectorized``, an
+    expression the C printer cannot print)."""
+
+    name = "auto"
+
+    def check(self, vectorized: bool) -> None:
+        """Nothing to refuse (:meth:`Backend.check`): a vectorized function is Python's.
+
+        Parameters
+        ----------
+        vectorized : bool
+            Whether the state components are arrays of points.
+        """
+
+    def build(self, job: _Job) -> CompiledFunction:
+        """The C function of ``job``, or the Python one (:meth:`Backend.build`).
+
+        Parameters
+        ----------
+        job : _Job
+            The checked arguments of :func:`compile_rhs`.
+
+        Returns
+        -------
+        CompiledFunction
+            ``backend`` says which one was built.
+        """
+        if not job.vectorized:
+            try:
+                return super().build(job)
+            except JetgeoError:
+                pass
+        return PythonBackend().build(job)
+
+
+#: the code generators of :func:`compile_rhs` by name (as scipy's ``METHODS`` of ``solve_ivp``)
+BACKENDS: dict[str, type[Backend]] = {"python": PythonBackend, "c": CBackend, "auto": AutoBackend}
+
+
+def _python_source(job: _Job, repl: list, reduced: list) -> str:
+    """The source of the Python function ``job.name(_t, _y, _p)`` computing ``reduced`` after ``repl``."""
+    pr = _printer(job.vectorized)
+    ys, ps, shape = job.ys, job.ps, job.shape
+    lines = [f"def {job.name}(_t, _y, _p):"]
     if ys:
         lines.append(f"    ({', '.join(map(str, ys))},) = _y")
     if ps:
@@ -298,7 +484,7 @@ def compile_rhs(
     for s, r in repl:
         lines.append(f"    {s} = {_doprint(pr, r)}")
     n = len(reduced)
-    if vectorized:
+    if job.vectorized:
         lines.append("    _n = _np.shape(_np.asarray(_y[0]))[0] if len(_y) else _np.size(_t)")
         lines.append(f"    _out = _np.empty(({n}, _n))")
         for i, r in enumerate(reduced):
@@ -313,13 +499,7 @@ def compile_rhs(
             lines.append(f"    return _np.array([{body}], dtype=float).reshape({shape})")
         else:
             lines.append(f"    return _np.array([{body}], dtype=float)")
-    source = "\n".join(lines) + "\n"
-    code = _check_generated(source, name)
-    namespace = {"math": math, "numpy": np, "_np": np, "functools": functools}
-    exec(code, namespace)  # noqa: S102 - generated code, checked above
-    jac = _jacobian(flat, shape, state, params, t, jacobian, vectorized, cse, name, optimizations, "python")
-    return CompiledFunction(namespace[name], source, state, params, tuple(shape), flat_r, (repl, reduced), vectorized,
-                            jac)
+    return "\n".join(lines) + "\n"
 
 
 #: what is not an ordered list of items: text, and collections without an order or of keys

@@ -35,6 +35,7 @@ study resumes where it stopped (:mod:`jetgeo.numerics.ensemble_store`).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import math
 import os
 import signal
@@ -43,6 +44,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,6 +60,7 @@ from .simulation.discrete import DISCRETE_METHODS, portable_stepper, simulate_di
 from .simulation.discrete_lie import on_the_group
 from .simulation.integrate import project_velocities
 from .simulation.model import pair_of as _pair_of
+from .simulation.options import EnsembleOptions, SimulationOptions
 from .simulation.prepare import PreparedSystem as Prepared
 from .simulation.prepare import prepare
 from .simulation.run import SimulationStoppedWarning, check_arguments, simulate
@@ -684,23 +687,10 @@ def ensemble(
     initial: Mapping | None = None,
     complete: bool = False,
     formulation: str = "full",
-    rtol: float = 1e-10,
-    atol: float = 1e-12,
-    max_step: float = math.inf,
-    events: bool = True,
-    singular_tol: float = 1e-6,
-    manifold_tol: float = 1e-9,
-    atlas: bool = True,
-    chunk_size: int | None = None,
-    scheduler: str = "local",
-    client=None,
-    workers: int | None = None,
-    store: str | os.PathLike | None = None,
-    progress: bool | None = None,
-    callback: Callable | None = None,
     method: str = "DOP853",
-    step: float | None = None,
-    backend: str = "auto",
+    store: str | os.PathLike | None = None,
+    options: SimulationOptions | None = None,
+    **keywords,
 ):
     r"""Integrate every member of a study and return an :class:`xarray.Dataset`.
 
@@ -715,40 +705,72 @@ def ensemble(
         q̇^D = g(t, q, q̇^I) [Stolařová 2009, eq. (4)] (unless the table gives them) —
         needed when a swept parameter changes g.
     formulation : "full", "reduced" or "multipliers" (as in :func:`~jetgeo.numerics.simulate`).
-    rtol, atol, max_step, events, singular_tol, manifold_tol : as in ``simulate`` (method DOP853),
-        validated by the same function (:func:`~jetgeo.numerics.simulation.run.check_arguments`).
-    atlas : as in ``simulate``: a member that reaches the boundary of the normal form's chart of Q
-        (det ∂f/∂q̇^D = 0 where Q is smooth, the skate at θ = π/2) is integrated again by
-        :func:`~jetgeo.numerics.simulate`, which switches charts there (``message`` says so);
-        ``False`` stops it there (status ``singular``).
-    chunk_size : members per task (default: N / workers, between 256 and 2500 members).
-    scheduler : "local" (default: a process pool on all cores, or ``workers``) or "serial"
-        (in this process); ``client`` (a ``distributed.Client``) takes precedence.
+    method : "DOP853" (default: the batched adaptive integrator) or a discrete Lagrange–d'Alembert
+        method "dla-midpoint", "dla-trapezoid", "dla-4" (as in ``simulate``; needs a Lagrangian and
+        a constraint submanifold, and ``step=``): its stepper is compiled once and steps every member in
+        this process, or with ``client`` on the Dask workers, one chunk of members each, the stepper
+        compiled once per worker (:func:`run_discrete`; ``store`` holds the study as one chunk); rtol,
+        atol, max_step, events and atlas do not apply.
     store : a path ending in ``.zarr`` or ``.nc``: every chunk is written as it finishes; run the
         same call again after an interruption and only the missing chunks are computed.  The
         store is locked while the study runs (a second run on it raises ``InputError``), created
         atomically and validated on resume (:mod:`jetgeo.numerics.ensemble_store`).
-    progress : a progress bar (None: only in a terminal; see :mod:`jetgeo.progress`).
-    callback : called in this process after each chunk with {"chunk", "members", "done", "total"}.
-    method : "DOP853" (default: the batched adaptive integrator) or a discrete Lagrange–d'Alembert
-        method "dla-midpoint", "dla-trapezoid", "dla-4" (as in ``simulate``; needs a Lagrangian and
-        a constraint submanifold): its stepper is compiled once and steps every member in this
-        process, or with ``client`` on the Dask workers, one chunk of members each, the stepper
-        compiled once per worker (:func:`run_discrete`; ``store`` holds the study as one chunk); rtol,
-        atol, max_step, events and atlas do not apply.
-    step : float > 0
-        The time step of a dla method (required for one, refused otherwise); the output times must
-        be nodes t0 + k·step.
-    backend : "auto" (default), "c" or "python": where a dla method's Newton and step loops run.
+    options : EnsembleOptions or SimulationOptions, optional
+        The rarely changed choices (:class:`~jetgeo.numerics.simulation.options.EnsembleOptions`):
+        rtol, atol, max_step, events, singular_tol, manifold_tol (as in ``simulate``, validated by the same
+        function, :func:`~jetgeo.numerics.simulation.run.check_arguments`); atlas (a member that reaches the
+        boundary of the normal form's chart of Q — the skate at θ = π/2 — is integrated again by
+        :func:`~jetgeo.numerics.simulate`, which switches charts there; ``False`` stops it, status
+        ``singular``); chunk_size, scheduler ("local" or "serial"), client (a ``distributed.Client``,
+        taking precedence), workers, progress, callback (after each chunk, with {"chunk", "members",
+        "done", "total"}); step (of a dla method: the output times must be nodes t0 + k·step) and backend
+        ("auto", "c" or "python": where a dla method's loops run).
+    **keywords
+        Any field of the options by name, as a convenience (``ensemble(..., rtol=1e-8, scheduler="serial")``).
 
-    Returns the Dataset (dims member, time, state[, constraint]; coords: the parameters and the
-    table's columns) described in the module docstring.
+    Returns
+    -------
+    xarray.Dataset
+        Dims member, time, state[, constraint]; coords: the parameters and the table's columns (described in
+        the module docstring).
     """
+    opts = EnsembleOptions.merged(_as_ensemble_options(options), keywords, caller="ensemble", strict=True)
+    t0, t1, t_eval, rtol = _check_ensemble(t_span, t_eval, n_times, params, initial, formulation, method, opts)
+    cols = members_table(members)
+    N = len(next(iter(cols.values())))
+    check_study_size(N, len(t_eval), "ensemble")
+    prep, dp, di, desc = _resolve(system, formulation)
+    model = batch_model(prep)
+    pvals = {**dp, **{str(k): v for k, v in (params or {}).items()}}
+    ivals = {**di, **{str(k): v for k, v in (initial or {}).items()}}
+    full, P = _columns_to_arrays(model, prep, cols, pvals, ivals, complete, N)
+    _check_assumptions(prep, model, cols, P)
+    study = _Study(system, prep, model, cols, full, P, N, desc, (t0, t1), t_eval, store, opts)
+    if method in DISCRETE_METHODS:
+        return _discrete_study(study, method, complete)
+    return _batched_study(study, rtol, complete)
+
+
+def _as_ensemble_options(options: SimulationOptions | None) -> EnsembleOptions | None:
+    """``options`` as an :class:`EnsembleOptions` (a :class:`SimulationOptions` with the study's defaults for the
+    rest; its backend None meaning "auto")."""
+    if options is None or isinstance(options, EnsembleOptions):
+        return options
+    if not isinstance(options, SimulationOptions):
+        raise InputError(f"ensemble: options must be an EnsembleOptions, got {type(options).__name__}")
+    values = {f.name: vars(options)[f.name] for f in dataclasses.fields(options)}
+    return EnsembleOptions(**{**values, "backend": values["backend"] or "auto"})
+
+
+def _check_ensemble(t_span, t_eval, n_times, params, initial, formulation: str, method: str,
+                    opts: EnsembleOptions) -> tuple:
+    """InputError for a bad argument of :func:`ensemble`; else (t0, t1, output times, rtol)."""
     if formulation not in ("full", "reduced", "multipliers"):
         raise InputError(f"ensemble: formulation must be 'full', 'reduced' or 'multipliers', got {formulation!r}")
     discrete = method in DISCRETE_METHODS
     if method != "DOP853" and not discrete:
         raise InputError(f"ensemble: method must be 'DOP853' or one of {sorted(DISCRETE_METHODS)}, got {method!r:.40}")
+    step, backend = opts.step, opts.backend
     if discrete:
         if step is None:
             raise InputError(f"ensemble: method={method!r} needs step= (the time step h > 0)")
@@ -762,20 +784,23 @@ def ensemble(
             raise InputError(f"ensemble: the span is not a whole number of steps {float(step):g} ({n_float:.6g} steps)")
     elif step is not None:
         raise InputError("ensemble: step= is for the dla methods; DOP853 chooses its own steps (max_step=)")
-    if scheduler not in ("local", "serial"):
-        raise InputError(f"ensemble: scheduler must be 'local' or 'serial' (or pass client=), got {scheduler!r}")
+    if opts.scheduler not in ("local", "serial"):
+        raise InputError(f"ensemble: scheduler must be 'local' or 'serial' (or pass client=), got {opts.scheduler!r}")
+    for what in ("first_step", "first_integrals"):
+        if vars(opts)[what] is not None:
+            raise InputError(f"ensemble: {what} does not apply to a study")
     if t_eval is None:
         if isinstance(n_times, bool) or not isinstance(n_times, (int, np.integer)) or not 2 <= n_times <= MAX_POINTS:
             raise InputError(f"ensemble: n_times must be an integer from 2 to {MAX_POINTS}, got {n_times!r:.40}")
-    if np.ndim(atol):
+    tol = opts.integrator_options()
+    if np.ndim(tol["atol"]):
         raise InputError(f"ensemble: atol must be one number (the batch has one tolerance for all states), "
-                         f"got {atol!r:.60}")
+                         f"got {tol['atol']!r:.60}")
     # the same validation as simulate's, and scipy's floor on rtol, so that a member steps as simulate would
-    t0, t1 = check_arguments(t_span, {"rtol": rtol, "atol": atol, "max_step": max_step}, t_eval, singular_tol,
-                             manifold_tol, caller="ensemble")
+    t0, t1 = check_arguments(t_span, tol, t_eval, opts.singular_tol, opts.manifold_tol, caller="ensemble")
     if not t1 > t0:
         raise InputError(f"ensemble: t_span must be (t0, t1) with t1 > t0, got ({t0:g}, {t1:g})")
-    rtol = max(float(rtol), 100 * np.finfo(float).eps)
+    rtol = max(float(tol["rtol"]), 100 * np.finfo(float).eps)
     if t_eval is None:
         t_eval = np.linspace(t0, t1, int(n_times))
     t_eval = np.clip(np.asarray(t_eval, dtype=float).ravel(), t0, t1)  # check_arguments allows 1e-12 beyond
@@ -784,66 +809,104 @@ def ensemble(
     for what, value in (("params", params), ("initial", initial)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"ensemble: {what} must be a mapping {{name: value}}, got {type(value).__name__}")
+    workers, chunk_size = opts.workers, opts.chunk_size
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise InputError(f"ensemble: workers must be a positive integer, got {workers!r:.40}")
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise InputError(f"ensemble: chunk_size must be a positive integer, got {chunk_size!r:.40}")
-    cols = members_table(members)
-    N = len(next(iter(cols.values())))
-    check_study_size(N, len(t_eval), "ensemble")
-    prep, dp, di, desc = _resolve(system, formulation)
-    model = batch_model(prep)
-    pvals = {**dp, **{str(k): v for k, v in (params or {}).items()}}
-    ivals = {**di, **{str(k): v for k, v in (initial or {}).items()}}
-    full, P = _columns_to_arrays(model, prep, cols, pvals, ivals, complete, N)
-    _check_assumptions(prep, model, cols, P)
-    if discrete:
-        settings = {"t_span": (t0, t1), "t_eval": t_eval, "step": float(step), "method": method, "backend": backend,
-                    "manifold_tol": float(manifold_tol), "complete": bool(complete)}
-        coords = {n: P[r] for r, n in enumerate(model.params)}
-        coords.update({n: v for n, v in cols.items() if n not in coords})
-        attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": method,
-                 "method": f"{method}, step {float(step):g}, every member by one compiled stepper",
-                 "manifold_tol": float(manifold_tol), "complete": int(bool(complete)), "t0": t0, "t1": t1,
-                 "parameters": list(model.params), "swept": list(cols), "jetgeo_version": __version__}
-        attrs["fingerprint"] = fp = study_fingerprint(model.fingerprint, settings, full, P, N)
-        st = open_store(store, fp, 1, N, N, {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}
-                        ) if store is not None else None
-        if st is not None and st.complete():
-            return st.result()
+    return t0, t1, t_eval, rtol
+
+
+@dataclass
+class _Study:
+    """What :func:`ensemble` has resolved before it integrates: the system, its compiled model, the member
+    table (``cols``) as arrays (``full`` states, ``P`` parameters, ``N`` members), the time span, the output
+    times, the store and the options."""
+
+    system: object
+    prep: Prepared
+    model: BatchModel
+    cols: dict
+    full: np.ndarray
+    P: np.ndarray
+    N: int
+    desc: str
+    t_span: tuple
+    t_eval: np.ndarray
+    store: object
+    opts: EnsembleOptions
+
+    def coords(self) -> dict:
+        """{name: values over the members}: the parameters, then the table's other columns."""
+        coords = {n: self.P[r] for r, n in enumerate(self.model.params)}
+        coords.update({n: v for n, v in self.cols.items() if n not in coords})
+        return coords
+
+
+def _discrete_study(study: _Study, method: str, complete: bool):
+    """:func:`ensemble` with a discrete Lagrange–d'Alembert method: every member stepped in this process
+    or, with the options' client, on the Dask workers."""
+    system, model, full, P, N, cols, desc = study.system, study.model, study.full, study.P, study.N, study.cols, \
+        study.desc
+    (t0, t1), t_eval, store, step = study.t_span, study.t_eval, study.store, study.opts.step
+    backend, manifold_tol, callback = study.opts.backend, study.opts.manifold_tol, study.opts.callback
+    settings = {"t_span": (t0, t1), "t_eval": t_eval, "step": float(step), "method": method, "backend": backend,
+                "manifold_tol": float(manifold_tol), "complete": bool(complete)}
+    coords = study.coords()
+    attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": method,
+             "method": f"{method}, step {float(step):g}, every member by one compiled stepper",
+             "manifold_tol": float(manifold_tol), "complete": int(bool(complete)), "t0": t0, "t1": t1,
+             "parameters": list(model.params), "swept": list(cols), "jetgeo_version": __version__}
+    attrs["fingerprint"] = fp = study_fingerprint(model.fingerprint, settings, full, P, N)
+    st = open_store(store, fp, 1, N, N, {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}
+                    ) if store is not None else None
+    if st is not None and st.complete():
+        return st.result()
+    try:
+        ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P, study.opts.client), t_eval,
+                           coords, attrs)
+        if st is not None:
+            st.write(0, ds)
+    except BaseException:
+        if st is not None:
+            st.close()
+        raise
+    if callback is not None:
+        callback({"chunk": 0, "members": (0, N), "done": N, "total": N})
+    return st.result() if st is not None else ds
+
+
+def _batched_study(study: _Study, rtol: float, complete: bool):
+    """:func:`ensemble` with the batched DOP853: chunks of members on the scheduler, each written to the store
+    (if any) as it finishes."""
+    prep, model, full, P, N, cols, opts = study.prep, study.model, study.full, study.P, study.N, study.cols, \
+        study.opts
+    (t0, t1), t_eval, callback = study.t_span, study.t_eval, opts.callback
+    tol = opts.integrator_options()
+    workers = int(opts.workers) if opts.workers else _default_workers()
+    if opts.client is not None:
         try:
-            ds = chunk_dataset(model, 0, run_discrete(system, model, settings, full, P, client), t_eval, coords, attrs)
-            if st is not None:
-                st.write(0, ds)
-        except BaseException:
-            if st is not None:
-                st.close()
-            raise
-        if callback is not None:
-            callback({"chunk": 0, "members": (0, N), "done": N, "total": N})
-        return st.result() if st is not None else ds
-    workers = int(workers) if workers else _default_workers()
-    if client is not None:
-        try:
-            workers = max(1, len(client.scheduler_info().get("workers", {})))
+            workers = max(1, len(opts.client.scheduler_info().get("workers", {})))
         except (AttributeError, OSError):
             workers = 1
+    chunk_size = opts.chunk_size
     if chunk_size is None:
         # a batch step costs a fixed ~1 ms of Python plus ~1 µs per member (rolling disc): large
         # batches, one or two per worker
         chunk_size = min(N, max(256, min(2500, math.ceil(N / workers))))
-    settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(atol),
-                "max_step": float(max_step), "events": bool(events), "singular_tol": float(singular_tol),
-                "manifold_tol": float(manifold_tol), "complete": bool(complete), "atlas": bool(atlas)}
-    coords = {n: P[r] for r, n in enumerate(model.params)}
-    coords.update({n: v for n, v in cols.items() if n not in coords})
-    attrs = {"title": f"jetgeo ensemble of {desc}", "formulation": model.formulation,
-             "method": "DOP853, batched over members (jetgeo.numerics.batch)", "rtol": float(rtol),
-             "atol": float(atol), "singular_tol": float(singular_tol), "manifold_tol": float(manifold_tol),
-             "events": int(bool(events)), "complete": int(bool(complete)), "t0": t0, "t1": t1,
-             "parameters": list(model.params), "swept": list(cols), "chunk_size": int(chunk_size),
+    settings = {"t_span": (t0, t1), "t_eval": t_eval, "rtol": float(rtol), "atol": float(tol["atol"]),
+                "max_step": float(tol["max_step"]), "events": bool(opts.events),
+                "singular_tol": float(opts.singular_tol), "manifold_tol": float(opts.manifold_tol),
+                "complete": bool(complete), "atlas": bool(opts.atlas)}
+    coords = study.coords()
+    attrs = {"title": f"jetgeo ensemble of {study.desc}", "formulation": model.formulation,
+             "method": "DOP853, batched over members (jetgeo.numerics.batch)", "rtol": settings["rtol"],
+             "atol": settings["atol"], "singular_tol": settings["singular_tol"],
+             "manifold_tol": settings["manifold_tol"], "events": int(settings["events"]),
+             "complete": int(bool(complete)), "t0": t0, "t1": t1, "parameters": list(model.params),
+             "swept": list(cols), "chunk_size": int(chunk_size),
              "status_meanings": "ok: reached t1; singular: stopped at a singular state (message says which); "
                                 "failed: integrator failure; invalid: bad data (off Q, non-finite, singular start)",
              "jetgeo_version": __version__}
@@ -851,12 +914,12 @@ def ensemble(
     fp = study_fingerprint(model.fingerprint, settings, full, P, chunk_size)
     attrs["fingerprint"] = fp
     member_coords = {_coord_name(n): np.asarray(v, dtype=float) for n, v in coords.items()}
-    st = open_store(store, fp, len(starts), N, chunk_size, member_coords) if store is not None else None
+    st = open_store(study.store, fp, len(starts), N, chunk_size, member_coords) if study.store is not None else None
     parts: dict = {}
     done_chunks = st.done() if st is not None else set()
     if st is not None and st.complete():
         return st.result()
-    bar = progress_bar(N, "ensemble", progress, unit="member")
+    bar = progress_bar(N, "ensemble", opts.progress, unit="member")
     done_members = sum(min(chunk_size, N - starts[i]) for i in done_chunks)
     if bar is not None and done_members:
         bar.update(done_members)
@@ -880,7 +943,7 @@ def ensemble(
     tasks = [(i, full[:, s:s + chunk_size], P[:, s:s + chunk_size]) for i, s in enumerate(starts)
              if i not in done_chunks]
     try:
-        _execute(model, settings, tasks, scheduler, client, workers, on_done)
+        _execute(model, settings, tasks, opts.scheduler, opts.client, workers, on_done)
     except BaseException:
         if st is not None:
             st.close()  # release the store's lock (result() releases it otherwise)

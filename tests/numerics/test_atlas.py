@@ -201,7 +201,7 @@ def test_help_of_the_simulate_function_is_self_contained():
 
     doc = jetgeo.numerics.simulate.__doc__
     for word in ("formulation", "multipliers", "atlas", "ρ_D", "SimulationStoppedWarning", "complete=True",
-                 "rank of ∂f/∂q̇", "jetgeo.numerics.simulation", "**options"):
+                 "rank of ∂f/∂q̇", "jetgeo.numerics.simulation", "**keywords", "SimulationOptions"):
         assert word in doc, word
     assert "see the module docstring" not in doc
     with pytest.raises(ModuleNotFoundError):

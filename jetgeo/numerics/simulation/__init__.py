@@ -5,7 +5,8 @@ The package is split by concern: :mod:`.model` (objects → a model, through
 :class:`~.prepare.PreparedSystem`), :mod:`.events` (singular-state events), :mod:`.atlas` (chart
 switches of the dependent velocities), :mod:`.integrate` (stepping, projection), :mod:`.initial`
 (initial data), :mod:`.results` (the result object), :mod:`.run` (:func:`simulate`) and
-:mod:`.orientation` (a rigid body across Euler-angle charts of SO(3): :func:`simulate_orientation`).
+:mod:`.orientation` (a rigid body across Euler-angle charts of SO(3): :func:`simulate_orientation`) and
+:mod:`.options` (the rarely changed choices of a run: :class:`SimulationOptions`).
 
 **Formulations.**  A constrained system gives the accelerations q̈^σ = F^σ(t, q, q̇^I) of
 every coordinate on Q ([Stolařová 2009, eq. (8)–(12)]: the independent ones from the reduced equations,
@@ -51,6 +52,7 @@ from __future__ import annotations
 
 from .atlas import ChartSwitch
 from .events import SingularEvent
+from .options import EnsembleOptions, SimulationOptions
 from .orientation import ChartConditioningWarning, OrientationSwitch, orientation_along, simulate_orientation
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult
@@ -58,4 +60,4 @@ from .run import SimulationStoppedWarning, simulate
 
 __all__ = ["simulate", "prepare", "PreparedSystem", "SimulationResult", "SingularEvent", "ChartSwitch",
            "SimulationStoppedWarning", "simulate_orientation", "orientation_along", "OrientationSwitch",
-           "ChartConditioningWarning"]
+           "ChartConditioningWarning", "SimulationOptions", "EnsembleOptions"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolution, Radau
+from scipy.optimize import brentq
 
 from ...errors import InputError, JetgeoError
 from .events import touch_down
@@ -136,10 +137,35 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
     Brent's method) or, for the non-negative quantities (det JJᵀ, |c|), where it touches zero between
     two step ends — a minimum inside a step, which ``solve_ivp``'s sign-change events cannot see.
     With ``project`` (explicit Runge–Kutta only) the velocities are projected onto Q after every step.
-    ``options`` go to the scipy solver (rtol, atol, max_step, first_step, …), as ``solve_ivp`` passes them.
-    """
-    from scipy.optimize import brentq
 
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The compiled system (its constraints and metric, for the projection).
+    fun, jac : callable
+        The right-hand side ``fun(t, y)`` and its Jacobian ``jac(t, y)`` (or None; used by the implicit
+        methods).
+    t_span, y0, p : (t0, t1), ndarray, ndarray
+        The time span, the initial state (of the formulation) and the parameter values.
+    method : str
+        A key of :data:`SOLVERS`.
+    t_eval : sequence of float or None
+        The output times (None: every step).
+    ev_list : list
+        The monitors, as :func:`~jetgeo.numerics.simulation.events.singular_state_events` makes them: tuples
+        whose first item is ``ev(t, y)`` (with ``ev.touch``: a non-negative quantity).
+    bar : progress bar or None
+        Updated per mille of the span.
+    project : bool
+        Project the velocities onto Q after every step.
+    options : dict
+        Options of the scipy solver (rtol, atol, max_step, first_step, …), as ``solve_ivp`` passes them.
+
+    Returns
+    -------
+    Out
+        The output times and states, the status and message, the dense output and the events that fired.
+    """
     if method not in SOLVERS:
         raise InputError(f"unknown integration method {method!r}; one of {list(SOLVERS)}")
     if project and method not in EXPLICIT_RK:
@@ -182,18 +208,7 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
         def state(s, it=interp):
             return project_velocities(prep, s, it(s), p) if project else it(s)
 
-        hit = None
-        for k, (ev, *_rest) in enumerate(ev_list):
-            new = ev(solver.t, yp)
-            tk = None
-            if ev_old[k] > 0 >= new:
-                tk = brentq(lambda s, ev=ev: ev(s, state(s)), solver.t_old, solver.t,
-                            xtol=1e-14 * max(1.0, abs(solver.t)))
-            elif ev.touch and ev_old[k] > 0 and new > 0:
-                tk = touch_down(ev, state, solver.t_old, solver.t, ev_old[k], new)
-            if tk is not None and (hit is None or tk < hit[0]):
-                hit = (tk, k)
-            ev_old[k] = new
+        hit = _first_event(ev_list, ev_old, solver, yp, state)
         interps.append(interp)
         if hit is not None:
             tk, k = hit
@@ -209,6 +224,34 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
         if bar is not None:
             bar.n = int(1000 * (solver.t - t0) / ((t1 - t0) or 1.0))
             bar.refresh()
+    T, Y, sol = _output(prep, ts, ys, interps, y0, p, t0, t_eval, status, project)
+    return Out(T, Y, status, message, solver.nfev, sol, [np.array(x) for x in t_events],
+               [np.array(x) for x in y_events], float(t_stop))
+
+
+def _first_event(ev_list: list, ev_old: list, solver, yp, state):
+    """(time, index) of the first monitor of ``ev_list`` that fired in the solver's last step (None if none):
+    a sign change located by Brent's method on the step's dense output ``state``, or a touch-down of a
+    non-negative quantity between the step's ends.  ``ev_old`` is updated to the values at the step's end."""
+    hit = None
+    for k, (ev, *_rest) in enumerate(ev_list):
+        new = ev(solver.t, yp)
+        tk = None
+        if ev_old[k] > 0 >= new:
+            tk = brentq(lambda s, ev=ev: ev(s, state(s)), solver.t_old, solver.t,
+                        xtol=1e-14 * max(1.0, abs(solver.t)))
+        elif ev.touch and ev_old[k] > 0 and new > 0:
+            tk = touch_down(ev, state, solver.t_old, solver.t, ev_old[k], new)
+        if tk is not None and (hit is None or tk < hit[0]):
+            hit = (tk, k)
+        ev_old[k] = new
+    return hit
+
+
+def _output(prep: PreparedSystem, ts: list, ys: list, interps: list, y0, p, t0: float, t_eval, status: int,
+            project: bool) -> tuple:
+    """(output times, states, dense output ``sol(t)``) of a run that stepped through ``ts``/``ys``: every step,
+    or ``t_eval`` up to where the run ended (and the state where an event stopped it)."""
     ts_a = np.array(ts)
     dense = OdeSolution(ts_a, interps) if len(interps) else None
 
@@ -219,19 +262,16 @@ def integrate(prep: PreparedSystem, fun, jac, t_span, y0, p, method: str, t_eval
             return y
         return np.stack([project_velocities(prep, ti, y[:, i], p) for i, ti in enumerate(t)], axis=1)
 
-    if t_eval is not None:
-        te = np.asarray(t_eval, dtype=float)
-        te = te[(te >= t0) & (te <= ts_a[-1])]
-        Y = sol(te) if len(te) else np.zeros((len(y0), 0))
-        T = te
-        if status == 1 and (len(T) == 0 or ts_a[-1] > T[-1]):  # keep the state where the run was stopped
-            T = np.append(T, ts_a[-1])
-            Y = np.concatenate([Y.reshape(len(y0), -1), ys[-1][:, None]], axis=1)
-    else:
-        T, Y = ts_a, np.array(ys).T
-    return Out(T, Y, status, message, solver.nfev, sol, [np.array(x) for x in t_events],
-               [np.array(x) for x in y_events], float(t_stop))
-
+    if t_eval is None:
+        return ts_a, np.array(ys).T, sol
+    te = np.asarray(t_eval, dtype=float)
+    te = te[(te >= t0) & (te <= ts_a[-1])]
+    Y = sol(te) if len(te) else np.zeros((len(y0), 0))
+    T = te
+    if status == 1 and (len(T) == 0 or ts_a[-1] > T[-1]):  # keep the state where the run was stopped
+        T = np.append(T, ts_a[-1])
+        Y = np.concatenate([Y.reshape(len(y0), -1), ys[-1][:, None]], axis=1)
+    return T, Y, sol
 
 
 def project_velocities(prep: PreparedSystem, t, y, p, maxit: int = 8) -> np.ndarray:

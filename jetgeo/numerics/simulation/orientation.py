@@ -46,9 +46,10 @@ from .atlas import ChartSwitch
 from .events import Monitor, singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
 from .integrate import IMPLICIT, integrate
+from .options import SimulationOptions
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult, finish, merge
-from .run import DEFAULT_OPTIONS, SimulationStoppedWarning, check_arguments
+from .run import SimulationStoppedWarning, check_arguments
 
 __all__ = ["simulate_orientation", "orientation_along", "OrientationSwitch", "ChartConditioningWarning"]
 
@@ -182,10 +183,8 @@ def simulate_orientation(
     *,
     threshold: float = 0.1,
     formulation: str = "full",
-    singular_tol: float = 1e-6,
-    manifold_tol: float = 1e-9,
-    backend: str | None = None,
-    **options,
+    options: SimulationOptions | None = None,
+    **keywords,
 ) -> SimulationResult:
     r"""Simulate a rigid-body system across Euler-angle charts of SO(3) (module docstring).
 
@@ -203,12 +202,17 @@ def simulate_orientation(
         |cos θ_XYZ| > 0.99).
     angles : sequence of str or Symbol
         The three angle coordinates, in the order of every sequence.
-    t_span, initial, params, method, t_eval, dense_output, formulation, singular_tol, manifold_tol, backend, options
+    t_span, initial, params, method, t_eval, dense_output, formulation
         As for :func:`~jetgeo.numerics.simulate` (``initial`` in the first chart, e.g. from
         :meth:`~jetgeo.mechanics.quasi.QuasiVelocitySystem.jet_state`; ``formulation`` "full" or
         "multipliers").
     threshold : float
         Leave a chart where |det Φ| (|sin θ| or |cos θ| of its middle angle) falls to this value.
+    options : SimulationOptions, optional
+        The tolerances, singular_tol, manifold_tol and backend, as for ``simulate`` (``step`` and
+        ``first_integrals`` do not apply).
+    **keywords
+        Any of these by name (``rtol=1e-8``), overriding the field of ``options``.
 
     Returns
     -------
@@ -238,8 +242,61 @@ def simulate_orientation(
     >>> bool(np.allclose(R[-1] @ R[-1].T, np.eye(3))), res.orientation_charts[-1]
     (True, 'XYZ')
     """
-    opts = {**DEFAULT_OPTIONS, **options}
-    check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol, caller="simulate_orientation")
+    opts = SimulationOptions.merged(options, keywords, caller="simulate_orientation")
+    seqs, angles = _check_arguments(build, sequences, angles, t_span, t_eval, threshold, formulation, opts)
+    params = dict(params or {})
+    backend, manifold_tol = opts.backend or "python", opts.manifold_tol
+    charts: dict = {}
+
+    def chart(seq: str) -> _Chart:
+        if seq not in charts:
+            charts[seq] = _Chart(seq, build, angles, formulation, backend, params)
+        return charts[seq]
+
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    cur = chart(seqs[0])
+    y = initial_data(cur.prep, initial, False, t0, cur.p)
+    check_on_manifold(cur.prep, t0, y, cur.p, manifold_tol)
+    run = dict(method=method, t_eval=t_eval, dense_output=dense_output, singular_tol=opts.singular_tol,
+               options=opts.integrator_options(), params=params)
+    res = _across_charts(cur, (t0, t1), y, seqs, chart, threshold, manifold_tol, run)
+    if res.status != "finished":
+        warnings.warn(f"simulate_orientation: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: "
+                      f"{res.message}", SimulationStoppedWarning, stacklevel=2)
+    return res
+
+
+def _across_charts(cur: _Chart, span: tuple, y: np.ndarray, seqs: list, chart: Callable, threshold: float,
+                   manifold_tol: float, run: dict) -> SimulationResult:
+    """The run from the full state ``y`` at t0 in the chart ``cur``, switching to the best conditioned of
+    ``seqs`` wherever |det Φ| reaches ``threshold``; the segments merged, ``charts`` the switches."""
+    t, t1 = span
+    switches: list = []
+    segments: list = []
+    watch = True  # False once the chart's degradation was warned of and no switch is possible
+    at_boundary = cur.conditioning(y) <= threshold
+    while True:
+        if watch and at_boundary:  # (at a hit |det Φ| is the threshold up to the root finder's last digit)
+            cur, y, watch = _switch(cur, t, y, seqs, chart, threshold, switches, manifold_tol)
+        seg, hit = _segment(cur, t, t1, y, threshold if watch else None, **run)
+        segments.append(seg)
+        if hit is None:
+            break
+        t, y = hit
+        at_boundary = True
+    res = segments[0] if len(segments) == 1 else merge(segments, run["t_eval"] is not None)
+    res.charts = list(switches)
+    return res
+
+
+def _check_arguments(build, sequences, angles, t_span, t_eval, threshold, formulation: str,
+                     opts: SimulationOptions) -> tuple:
+    """InputError for a bad argument of :func:`simulate_orientation`; else (the sequences, the angle names)."""
+    check_arguments(t_span, opts.integrator_options(), t_eval, opts.singular_tol, opts.manifold_tol,
+                    caller="simulate_orientation")
+    for what in ("step", "first_integrals"):
+        if vars(opts)[what] is not None:
+            raise InputError(f"simulate_orientation: {what} does not apply to a run across Euler-angle charts")
     if formulation not in ("full", "multipliers"):
         raise InputError(f"simulate_orientation: formulation must be 'full' or 'multipliers', got {formulation!r}")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
@@ -255,41 +312,7 @@ def simulate_orientation(
     if not callable(build):
         raise InputError(f"simulate_orientation: build must be a callable sequence → QuasiVelocitySystem, got "
                          f"{type(build).__name__}")
-    params = dict(params or {})
-    backend = backend or "python"
-    charts: dict = {}
-
-    def chart(seq: str) -> _Chart:
-        if seq not in charts:
-            charts[seq] = _Chart(seq, build, angles, formulation, backend, params)
-        return charts[seq]
-
-    t0, t1 = float(t_span[0]), float(t_span[1])
-    cur = chart(seqs[0])
-    y = initial_data(cur.prep, initial, False, t0, cur.p)
-    check_on_manifold(cur.prep, t0, y, cur.p, manifold_tol)
-    run = dict(method=method, t_eval=t_eval, dense_output=dense_output, singular_tol=singular_tol, options=opts,
-               params=params)
-    switches: list = []
-    segments: list = []
-    watch = True  # False once the chart's degradation was warned of and no switch is possible
-    t = t0
-    at_boundary = cur.conditioning(y) <= threshold
-    while True:
-        if watch and at_boundary:  # (at a hit |det Φ| is the threshold up to the root finder's last digit)
-            cur, y, watch = _switch(cur, t, y, seqs, chart, threshold, switches, manifold_tol)
-        seg, hit = _segment(cur, t, t1, y, threshold if watch else None, **run)
-        segments.append(seg)
-        if hit is None:
-            break
-        t, y = hit
-        at_boundary = True
-    res = segments[0] if len(segments) == 1 else merge(segments, t_eval is not None)
-    res.charts = list(switches)
-    if res.status != "finished":
-        warnings.warn(f"simulate_orientation: the run ended at t = {res.t[-1]:.6g} before t = {t1:g}: "
-                      f"{res.message}", SimulationStoppedWarning, stacklevel=2)
-    return res
+    return seqs, angles
 
 
 def _switch(cur: _Chart, t: float, y: np.ndarray, seqs: list, chart: Callable, threshold: float, switches: list,

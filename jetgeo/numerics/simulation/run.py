@@ -1,4 +1,27 @@
-r"""The driver: :func:`simulate` (one run, possibly across several charts of Q)."""
+r"""The driver: :func:`simulate` (one run, possibly across several charts of Q).
+
+**The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
+normal form is a chart of Q: it fails where det ∂f/∂q̇^D = 0 although Q is smooth there (the
+sleigh's ẏ = ẋ tan θ at θ = π/2).  With J = ∂f/∂q̇ and N the number of k-subsets D of the
+m velocities, Cauchy–Binet gives det(J Jᵀ) = Σ_D det(J_D)², so the chart quality
+ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] sums to 1 over the choices and some choice has ρ ≥ 1/N
+wherever the rank condition holds.  The run is watched for ρ of the choice in force falling
+below 1/(4N); there the state (t, q, q̇) is handed to the choice of largest ρ at that point
+(its normal form and accelerations derived once and cached, :meth:`ConstrainedSystem.
+with_dependent`; a nonlinear constraint's branch is identified from the state) and the
+integration continues (in the full formulation from the velocities projected onto Q along the
+kinetic metric, as ``project=True`` does after every step: the drift f ≠ 0 that the full
+formulation accumulates is not carried into the new chart, where the old dependent velocities
+become independent ones).  ``result.charts`` lists each switch (time, old and new dependent
+velocities, why).  ``atlas=False`` keeps one chart and stops at its boundary.
+
+A ConstrainedSystem whose accelerations are unsimplified DAGs is integrated in the multipliers
+formulation when ``"full"`` is asked: the DAG's quotients can be 0/0 at special states (the upright
+Whipple bicycle); ``prepare(cs, "full")`` keeps the DAG accelerations.
+
+The rarely changed choices of a run are a :class:`~.options.SimulationOptions` (``options=``), or its
+fields as keywords.
+"""
 
 from __future__ import annotations
 
@@ -20,14 +43,11 @@ from .events import singular_state_events
 from .initial import check_on_manifold, initial_data, lookup
 from .integrate import DOMAIN_ERRORS, IMPLICIT, integrate, not_real_at_start, project_velocities
 from .model import pair_of
+from .options import SimulationOptions
 from .prepare import PreparedSystem, prepare
 from .results import SimulationResult, finish, merge
 
 __all__ = ["simulate", "SimulationStoppedWarning", "check_arguments"]
-
-#: the integrator options simulate sets unless given (scipy's own defaults are rtol=1e-3, atol=1e-6)
-DEFAULT_OPTIONS = {"rtol": 1e-10, "atol": 1e-12, "max_step": np.inf}
-
 
 class SimulationStoppedWarning(UserWarning):
     """A simulation ended before the end of its time span (a singular state, or a failed step);
@@ -47,13 +67,8 @@ def simulate(
     formulation: str = "full",
     project: bool = False,
     complete: bool = False,
-    atlas: bool = True,
-    singular_tol: float = 1e-6,
-    manifold_tol: float = 1e-9,
-    first_integrals: Mapping | None = None,
-    progress: bool | None = None,
-    backend: str | None = None,
-    **options,
+    options: SimulationOptions | None = None,
+    **keywords,
 ) -> SimulationResult:
     r"""Integrate the equations of motion of a (constrained) system from data on Q.
 
@@ -61,76 +76,57 @@ def simulate(
     accelerations of Krupková's reduced equations [Stolařová 2009, eq. (8)];
     ``"reduced"``: (q, q̇^I) on Q with the normal form q̇^D = g [Stolařová 2009,
     eq. (4)]; ``"multipliers"``: (q, q̇) with the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f
-    solved at every step, no normal form).  A ConstrainedSystem whose results are unsimplified
-    DAGs (``cs.is_large``) is integrated in the multipliers formulation when ``"full"`` is asked
-    (``result.formulation`` says so): the DAG's quotients can be 0/0 at special states (the
-    upright Whipple bicycle); ``prepare(cs, "full")`` keeps the DAG accelerations.  The run
-    stops early only at a *singular state of the problem*, with a
-    :class:`SimulationStoppedWarning` and ``result.event`` saying why:
-    the rank of ∂f/∂q̇ drops [Stolařová 2009, eq. (3)], the constrained system stops
-    being regular [Stolařová 2009, eq. (12)], the multiplier equations become singular
-    [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear constraint leaves its domain, or a
-    condition of a result (``Motion.conditions``) vanishes.
+    solved at every step, no normal form; also where the full one's accelerations are unsimplified DAGs,
+    ``result.formulation`` says so).  The run stops early only at a *singular state of the problem*,
+    with a :class:`SimulationStoppedWarning` and ``result.event`` saying why: the rank of ∂f/∂q̇ drops
+    [Stolařová 2009, eq. (3)], the constrained system stops being regular [Stolařová 2009, eq. (12)],
+    the multiplier equations become singular [Ibort et al. 1996, eq. (4.17)], a branch of a nonlinear
+    constraint leaves its domain, or a condition of a result (``Motion.conditions``) vanishes.
 
-    **The atlas** (``atlas=True``, a ConstrainedSystem in the full or reduced formulation).  A
-    normal form is a chart of Q: it fails where det ∂f/∂q̇^D = 0 although Q is smooth there (the
-    sleigh's ẏ = ẋ tan θ at θ = π/2).  With J = ∂f/∂q̇ and N the number of k-subsets D of the
-    m velocities, Cauchy–Binet gives det(J Jᵀ) = Σ_D det(J_D)², so the chart quality
-    ρ_D = det(J_D)²/det(J Jᵀ) ∈ [0, 1] sums to 1 over the choices and some choice has ρ ≥ 1/N
-    wherever the rank condition holds.  The run is watched for ρ of the choice in force falling
-    below 1/(4N); there the state (t, q, q̇) is handed to the choice of largest ρ at that point
-    (its normal form and accelerations derived once and cached, :meth:`ConstrainedSystem.
-    with_dependent`; a nonlinear constraint's branch is identified from the state) and the
-    integration continues (in the full formulation from the velocities projected onto Q along the
-    kinetic metric, as ``project=True`` does after every step: the drift f ≠ 0 that the full
-    formulation accumulates is not carried into the new chart, where the old dependent velocities
-    become independent ones).  ``result.charts`` lists each switch (time, old and new dependent
-    velocities, why).  ``atlas=False`` keeps one chart and stops at its boundary.
+    **The atlas** (``atlas=True``, full or reduced formulation; the module docstring).  A normal form is a
+    chart of Q: it fails where det ∂f/∂q̇^D = 0 although Q is smooth (the sleigh's ẏ = ẋ tan θ at θ = π/2).
+    Cauchy–Binet gives det(J Jᵀ) = Σ_D det(J_D)² (J = ∂f/∂q̇, D the N k-subsets of the m velocities), so
+    the chart quality ρ_D = det(J_D)²/det(J Jᵀ) sums to 1 and some choice has ρ ≥ 1/N wherever the rank
+    condition holds.  Where ρ of the choice in force falls below 1/(4N) the state goes to the choice of
+    largest ρ (:meth:`ConstrainedSystem.with_dependent`; in the full formulation with the velocities
+    projected onto Q along the kinetic metric) and the run continues; ``result.charts`` lists the switches.
 
     Parameters
     ----------
-    system : ConstrainedSystem, Motion, LagrangianSystem, any object with ``.accelerations()``,
-        the result of :func:`prepare`, or a pair (LagrangianSystem, ConstraintSubmanifold) (a
-        catalogue entry or an imported model too): integrated in the multipliers formulation
-        from the bordered system W q̈ − Jᵀλ = …, J q̈ = −d̄f, solved numerically at every step —
-        no normal form and no symbolic accelerations, the way to simulate long chains of bodies.
-        A :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` is integrated as its Hamel equations,
-        ``motion()`` (``initial`` in the jets: its ``jet_state``).
+    system : ConstrainedSystem, Motion, LagrangianSystem, the result of :func:`prepare`, or a pair
+        (LagrangianSystem, ConstraintSubmanifold) (a catalogue entry or an imported model too):
+        integrated in the multipliers formulation, no normal form — the way to simulate long chains of
+        bodies.  A :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` is integrated as its Hamel
+        equations, ``motion()`` (``initial`` in the jets: its ``jet_state``).
     t_span : (t0, t1)
     initial : {symbol or name: value}
         Values of every q^σ and q̇^σ at t0.  With ``complete=True`` k of the velocities may be
-        omitted (k the number of constraints; usually the dependent ones): they are computed
-        from f(t0, q, q̇) = 0 — whatever the formulation, and whichever k velocities the
-        constraints can be solved for at the point.  Data off Q raise
+        omitted (k the number of constraints): they are computed from f(t0, q, q̇) = 0, whichever
+        k velocities the constraints can be solved for at the point.  Data off Q raise
         :class:`~jetgeo.errors.OffManifoldError` naming the violated constraint and its value.
     params : {symbol or name: value}
         Values of the parameters (masses, radii, …).
-    project : bool
-        Project the velocities back onto Q after every step (full formulation, explicit
-        Runge–Kutta methods RK45/RK23/DOP853).
-    formulation : "full", "reduced" or "multipliers" (see above).
     method, t_eval, dense_output : as in :func:`scipy.integrate.solve_ivp` (``method`` one of
         RK45, RK23, DOP853, Radau, BDF, LSODA), or a discrete Lagrange–d'Alembert integrator
         ``"dla-midpoint"``, ``"dla-trapezoid"``, ``"dla-4"`` with ``step=h`` (fixed steps, every node
         on Q: :func:`~jetgeo.numerics.simulation.discrete.simulate_discrete`).
     events : bool
         Stop at singular states with an explanation (and switch charts, with ``atlas``).
-    singular_tol : float
-        A watched quantity vanishes where |c| falls below ``singular_tol`` times its initial size.
-    manifold_tol : float
-        Initial data with |f^j| > ``manifold_tol``·(1 + Σ|terms of f^j|) are off Q.
-    first_integrals : {name: expression in (t, q, q̇)}
-        Extra quantities to evaluate along the solution (``result.integrals``).
-    progress : None (auto: only in a terminal and if tqdm is installed), True or False.
-    backend : None, "python", "c" or "auto"
-        How the right-hand side is compiled (:func:`~jetgeo.numerics.compile.compile_rhs`);
-        None means "python", or the backend of a prepared system.  With "c" a division by
-        zero in the right-hand side gives inf/nan instead of raising.
-    atlas : bool
-        Continue across the boundaries of the normal form's chart (see above).
-    **options
-        Options of the scipy solver, as ``solve_ivp`` takes them: ``rtol`` (default 1e-10), ``atol``
-        (default 1e-12), ``max_step`` (default inf), ``first_step``, …
+    formulation : "full", "reduced" or "multipliers" (see above).
+    project : bool
+        Project the velocities back onto Q after every step (full formulation, explicit
+        Runge–Kutta methods RK45/RK23/DOP853).
+    complete : bool
+        Compute the omitted velocities of ``initial`` (see there).
+    options : SimulationOptions, optional
+        The rarely changed choices (:class:`~jetgeo.numerics.simulation.options.SimulationOptions`):
+        rtol (default 1e-10), atol (1e-12), max_step (inf), first_step, step (of a dla method),
+        singular_tol, manifold_tol, atlas, backend ("python", "c" or "auto"; with "c" a division by zero
+        in the right-hand side gives inf/nan instead of raising), progress, first_integrals (extra
+        quantities along the solution, ``result.integrals``), and any other option of the scipy solver.
+    **keywords
+        Any of these by name, as ``solve_ivp`` takes its ``**options``: ``simulate(sys, t_span, y0,
+        rtol=1e-8, singular_tol=1e-9)``; a keyword overrides the field of ``options``.
 
     Returns
     -------
@@ -139,21 +135,56 @@ def simulate(
         energy, multipliers and reactions where the formulation gives them), the status and, when the run
         stopped at a singular state, the :class:`~jetgeo.numerics.simulation.events.SingularEvent`.
 
-    The signature mirrors ``solve_ivp(fun, t_span, y0, method, t_eval, dense_output, events, ...,
-    **options)``: the essentials and the integrator's choices positionally, jetgeo's own choices by
-    keyword.
-
-    More: the docstring of the package :mod:`jetgeo.numerics.simulation` (constraint monitoring,
-    projection, the energy balance) and ``theory/numerics.md``.
+    More: the docstrings of :mod:`jetgeo.numerics.simulation` and of this module, ``theory/numerics.md``.
     """
+    opts = SimulationOptions.merged(options, keywords)
     if isinstance(method, str) and method in DISCRETE_METHODS:  # discrete Lagrange–d'Alembert: its own stepper
-        if formulation != "full" or project:  # every node is on Q by construction: nothing to choose or project
-            raise InputError(f"simulate: the {method} method steps the discrete system on Q itself; "
-                             f"formulation={formulation!r} and project={project!r} do not apply to it")
-        return simulate_discrete(system, t_span, initial, params, method, complete=complete, manifold_tol=manifold_tol,
-                                 backend=backend, first_integrals=first_integrals, t_eval=t_eval, **options)
-    opts = {**DEFAULT_OPTIONS, **options}
-    check_arguments(t_span, opts, t_eval, singular_tol, manifold_tol)
+        return _discrete(system, t_span, initial, params, method, t_eval, formulation, project, complete, opts)
+    solver = opts.integrator_options()
+    check_arguments(t_span, solver, t_eval, opts.singular_tol, opts.manifold_tol)
+    prep = _prepared(system, formulation, opts)
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    p = _parameter_values(prep, params := dict(params or {}))
+    atlas_on = bool(opts.atlas and events and prep.model.cs is not None and prep.model.f
+                    and prep.formulation in ("full", "reduced"))
+    prep, y_full, stop = _initial_state(prep, initial, complete, t0, p, atlas_on, switches := [], opts)
+    run = dict(method=method, t_eval=t_eval, project=project, events=events, singular_tol=opts.singular_tol,
+               dense_output=dense_output, options=solver)
+    res, stop = _across_charts(prep, (t0, t1), y_full, p, params, atlas_on, stop, switches, opts, run)
+    return _ended(res, stop, switches, t1)
+
+
+def _discrete(system, t_span, initial, params, method: str, t_eval, formulation: str, project: bool,
+              complete: bool, opts: SimulationOptions) -> SimulationResult:
+    """:func:`simulate` with a discrete Lagrange–d'Alembert method: its own stepper, every node on Q."""
+    if formulation != "full" or project:  # every node is on Q by construction: nothing to choose or project
+        raise InputError(f"simulate: the {method} method steps the discrete system on Q itself; "
+                         f"formulation={formulation!r} and project={project!r} do not apply to it")
+    return simulate_discrete(system, t_span, initial, params, method, complete=complete,
+                             manifold_tol=opts.manifold_tol, backend=opts.backend,
+                             first_integrals=opts.first_integrals, t_eval=t_eval, **opts.given())
+
+
+def _initial_state(prep: PreparedSystem, initial, complete: bool, t0: float, p, atlas_on: bool, switches: list,
+                   opts: SimulationOptions) -> tuple:
+    """(prep, full state, stop) at t0: the initial data completed and checked on Q, in the chart of the atlas
+    that serves them (``stop`` the failure where none does)."""
+    stop = None
+    try:  # the compiled constraints, normal form and monitors at the initial state
+        y_full = initial_data(prep, initial, complete, t0, p)
+        if atlas_on:
+            prep, stop = chart_for(prep, t0, y_full, p, switches, opts.first_integrals, initial_check=True)
+        check_on_manifold(prep, t0, y_full, p, opts.manifold_tol)
+    except DOMAIN_ERRORS as exc:
+        if isinstance(exc, JetgeoError):
+            raise
+        raise not_real_at_start(t0, exc) from None
+    return prep, y_full, stop
+
+
+def _prepared(system, formulation: str, opts: SimulationOptions) -> PreparedSystem:
+    """The :class:`PreparedSystem` :func:`simulate` integrates: ``system`` prepared in ``formulation``, or in the
+    multipliers formulation where the full one has no (usable) symbolic accelerations."""
     if isinstance(system, QuasiVelocitySystem) and formulation != "multipliers":
         system = system.motion()  # Hamel's equations; "multipliers" takes S itself: its bordered system only
     prepared = isinstance(system, PreparedSystem)
@@ -167,15 +198,17 @@ def simulate(
             and not all(is_small(e) for e in system.accelerations().values())):
         # the same for a route that carries its own bordered system (Hamel's equations of a rolling body)
         formulation = "multipliers"
-    if prepared and first_integrals:
+    backend = opts.backend
+    if prepared and opts.first_integrals:
         raise InputError("give first_integrals to prepare(), not to simulate(), when passing a prepared system")
     if prepared and backend is not None and backend != system.backend:
         raise InputError(f"simulate: the prepared system was compiled with backend={system.backend!r}, not "
                         f"{backend!r}; give backend to prepare()")
-    prep = system if prepared else prepare(system, formulation, first_integrals, backend or "python")
-    M = prep.model
-    t0, t1 = float(t_span[0]), float(t_span[1])
-    params = dict(params or {})
+    return system if prepared else prepare(system, formulation, opts.first_integrals, backend or "python")
+
+
+def _parameter_values(prep: PreparedSystem, params: dict) -> np.ndarray:
+    """The values of ``prep.params`` from ``params`` (by symbol or name), checked against their assumptions."""
     pvals = []
     missing_p = []
     for s in prep.params:
@@ -187,40 +220,38 @@ def simulate(
     if missing_p:
         raise InputError(f"simulate: no value given for the parameter(s) {sorted(map(str, missing_p))}")
     check_assumptions(dict(zip(prep.params, pvals)), "simulate")  # a mass m = −1 turns cos into cosh
-    p = np.array(pvals, dtype=float)
-    atlas_on = bool(atlas and events and M.cs is not None and M.f and prep.formulation in ("full", "reduced"))
-    switches: list = []
-    stop = None
-    try:  # the compiled constraints, normal form and monitors at the initial state
-        y_full = initial_data(prep, initial, complete, t0, p)
-        if atlas_on:
-            prep, stop = chart_for(prep, t0, y_full, p, switches, first_integrals, initial_check=True)
-        check_on_manifold(prep, t0, y_full, p, manifold_tol)
-    except DOMAIN_ERRORS as exc:
-        if isinstance(exc, JetgeoError):
-            raise
-        raise not_real_at_start(t0, exc) from None
-    bar = progress_bar(1000, "simulate", progress, unit="‰")  # per mille of [t0, t1]
-    run = dict(method=method, t_eval=t_eval, project=project, events=events, singular_tol=singular_tol, bar=bar,
-               dense_output=dense_output, options=opts)
+    return np.array(pvals, dtype=float)
+
+
+def _across_charts(prep: PreparedSystem, span: tuple, y_full, p, params: dict, atlas_on: bool, stop, switches: list,
+                   opts: SimulationOptions, run: dict) -> tuple:
+    """(result, stop): the run from ``y_full`` at t0 chart after chart of Q (one chart without the atlas), the
+    segments merged; ``stop`` the :class:`~.atlas.ChartSwitch` failure where no chart continues (else None)."""
+    t0, t1 = span
+    bar = progress_bar(1000, "simulate", opts.progress, unit="‰")  # per mille of [t0, t1]
     segments = []
     try:
         t_start, y_start = t0, y_full
         while True:
-            seg, hit = _segment(prep, t_start, t1, y_start, p, params, atlas_on, **run)
+            seg, hit = _segment(prep, t_start, t1, y_start, p, params, atlas_on, bar=bar, **run)
             segments.append(seg)
             if hit is None:
                 break
             t_start, y_start = hit
             if prep.formulation == "full":  # start the new chart on Q: the velocities projected along W
                 y_start = project_velocities(prep, t_start, y_start, p)
-            prep, stop = chart_for(prep, t_start, y_start, p, switches, first_integrals)
+            prep, stop = chart_for(prep, t_start, y_start, p, switches, opts.first_integrals)
             if stop is not None:
                 break
     finally:
         if bar is not None:
             bar.close()
-    res = segments[0] if len(segments) == 1 else merge(segments, t_eval is not None)
+    return (segments[0] if len(segments) == 1 else merge(segments, run["t_eval"] is not None)), stop
+
+
+def _ended(res: SimulationResult, stop, switches: list, t1: float) -> SimulationResult:
+    """``res`` with its chart switches, and its status where no chart of Q continued; a
+    :class:`SimulationStoppedWarning` when it ended before t1."""
     res.charts = list(switches)
     if stop is not None:  # no chart of Q continues at the switch point
         res.event, res.t_stop = stop, stop.t
@@ -232,7 +263,7 @@ def simulate(
             res.message = f"integration failed at t = {stop.t:.6g}: {stop.explanation}"
     if res.status != "finished":
         warnings.warn(f"simulate: the run ended at t = {res.t_stop:.6g} before t = {t1:g}: {res.message}",
-                      SimulationStoppedWarning, stacklevel=2)
+                      SimulationStoppedWarning, stacklevel=3)
     return res
 
 
