@@ -402,14 +402,20 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
     return 0
 
 
+def _numerics_bridge():
+    """The module :mod:`jetgeo.io.simulate`, the bridge from a spec to :mod:`jetgeo.numerics`, imported on first
+    use: the one place where the command line pays for NumPy and SciPy."""
+    # cost: io.simulate imports jetgeo.numerics (NumPy, SciPy: about a second) that no command but simulate needs
+    from .io import simulate as bridge
+
+    return bridge
+
+
 def _simulate(args: argparse.Namespace) -> int:
     spec = _load(args.spec)
     outputs = _check_outputs(args, spec)  # before integrating: a bad output path costs nothing
-    # cost: io.simulate imports jetgeo.numerics (NumPy, SciPy: about a second) that no other command needs
-    from .io.simulate import simulate_spec
-
     with stage("simulation"):
-        res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
+        res = _numerics_bridge().simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
                             formulation=args.formulation, max_step=args.max_step, method=args.method,
                             step=args.step)
     names = res["names"]
@@ -782,9 +788,7 @@ def _limit_hint(exc) -> str:
 def _preload_for_memory_limit(args: argparse.Namespace) -> None:
     """Import what the command needs before the address space is bounded (an import that fails for
     want of memory would read as "not available"), and refuse a limit below what is already used."""
-    # cost: numerics (SciPy, about a second) only when a memory limit is set; io is imported above
-    from . import numerics  # noqa: F401
-
+    _numerics_bridge()  # numerics (SciPy, about a second) only when a memory limit is set; io is imported above
     if getattr(args, "plot", None):
         try:
             import matplotlib
