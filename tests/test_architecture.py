@@ -10,9 +10,17 @@ proves nothing).
 from __future__ import annotations
 
 import ast
+import inspect
 import subprocess
 import sys
+import typing
+import warnings
 from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from jetgeo.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "jetgeo"
@@ -646,3 +654,109 @@ def test_the_size_check_sees_a_long_function():
                      f"def fine(self, {', '.join(f'a{i}' for i in range(12))}):\n    pass\n")
     assert _long_public_functions({PKG / "example.py": tree}) == {("jetgeo/example.py", "run"),
                                                                   ("jetgeo/example.py", "wide")}
+
+
+# --- one way to read a result ------------------------------------------------------------------------------------
+
+
+def test_motion_is_read_through_the_protocol_only():
+    """A Motion's accelerations, multipliers and reactions are the methods of ``EquationsOfMotion`` (issue 29): no
+    public attribute duplicates them; the old spellings (constructor keywords ``acc``, ``lam``, ``reactions_`` and the
+    attributes of those names) still work, each with a DeprecationWarning."""
+    from jetgeo import FibredManifold, LagrangianSystem
+    from jetgeo.mechanics import ConstraintSubmanifold, Motion
+    from jetgeo.mechanics.eom import EquationsOfMotion
+
+    Y = FibredManifold(["x"])
+    (x,), (xd,), (xdd,) = Y.q, Y.qdot, Y.qddot
+    S = LagrangianSystem(Y, xd**2 / 2)
+    m = Motion("m", S, None, {xdd: -x}, tuple(Y.J1.coords), multipliers=[x], reactions=[2 * x])
+    assert isinstance(m, EquationsOfMotion)
+    assert (m.accelerations(), m.multipliers(), m.reactions()) == ({xdd: -x}, [x], [2 * x])
+    assert not {"acc", "lam", "reactions_"} & set(vars(m))          # stored once, privately
+    m.accelerations()[xdd] = 0                                    # the methods hand out copies
+    assert m.accelerations() == {xdd: -x}
+    assert m.replace(multipliers=None).multipliers() is None and m.multipliers() == [x]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Motion("quiet", S, None, {xdd: 0}, tuple(Y.J1.coords))     # the new spelling warns nothing
+    with pytest.warns(DeprecationWarning) as caught:
+        old = Motion("old", S, None, acc={xdd: -x}, coordinates=tuple(Y.J1.coords), lam=[x], reactions_=[x])
+    assert sorted(str(w.message).split("'")[1] for w in caught) == ["acc", "lam", "reactions_"]
+    assert (old.accelerations(), old.multipliers(), old.reactions()) == ({xdd: -x}, [x], [x])
+    for name, value in (("acc", {xdd: -x}), ("lam", [x]), ("reactions_", [x])):
+        with pytest.warns(DeprecationWarning, match=f"'{name}' is deprecated"):
+            assert getattr(old, name) == value
+    # the protocol and Motion are typed: no Any for system and Q
+    hints = typing.get_type_hints(EquationsOfMotion)
+    assert hints["system"] is LagrangianSystem and hints["Q"] == ConstraintSubmanifold | None
+    init = typing.get_type_hints(Motion.__init__)
+    assert init["system"] is LagrangianSystem and init["Q"] == ConstraintSubmanifold | None
+
+
+# --- one vocabulary -------------------------------------------------------------------------------------------------
+
+
+def test_one_name_per_recipe():
+    """Every recipe has one name — its function's — in the table (``recipes.RECIPES``), in ``all_recipes``, in the
+    Motion it returns and on the command line (``derive --recipe``); the old spellings still find the same recipe, each
+    with a DeprecationWarning, and the old names of the table and of ``all_methods`` too."""
+    from jetgeo import cli, recipes, systems
+
+    assert all(name == fn.__name__ for name, fn in recipes.RECIPES.items())
+    assert set(recipes.OLD_NAMES) & set(recipes.RECIPES) == set()
+    S, Q = systems.load("skate")
+    for name in ("lagrange_multipliers", "benenti_second_kind", "maggi", "voronets"):
+        assert recipes.RECIPES[name](S, Q).method == name
+    assert set(recipes.RECIPES) | {"ibort_sode", "benenti_first_kind"} == set(cli.CLI_RECIPES)
+    for old, new in (("benenti2", "benenti_second_kind"), ("multipliers", "lagrange_multipliers"),
+                     ("gibbs-appell", "gibbs_appell")):
+        with pytest.warns(DeprecationWarning, match=f"'{old}' is deprecated: use '{new}'"):
+            assert recipes.RECIPES[old] is recipes.RECIPES[new]
+        with pytest.warns(DeprecationWarning):
+            assert recipes.recipe_name(old) == new
+        assert old not in recipes.RECIPES and old not in list(recipes.RECIPES)
+    with pytest.raises(KeyError):
+        recipes.RECIPES["benenti3"]  # noqa: B018
+    with pytest.raises(InputError, match="unknown recipe 'benenti3'"):
+        recipes.recipe_name("benenti3")
+    for old, new in (("METHODS", "RECIPES"), ("all_methods", "all_recipes")):
+        with pytest.warns(DeprecationWarning, match=f"jetgeo.recipes.{old} is deprecated"):
+            assert getattr(recipes, old) is getattr(recipes, new)
+    with pytest.warns(DeprecationWarning, match="jetgeo.cli.CLI_METHODS is deprecated"):
+        assert cli.CLI_METHODS is cli.CLI_RECIPES
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert recipes.RECIPES["hamel"] is recipes.hamel and recipes.recipe_name("hamel") == "hamel"
+
+
+def test_method_names_an_integrator_only():
+    """``method=`` is the integrator (as in ``solve_ivp``); a derivation route is ``route=`` (``linearise``,
+    ``ConstrainedSystem.reduced_equations``) and a recipe ``recipe=`` (``derive_motion``).  The old ``method=`` of those
+    still works, with a DeprecationWarning, and gives the same result."""
+    from jetgeo import FibredManifold, LagrangianSystem
+    from jetgeo.cli import derive_motion
+    from jetgeo.io import load_spec
+    from jetgeo.mechanics import ConstraintSubmanifold, linearise
+    from jetgeo.numerics import simulate
+
+    assert "route" in inspect.signature(linearise).parameters
+    assert "method" in inspect.signature(simulate).parameters
+    Y = FibredManifold(["x", "y", "theta"])
+    x, y, th = Y.q
+    xd, yd, thd = Y.qdot
+    cs = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2).constrain(
+        ConstraintSubmanifold(Y, [sp.sin(th) * xd - sp.cos(th) * yd]))
+    point = {x: 0, y: 0, th: sp.Rational(1, 3), xd: 1, thd: sp.Rational(1, 2)}
+    new = linearise(cs, point, route="reduced")
+    with pytest.warns(DeprecationWarning, match=r"linearise\(method=...\) is deprecated: use route="):
+        old = linearise(cs, point, method="reduced")
+    assert old.A == new.A and new.method == "reduced"
+    with pytest.warns(DeprecationWarning, match="use route="):
+        assert cs.reduced_equations(method="forms") == cs.reduced_equations(route="forms")
+    with pytest.raises(InputError, match="unknown route 'nope'"):
+        cs.reduced_equations(route="nope")
+    spec = load_spec("skate")
+    with pytest.warns(DeprecationWarning, match=r"derive_motion\(method=...\) is deprecated"):
+        assert derive_motion(spec, method="maggi")[0] == derive_motion(spec, recipe="maggi")[0]
+

@@ -135,7 +135,7 @@ def ghori_symmetric(system: LagrangianSystem | QuasiVelocitySystem,
     sol, det = solve_affine(eqs, ind, f"Ghori's symmetric equations with {function}")
     acc = accelerations_on_Q(cs, sol)
     return Motion(
-        method=f"ghori_{function}", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        method=f"ghori_{function}", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
         extras={"function": F, "equations": eqs}, branch=cs.nf.branch.index,
     )
