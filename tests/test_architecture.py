@@ -17,6 +17,7 @@ import typing
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -760,3 +761,41 @@ def test_method_names_an_integrator_only():
     with pytest.warns(DeprecationWarning, match=r"derive_motion\(method=...\) is deprecated"):
         assert derive_motion(spec, method="maggi")[0] == derive_motion(spec, recipe="maggi")[0]
 
+
+# --- one exact completion of a state on Q -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["skate", "vertical_disc", "stolarova_example2"])
+def test_states_on_Q_are_completed_by_one_function_and_agree(name):
+    """The catalogue's sample state, a spec's initial data and the simulator's completed state give the same
+    dependent velocities: the first two through the one exact completion (``jetgeo.mechanics.complete_on_Q``), the
+    simulator through its numerical counterpart (``complete_from_normal_form``).  stolarova_example2 is nonlinear
+    in the velocities (ẋ² + ẏ² − a²ż² = 0): its completion comes from the normal form on Q's branch."""
+    from jetgeo import systems
+    from jetgeo.geometry import is_zero
+    from jetgeo.io import Spec
+    from jetgeo.mechanics import complete_on_Q
+    from jetgeo.numerics import simulate
+
+    e = systems.load(name)
+    dep = list(e.Q.dependent)
+    free = {s: v for s, v in e.initial.items() if s not in dep}
+    exact = complete_on_Q(e.Q, {**e.params, **free}).velocities
+    assert set(exact) == set(dep) and all(is_zero(exact[d] - e.initial[d]) for d in dep)
+    spec = Spec.from_objects(e.system, e.Q, name=name, params=e.params, initial=free)
+    state = spec.initial_state()
+    run = simulate(e.constrained(), (0, 1e-6), free, e.params, complete=True)
+    for d in dep:
+        want = float(e.initial[d])
+        assert np.isclose(state[d], want, rtol=1e-12, atol=1e-14), (d, state[d], want)
+        assert np.isclose(run.column(str(d))[0], want, rtol=1e-12, atol=1e-14), d
+
+
+def test_no_second_exact_completion_of_a_state():
+    """Solving the constraints for the dependent velocities at a point is done by ``complete_on_Q`` only: no other
+    module forms the linear system of f in q̇^D (``sympy.linear_eq_to_matrix``) — io/sympy_import.py solves the
+    kinematic differential equations of a ``sympy.physics.mechanics`` model, a different system."""
+    found = [_where(p, n) for p, t in TREES.items() for n in ast.walk(t)
+             if isinstance(n, ast.Attribute) and n.attr == "linear_eq_to_matrix"
+             and str(p.relative_to(ROOT)) not in ("jetgeo/mechanics/states.py", "jetgeo/io/sympy_import.py")]
+    assert found == []

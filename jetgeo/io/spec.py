@@ -48,7 +48,7 @@ from ..errors import (
 from ..geometry.coerce import as_expr, respects_assumptions
 from ..geometry.zero import is_zero, normalise
 from ..jets import FibredManifold
-from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
+from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem, complete_on_Q
 from .bodies import load_body
 from .parse import check_name, evaluate_constant, parse_expression
 from .specs import catalogue
@@ -948,9 +948,7 @@ def _initial_state(spec: Spec) -> dict:
         if miss:
             raise SpecError(f"{spec.source}: [initial]: no initial value for the independent velocit"
                             f"{'y' if len(miss) == 1 else 'ies'} {', '.join(miss)}")
-        for d, g in cs.g.items():
-            if d not in spec.initial:
-                vals[d] = g.xreplace(vals)
+        vals.update({d: v for d, v in complete_on_Q(spec.Q, vals, cs.g).velocities.items() if d not in spec.initial})
     if spec.Q is not None:
         _off_Q(spec, vals)
     return {s: _num(spec, vals[s], vals, str(s)) for s in (Y.t, *Y.q, *Y.qdot)}
