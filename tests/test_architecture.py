@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import subprocess
 import sys
 import typing
@@ -602,8 +603,6 @@ def _resolves(dotted: str) -> bool:
 def test_every_name_on_the_map_exists():
     """Every ``jetgeo.…`` name in backquotes on theory/architecture.md is a module or a member of one (the map
     is updated with the code: a moved or renamed home fails here)."""
-    import re
-
     text = (ROOT / "theory" / "architecture.md").read_text(encoding="utf-8")
     names = sorted({m.rstrip(".") for m in re.findall(r"`(jetgeo(?:\.\w+)+)", text)})
     assert len(names) > 50
@@ -799,3 +798,18 @@ def test_no_second_exact_completion_of_a_state():
              if isinstance(n, ast.Attribute) and n.attr == "linear_eq_to_matrix"
              and str(p.relative_to(ROOT)) not in ("jetgeo/mechanics/states.py", "jetgeo/io/sympy_import.py")]
     assert found == []
+
+
+def test_the_maps_floor_table_is_the_contract():
+    """The floor table of theory/architecture.md names the same packages and modules, floor by floor, as the
+    import-linter contract of pyproject.toml (the table had lost ``version``)."""
+    import tomllib
+
+    (contract,) = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"]
+    layers = [{m.strip() for m in layer.replace(":", "|").split("|")} for layer in reversed(contract["layers"])]
+    text = (ROOT / "theory" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d) \| ([^|]+) \|", text, re.M)
+    table = [set(re.findall(r"`(\w+)`", names)) for _, names in sorted(rows, key=lambda r: int(r[0]))]
+    assert [int(k) for k, _ in rows] == list(range(len(layers)))
+    assert table == layers
