@@ -661,8 +661,9 @@ def test_the_size_check_sees_a_long_function():
 
 def test_motion_is_read_through_the_protocol_only():
     """A Motion's accelerations, multipliers and reactions are the methods of ``EquationsOfMotion`` (issue 29): no
-    public attribute duplicates them; the old spellings (constructor keywords ``acc``, ``lam``, ``reactions_`` and the
-    attributes of those names) still work, each with a DeprecationWarning."""
+    public attribute duplicates them, and the recipe that made it is ``recipe`` (``method`` names integrators); the
+    old spellings (constructor keywords ``method``, ``acc``, ``lam``, ``reactions_`` and the attributes of those names)
+    still work, each with a DeprecationWarning."""
     from jetgeo import FibredManifold, LagrangianSystem
     from jetgeo.mechanics import ConstraintSubmanifold, Motion
     from jetgeo.mechanics.eom import EquationsOfMotion
@@ -673,7 +674,7 @@ def test_motion_is_read_through_the_protocol_only():
     m = Motion("m", S, None, {xdd: -x}, tuple(Y.J1.coords), multipliers=[x], reactions=[2 * x])
     assert isinstance(m, EquationsOfMotion)
     assert (m.accelerations(), m.multipliers(), m.reactions()) == ({xdd: -x}, [x], [2 * x])
-    assert not {"acc", "lam", "reactions_"} & set(vars(m))          # stored once, privately
+    assert not {"method", "acc", "lam", "reactions_"} & set(vars(m))  # stored once, privately
     m.accelerations()[xdd] = 0                                    # the methods hand out copies
     assert m.accelerations() == {xdd: -x}
     assert m.replace(multipliers=None).multipliers() is None and m.multipliers() == [x]
@@ -681,10 +682,14 @@ def test_motion_is_read_through_the_protocol_only():
         warnings.simplefilter("error")
         Motion("quiet", S, None, {xdd: 0}, tuple(Y.J1.coords))     # the new spelling warns nothing
     with pytest.warns(DeprecationWarning) as caught:
-        old = Motion("old", S, None, acc={xdd: -x}, coordinates=tuple(Y.J1.coords), lam=[x], reactions_=[x])
-    assert sorted(str(w.message).split("'")[1] for w in caught) == ["acc", "lam", "reactions_"]
+        old = Motion(method="old", system=S, Q=None, acc={xdd: -x}, coordinates=tuple(Y.J1.coords), lam=[x],
+                     reactions_=[x])
+    assert sorted(str(w.message).split("'")[1] for w in caught) == ["acc", "lam", "method", "reactions_"]
     assert (old.accelerations(), old.multipliers(), old.reactions()) == ({xdd: -x}, [x], [x])
-    for name, value in (("acc", {xdd: -x}), ("lam", [x]), ("reactions_", [x])):
+    assert old.recipe == "old" and m.recipe == "m"
+    with pytest.raises(TypeError, match="give 'recipe' only"), pytest.warns(DeprecationWarning):
+        Motion(recipe="new", system=S, Q=None, accelerations={xdd: 0}, coordinates=(), method="old")
+    for name, value in (("acc", {xdd: -x}), ("lam", [x]), ("reactions_", [x]), ("method", "old")):
         with pytest.warns(DeprecationWarning, match=f"'{name}' is deprecated"):
             assert getattr(old, name) == value
     # the protocol and Motion are typed: no Any for system and Q
@@ -707,7 +712,7 @@ def test_one_name_per_recipe():
     assert set(recipes.OLD_NAMES) & set(recipes.RECIPES) == set()
     S, Q = systems.load("skate")
     for name in ("lagrange_multipliers", "benenti_second_kind", "maggi", "voronets"):
-        assert recipes.RECIPES[name](S, Q).method == name
+        assert recipes.RECIPES[name](S, Q).recipe == name
     assert set(recipes.RECIPES) | {"ibort_sode", "benenti_first_kind"} == set(cli.CLI_RECIPES)
     for old, new in (("benenti2", "benenti_second_kind"), ("multipliers", "lagrange_multipliers"),
                      ("gibbs-appell", "gibbs_appell")):

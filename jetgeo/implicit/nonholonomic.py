@@ -382,7 +382,7 @@ class NonholonomicProblem:
         lam_l = list(lam)
         ham = (lambda: self._hamiltonian_picture(lam_l, accd)) if self.system.is_regular() else None
         return NonholonomicMotion(
-            method="ibort_sode", system=self.system, Q=self.Q, accelerations=accd, coordinates=coords,
+            recipe="ibort_sode", system=self.system, Q=self.Q, accelerations=accd, coordinates=coords,
             substitution=dict(self.g), multipliers=list(lam), reactions=reactions, conditions=conds,
             extras={"vector_field": gamma, "compatibility": rep}, hamiltonian_factory=ham,
         )

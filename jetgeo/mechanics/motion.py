@@ -1,10 +1,10 @@
-r"""The common result type of every method: equations of motion on a constraint manifold.
+r"""The common result type of every recipe and route: equations of motion on a constraint manifold.
 
 A :class:`Motion` carries what a caller needs, like scipy's ``OdeResult``: the
 accelerations {q̈^σ: expression}, in the jet coordinates of the constraint
 manifold (``coordinates``: the symbols they may contain), the multipliers and
-reaction forces when the method yields them, the conditions under which the
-result holds (expressions that must not vanish), and method-specific extras
+reaction forces when the recipe yields them, the conditions under which the
+result holds (expressions that must not vanish), and recipe-specific extras
 (the vector field Z of Benenti's first kind, the Gibbs–Appell function, …).
 """
 
@@ -22,25 +22,45 @@ from .lagrangian import LagrangianSystem
 __all__ = ["Motion"]
 
 #: the constructor's old keywords, accepted with a DeprecationWarning: {old: new}
-_OLD_KEYWORDS = {"acc": "accelerations", "lam": "multipliers", "reactions_": "reactions"}
+_OLD_KEYWORDS = {"method": "recipe", "acc": "accelerations", "lam": "multipliers", "reactions_": "reactions"}
 
 
-def _deprecated(old: str, new: str, what: str) -> None:
-    warnings.warn(f"Motion{what}: {old!r} is deprecated, use {new!r}", DeprecationWarning, stacklevel=3)
+def _deprecated(old: str, new: str, what: str, stacklevel: int = 3) -> None:
+    warnings.warn(f"Motion{what}: {old!r} is deprecated, use {new!r}", DeprecationWarning, stacklevel=stacklevel)
 
 
-class Motion:
-    """Equations of motion produced by one method.
+def _renamed(changes: dict, what: str) -> dict:
+    """``changes`` with the old keywords (:data:`_OLD_KEYWORDS`) renamed, each with a DeprecationWarning."""
+    out = dict(changes)
+    for old, new in _OLD_KEYWORDS.items():
+        if old in out:
+            _deprecated(old, new, what, stacklevel=4)
+            if new in out:
+                raise TypeError(f"Motion{what}: give {new!r} only ({old!r} is its deprecated spelling)")
+            out[new] = out.pop(old)
+    return out
+
+
+class _AcceptsOldKeywords(type):
+    """Renames the old constructor keywords before ``__init__`` sees them, so that its signature stays typed."""
+
+    def __call__(cls, *args, **kwargs):
+        return super().__call__(*args, **_renamed(kwargs, "(...)"))
+
+
+class Motion(metaclass=_AcceptsOldKeywords):
+    """Equations of motion produced by one recipe or route.
 
     The accelerations, multipliers and reactions are read through the methods of
     :class:`~jetgeo.mechanics.eom.EquationsOfMotion` (:meth:`accelerations`, :meth:`multipliers`,
-    :meth:`reactions`), the one way to get them; the old attributes ``acc``, ``lam`` and ``reactions_`` still
-    answer, with a :class:`DeprecationWarning`.
+    :meth:`reactions`), the one way to get them.  The old names — the keywords and attributes ``method``
+    (now ``recipe``), ``acc``, ``lam`` and ``reactions_`` — still work, with a :class:`DeprecationWarning`.
 
     Parameters
     ----------
-    method : str
-        Name of the recipe that produced the result (``"krupkova"``, ``"gibbs_appell"``, …).
+    recipe : str
+        Name of the recipe or route that produced the result: its name in :data:`jetgeo.recipes.RECIPES`
+        (``"krupkova"``, ``"gibbs_appell"``, …), or ``"ibort_sode"``, ``"quasi_velocities"``, ….
     system : LagrangianSystem
         L and the forces.
     Q : ConstraintSubmanifold or None
@@ -72,8 +92,6 @@ class Motion:
         cheaper than differentiating L (Hamel's equations give it from the expressions in the
         quasi-velocities); simulation's ``"multipliers"`` formulation solves it.  None: the
         bordered system is built from the Lagrangian.
-    acc, lam, reactions_ : optional
-        The old names of ``accelerations``, ``multipliers``, ``reactions`` (deprecated).
 
     A Motion implements :class:`~jetgeo.mechanics.eom.EquationsOfMotion`.
 
@@ -89,19 +107,11 @@ class Motion:
     {xddot: 0}
     """
 
-    def __init__(self, method: str, system: LagrangianSystem, Q: ConstraintSubmanifold | None,
-                 accelerations: dict | None = None, coordinates: tuple | None = None,
-                 substitution: dict | None = None, multipliers: list | None = None, reactions: list | None = None,
-                 conditions: list | None = None, extras: dict | None = None, branch: int | None = None,
-                 to_jet: dict | None = None, bordered: BorderedSystem | None = None, *,
-                 acc: dict | None = None, lam: list | None = None, reactions_: list | None = None) -> None:
-        for old, value in (("acc", acc), ("lam", lam), ("reactions_", reactions_)):
-            if value is not None:
-                _deprecated(old, _OLD_KEYWORDS[old], "(...)")
-        accelerations = acc if accelerations is None else accelerations
-        if accelerations is None or coordinates is None:
-            raise TypeError("Motion() needs the accelerations and the coordinates they are written in")
-        self.method = method
+    def __init__(self, recipe: str, system: LagrangianSystem, Q: ConstraintSubmanifold | None, accelerations: dict,
+                 coordinates: tuple, substitution: dict | None = None, multipliers: list | None = None,
+                 reactions: list | None = None, conditions: list | None = None, extras: dict | None = None,
+                 branch: int | None = None, to_jet: dict | None = None, bordered: BorderedSystem | None = None) -> None:
+        self.recipe = recipe
         self.system = system
         self.Q = Q
         self.coordinates = coordinates
@@ -112,8 +122,8 @@ class Motion:
         self.to_jet = {} if to_jet is None else to_jet
         self.bordered = bordered
         self._accelerations = accelerations
-        self._multipliers = lam if multipliers is None else multipliers
-        self._reactions = reactions_ if reactions is None else reactions
+        self._multipliers = multipliers
+        self._reactions = reactions
 
     def accelerations(self) -> dict:
         """{q̈^σ: expression} for every coordinate (in ``coordinates``).
@@ -136,7 +146,7 @@ class Motion:
         return list(self.conditions)
 
     def multipliers(self) -> list | None:
-        """The multipliers λ_i, or None if the method does not give them.
+        """The multipliers λ_i, or None if the recipe does not give them.
 
         Returns
         -------
@@ -168,11 +178,8 @@ class Motion:
         Motion
             A new Motion of the same class; the members not named are those of ``self``.
         """
-        for old, new in _OLD_KEYWORDS.items():
-            if old in changes:
-                _deprecated(old, new, ".replace(...)")
-                changes[new] = changes.pop(old)
-        members = dict(method=self.method, system=self.system, Q=self.Q, accelerations=self.accelerations(),
+        changes = _renamed(changes, ".replace(...)")
+        members = dict(recipe=self.recipe, system=self.system, Q=self.Q, accelerations=self.accelerations(),
                        coordinates=self.coordinates, substitution=self.substitution, multipliers=self._multipliers,
                        reactions=self._reactions, conditions=self.conditions, extras=self.extras,
                        branch=self.branch, to_jet=self.to_jet, bordered=self.bordered)
@@ -180,6 +187,17 @@ class Motion:
         if unknown:
             raise TypeError(f"Motion.replace: unknown members {sorted(unknown)}")
         return type(self)(**{**members, **changes})
+
+    @property
+    def method(self) -> str:
+        """Deprecated: :attr:`recipe`."""
+        _deprecated("method", "recipe", ".method")
+        return self.recipe
+
+    @method.setter
+    def method(self, value: str) -> None:
+        _deprecated("method", "recipe", ".method")
+        self.recipe = value
 
     @property
     def acc(self) -> dict:
@@ -200,12 +218,12 @@ class Motion:
         return self.reactions()
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(method={self.method!r}, accelerations={self._accelerations!r}, "
+        return (f"{type(self).__name__}(recipe={self.recipe!r}, accelerations={self._accelerations!r}, "
                 f"coordinates={self.coordinates!r}, conditions={self.conditions!r})")
 
     def __str__(self) -> str:
         """The equations as printed: small expressions tidied (display only, :mod:`jetgeo.geometry.display`)."""
-        lines = [f"Motion by {self.method}:"]
+        lines = [f"Motion by {self.recipe}:"]
         for a, e in self._accelerations.items():
             lines.append(f"  {a} = {tidy(e)}")
         if self._multipliers is not None:
@@ -221,5 +239,5 @@ class Motion:
         if self.conditions:
             rows.append(r"\text{valid where } " + r",\ ".join(sp.latex(tidy(c)) for c in self.conditions)
                         + r" \neq 0")
-        head = r"\text{" + self.method.replace("_", " ") + r"}"
+        head = r"\text{" + self.recipe.replace("_", " ") + r"}"
         return r"$\begin{gathered}" + head + r"\\" + r"\\".join(rows) + r"\end{gathered}$"

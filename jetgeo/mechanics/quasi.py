@@ -672,7 +672,7 @@ class QuasiVelocitySystem:
         Returns
         -------
         Motion
-            ``method="quasi_velocities"``; extras: ``vdot`` (the accelerations in v), ``equations``
+            ``recipe="quasi_velocities"``; extras: ``vdot`` (the accelerations in v), ``equations``
             (Hamel's expressions) and ``frame``.
         """
         F, Y = self.frame, self.frame.Y
@@ -695,7 +695,7 @@ class QuasiVelocitySystem:
             J = self._J.applyfunc(lambda e: xreplace_dag(e, on))
             reactions = [sp.Add(*[lam[r] * J[r, a] * F.Phi[a, s] for r in range(self.k) for a in range(F.m)])
                          for s in range(F.m)]
-        return Motion(method="quasi_velocities", system=system, Q=Q, accelerations=qdd, coordinates=coords,
+        return Motion(recipe="quasi_velocities", system=system, Q=Q, accelerations=qdd, coordinates=coords,
                       substitution=sub, multipliers=lam, reactions=reactions,
                       bordered=self.bordered_system() if self.phi else None,
                       conditions=self.validity_conditions(),

@@ -85,7 +85,7 @@ def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> 
             Q, to_jet = None, {}
     acc = P.accelerations()
     return Motion(
-        method="benenti_first_kind",
+        recipe="benenti_first_kind",
         system=system,
         Q=Q,
         accelerations=acc,
@@ -157,7 +157,7 @@ def benenti_second_kind(system: LagrangianSystem | QuasiVelocitySystem,
     R = [normalise_if_small(sp.Add(*[lam[i] * C[i, s] for i in range(Q.k)])) for s in range(Y.m)]
     D = VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
     return Motion(
-        method="benenti_second_kind",
+        recipe="benenti_second_kind",
         system=system,
         Q=Q,
         accelerations=acc,

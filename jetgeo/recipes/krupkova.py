@@ -52,9 +52,9 @@ class _CoreMotion(Motion):
         return list(self._reactions)
 
 
-def _motion(cs, method: str, acc: dict, extras: dict) -> Motion:
+def _motion(cs, recipe: str, acc: dict, extras: dict) -> Motion:
     return _CoreMotion(
-        method=method,
+        recipe=recipe,
         system=cs.system,
         Q=cs.Q,
         accelerations=acc,
