@@ -34,8 +34,8 @@ Method
   compat        ``NonholonomicProblem(sys, Q).compatibility()``
   integr        ``NonholonomicProblem(sys, Q).integrability()``
   solve         ``NonholonomicProblem(sys, Q).solve()``
-  <recipe>      every ``jetgeo.recipes.METHODS[name](sys, Q)``
-  benenti1      ``jetgeo.recipes.benenti_first_kind(sys, psi, z)`` (entries with ψ, z)
+  <recipe>      every ``jetgeo.recipes.RECIPES[name](sys, Q)``, the column named as the recipe;
+                ``benenti_first_kind``: ``jetgeo.recipes.benenti_first_kind(sys, psi, z)`` (entries with ψ, z)
   equiv         ``jetgeo.recipes.equivalent(cs, lagrange_multipliers(sys, Q))`` (the
                 recipe result is set-up; Gibbs–Appell where the multipliers recipe raises)
   linearise     ``jetgeo.numerics.linearise(cs, entry.initial, entry.params)`` about the
@@ -263,9 +263,9 @@ def _setup_benenti1(row, entry):
 
 def _recipe(name):
     def set_up(row, entry):
-        from jetgeo.recipes import METHODS
+        from jetgeo.recipes import RECIPES
 
-        fn = METHODS[name]
+        fn = RECIPES[name]
         return lambda: fn(entry.system, entry.Q)
 
     return set_up
@@ -307,7 +307,7 @@ def _setup_lagrange(row, entry):
 
 
 def _routes() -> dict:
-    from jetgeo.recipes import METHODS
+    from jetgeo.recipes import RECIPES
 
     out: dict[str, Callable] = {
         "constrain": lambda row, e: (lambda: e.system.constrain(e.Q)),
@@ -319,10 +319,10 @@ def _routes() -> dict:
         "integr": lambda row, e: _problem(e).integrability,
         "solve": lambda row, e: _problem(e).solve,
     }
-    for name in METHODS:
-        out[name if name != "multipliers" else "r-multipliers"] = _recipe(name)
+    for name in RECIPES:
+        out[name] = _recipe(name)
     out.update({
-        "benenti1": _setup_benenti1,
+        "benenti_first_kind": _setup_benenti1,
         "equiv": _setup_equiv,
         "linearise": _setup_linearise,
         "simulate": _setup_simulate,

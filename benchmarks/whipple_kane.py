@@ -365,7 +365,7 @@ def jetgeo_route(m: WhippleModel, v=None):
     point = {**{s: 0 for s in Y.q}, phid: 0, deltad: 0, thRd: -v / rR}
     t0 = time.perf_counter()
     lin = jg_linearise((imp.system, imp.Q), point, params=m.values if m.symbolic else None,
-                       method="multipliers", independent=[phid, deltad, thRd])
+                       route="multipliers", independent=[phid, deltad, thRd])
     r = lin.restrict([phi, delta, phid, deltad])
     return imp, r, t_import, time.perf_counter() - t0
 

@@ -3,7 +3,7 @@
 ::
 
     jetgeo demo                          a built-in system end to end
-    jetgeo derive SPEC [--method M] [--format text|latex|json|python]
+    jetgeo derive SPEC [--recipe R] [--format text|latex|json|python]
     jetgeo check SPEC                    regularity, classification, singular states, compatibility
     jetgeo simulate SPEC --t-end T [--formulation F] [--rtol R] [--atol A] [--max-step H]
                          [--plot out.png] [--csv out.csv]
@@ -13,11 +13,11 @@
 
 SPEC is a path to a TOML spec file or the name of a shipped one (``jetgeo examples``).
 Exit codes: 0 success; 1 no result: the mathematics says no (not regular, incompatible, the
-chosen recipe's hypotheses fail, e.g. ``--method chaplygin`` on a nonlinear constraint, a question
+chosen recipe's hypotheses fail, e.g. ``--recipe chaplygin`` on a nonlinear constraint, a question
 that could not be decided) or a limit was reached (``--timeout``, ``--memory-limit``,
 ``check --compat-timeout`` before the compatibility analysis, memory exhausted), or
 ``simulate`` ended before ``--t-end`` (a singular state, no progress; the reason on stderr); 2 bad input
-(malformed spec, unknown method, initial data off Q, an output file that would overwrite the
+(malformed spec, unknown recipe, initial data off Q, an output file that would overwrite the
 spec, ...); 3 an internal error (a bug).  Messages go to stderr on one line, without a Python
 traceback unless ``--debug`` is given (which never changes the exit code).
 
@@ -68,30 +68,35 @@ from .io.specs import catalogue, spec_path
 from .limits import MAX_MEGABYTES, MAX_SECONDS, check_seconds, memory_limit, stage, time_limit
 from .mechanics.eom import EquationsOfMotion
 from .progress import tracked
-from .recipes import METHODS as RECIPES
-from .recipes import benenti_first_kind
+from .recipes import OLD_NAMES, RECIPES, benenti_first_kind, recipe_name
 from .version import __version__
 
-__all__ = ["main", "build_parser", "CLI_METHODS", "MethodUnavailable", "derive_motion"]
+__all__ = ["main", "build_parser", "CLI_RECIPES", "MethodUnavailable", "derive_motion"]
 
 
-#: ``--method`` word → (callable, calling convention).  "core": Krupková's reduced equations of the
-#: spec's constrained system (no callable); "problem": Ibort et al.'s ``NonholonomicProblem(system, Q,
-#: ...).solve()``; "sysQ": a recipe of :data:`jetgeo.recipes.METHODS`, called ``fn(system, Q)``;
-#: "psi": Benenti's first kind, which needs a parametrisation ψ, z (the spec's
-#: [constraints.parametric], else z = the independent velocities).
-CLI_METHODS: dict = {
+#: ``derive --recipe`` word → (callable, calling convention); the words are the recipes' names
+#: (:data:`jetgeo.recipes.RECIPES`, the functions' names).  "core": Krupková's reduced equations of the spec's
+#: constrained system — what :func:`jetgeo.recipes.krupkova` packages, taken from the spec's own constrained
+#: system (no callable); "problem": Ibort et al.'s ``NonholonomicProblem(system, Q, ...).solve()`` (its Motion's
+#: name, ``ibort_sode``); "sysQ": a recipe of :data:`jetgeo.recipes.RECIPES`, called ``fn(system, Q)``; "psi":
+#: Benenti's first kind, which needs a parametrisation ψ, z (the spec's [constraints.parametric], else z = the
+#: independent velocities).
+CLI_RECIPES: dict = {
     "krupkova": (None, "core"),
-    "ibort": (NonholonomicProblem, "problem"),
+    "ibort_sode": (NonholonomicProblem, "problem"),
     **{name: (fn, "sysQ") for name, fn in RECIPES.items() if name != "krupkova"},
-    "benenti1": (benenti_first_kind, "psi"),
+    "benenti_first_kind": (benenti_first_kind, "psi"),
 }
 #: ``--simplify``: the display tidying (:func:`jetgeo.geometry.display.tidy`) whatever the size (the user asked
 #: for it and accepts the cost); without it, conditions are tidied only when small (``TIDY_MAX_OPS``)
 SIMPLIFY_MAX_OPS = 10**6
-#: ``--method`` word for a spec with a ``[body]`` table (its default there): Hamel's equations in the
-#: body-frame angular velocity, ``Spec.quasi.accelerations()`` (jetgeo.mechanics.quasi)
-QUASI_METHOD = "quasi"
+#: ``derive --recipe`` word for a spec with a ``[body]`` table (its default there): Hamel's equations in the
+#: body-frame angular velocity, ``Spec.quasi.accelerations()`` (jetgeo.mechanics.quasi; its Motion's name)
+QUASI_RECIPE = "quasi_velocities"
+#: the old words of ``derive --method``, still accepted (with a warning on stderr): {old: recipe}
+CLI_OLD_NAMES = {**OLD_NAMES, "ibort": "ibort_sode", "quasi": QUASI_RECIPE}
+#: the deprecated names of this module: {old: (new, object)}
+_DEPRECATED = {"CLI_METHODS": ("CLI_RECIPES", CLI_RECIPES), "QUASI_METHOD": ("QUASI_RECIPE", QUASI_RECIPE)}
 FORMATS = ("text", "latex", "json", "python")
 
 
@@ -122,8 +127,8 @@ def _parametrisation(spec):
     return psi, list(z.values()), back
 
 
-def derive_motion(spec, method: str = "krupkova"):
-    """(accelerations dict, extra info dict) of ``spec`` by ``method``.
+def derive_motion(spec, recipe: str = "krupkova", *, method: str | None = None):
+    """(accelerations dict, extra info dict) of ``spec`` by ``recipe``.
 
     Accelerations are {q̈: expression}; for Benenti's first kind on a spec given
     implicitly, the parameters z are mapped back to the independent velocities.
@@ -132,24 +137,29 @@ def derive_motion(spec, method: str = "krupkova"):
     ----------
     spec : Spec
         The loaded spec (its system and constraints).
-    method : str
-        One of :data:`CLI_METHODS` (a recipe, or ``krupkova``: the core's constrained system).
+    recipe : str
+        One of :data:`CLI_RECIPES` (a recipe, or ``krupkova``: the core's constrained system) or
+        :data:`QUASI_RECIPE`; an old spelling (:data:`CLI_OLD_NAMES`) is accepted with a DeprecationWarning.
+    method : str, optional
+        The old keyword for ``recipe`` (deprecated: ``method=`` names an integrator elsewhere).
 
     Returns
     -------
     tuple of dict
         (accelerations {q̈: expression}, extra information for the report).
     """
-    if method == QUASI_METHOD:
+    if method is not None:
+        warnings.warn("derive_motion(method=...) is deprecated: use recipe=", DeprecationWarning, stacklevel=2)
+        recipe = method
+    recipe = recipe_name(recipe, [*CLI_RECIPES, QUASI_RECIPE], CLI_OLD_NAMES)
+    if recipe == QUASI_RECIPE:
         return _derive_quasi(spec)
-    if method not in CLI_METHODS:
-        raise InputError(f"unknown method {method!r}; known methods: {', '.join(CLI_METHODS)}")
-    fn, style = CLI_METHODS[method]
-    info: dict = {"method": method, "conditions": []}
+    fn, style = CLI_RECIPES[recipe]
+    info: dict = {"method": recipe, "conditions": []}
     if spec.Q is None:
-        if method != "krupkova":
-            raise SpecError(f"{spec.source}: method {method} needs constraints; the spec has none "
-                            "(use --method krupkova)")
+        if recipe != "krupkova":
+            raise SpecError(f"{spec.source}: recipe {recipe} needs constraints; the spec has none "
+                            "(use --recipe krupkova)")
         return spec.accelerations(), info
     if style == "core":
         cs = spec.constrained()
@@ -158,26 +168,26 @@ def derive_motion(spec, method: str = "krupkova"):
         info["normal_form"] = dict(cs.g)
         return acc, info
     try:
-        return _derive_by(spec, method, fn, style, info)
+        return _derive_by(spec, recipe, fn, style, info)
     except (NotRegularError, IncompatibleError, NotApplicableError) as exc:
         if str(exc).startswith(f"{spec.source}:"):
             raise
-        raise type(exc)(f"{spec.source}: method {method}: {exc}") from exc
+        raise type(exc)(f"{spec.source}: recipe {recipe}: {exc}") from exc
 
 
 def _derive_quasi(spec):
     """Hamel's equations of a ``[body]`` spec in its quasi-velocities: {v̇: expression} in (t, q, v^I)."""
     if spec.quasi is None:
-        raise SpecError(f"{spec.source}: method {QUASI_METHOD} needs a spec with a [body] table (a rigid body in "
+        raise SpecError(f"{spec.source}: recipe {QUASI_RECIPE} needs a spec with a [body] table (a rigid body in "
                         "its body-frame angular velocity)")
     S = spec.quasi
-    info = {"method": QUASI_METHOD, "normal_form": dict(S.normal_form),
+    info = {"method": QUASI_RECIPE, "normal_form": dict(S.normal_form),
             "conditions": [c for c in S.validity_conditions() if not c.is_number], "velocities": S.frame.v,
             "arguments": [spec.Y.t, *spec.Y.q, *S.independent]}
     return S.accelerations(), info
 
 
-def _derive_by(spec, method: str, fn, style: str, info: dict):
+def _derive_by(spec, recipe: str, fn, style: str, info: dict):
     back: dict = {}
     if style == "problem":
         res = _problem(spec).solve()
@@ -186,8 +196,8 @@ def _derive_by(spec, method: str, fn, style: str, info: dict):
         res = fn(spec.system, psi, z)
     else:
         res = fn(spec.system, spec.Q)
-    if not isinstance(res, EquationsOfMotion):  # every method of CLI_METHODS returns a Motion
-        raise TypeError(f"method {method}: {type(res).__name__} is not jetgeo.mechanics.EquationsOfMotion")
+    if not isinstance(res, EquationsOfMotion):  # every recipe of CLI_RECIPES returns a Motion
+        raise TypeError(f"recipe {recipe}: {type(res).__name__} is not jetgeo.mechanics.EquationsOfMotion")
     acc = res.accelerations()
     to_jet = dict(res.to_jet or {})
     if to_jet:  # written in the method's own variables (z of q̇ = ψ(t,q,z), quasi-velocities u): back to jets
@@ -263,16 +273,33 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recipe_argument(args: argparse.Namespace) -> str | None:
+    """The recipe ``derive`` was asked for (None: the default), its old spellings (``--method``, the old words of
+    :data:`CLI_OLD_NAMES`) accepted with one warning line each on stderr; an unknown word is an InputError."""
+    if args.method is not None:
+        print("jetgeo: warning: derive --method is deprecated: use --recipe (--method names the integrator of "
+              "simulate and sweep)", file=sys.stderr)
+        if args.recipe is not None:
+            raise InputError("derive: give --recipe only (--method is its deprecated spelling)")
+    word = args.recipe if args.recipe is not None else args.method
+    if word is None:
+        return None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DeprecationWarning)
+        recipe = recipe_name(word, [*CLI_RECIPES, QUASI_RECIPE], CLI_OLD_NAMES)
+    for w in caught:
+        print(f"jetgeo: warning: {w.message}", file=sys.stderr)
+    return recipe
+
+
 def _derive(args: argparse.Namespace) -> int:
     if args.format not in FORMATS:
         raise InputError(f"unknown format {args.format!r}; known formats: {', '.join(FORMATS)}")
-    if args.method is not None and args.method not in CLI_METHODS and args.method != QUASI_METHOD:
-        raise InputError(f"unknown method {args.method!r}; known methods: {', '.join(CLI_METHODS)}")
-
+    recipe = _recipe_argument(args)
     spec = _load(args.spec)
-    method = args.method or (QUASI_METHOD if spec.quasi is not None else "krupkova")
-    with stage(f"derivation by {method}"):
-        acc, info = derive_motion(spec, method)
+    recipe = recipe or (QUASI_RECIPE if spec.quasi is not None else "krupkova")
+    with stage(f"derivation by {recipe}"):
+        acc, info = derive_motion(spec, recipe)
     if args.simplify:
         acc = _simplified(acc)
     with stage("formatting the equations"):
@@ -402,14 +429,20 @@ def _check_report(spec, args: argparse.Namespace, out, stage, state: dict) -> in
     return 0
 
 
+def _numerics_bridge():
+    """The module :mod:`jetgeo.io.simulate`, the bridge from a spec to :mod:`jetgeo.numerics`, imported on first
+    use: the one place where the command line pays for NumPy and SciPy."""
+    # cost: io.simulate imports jetgeo.numerics (NumPy, SciPy: about a second) that no command but simulate needs
+    from .io import simulate as bridge
+
+    return bridge
+
+
 def _simulate(args: argparse.Namespace) -> int:
     spec = _load(args.spec)
     outputs = _check_outputs(args, spec)  # before integrating: a bad output path costs nothing
-    # cost: io.simulate imports jetgeo.numerics (NumPy, SciPy: about a second) that no other command needs
-    from .io.simulate import simulate_spec
-
     with stage("simulation"):
-        res = simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
+        res = _numerics_bridge().simulate_spec(spec, args.t_end, points=args.points, rtol=args.rtol, atol=args.atol,
                             formulation=args.formulation, max_step=args.max_step, method=args.method,
                             step=args.step)
     names = res["names"]
@@ -688,8 +721,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bound the address space of the process to MB megabytes (0: no limit)")
     d = sub.add_parser("derive", parents=[common, limits], help="the equations of motion of a spec")
     d.add_argument("spec", help="spec file, or the name of a shipped spec")
-    d.add_argument("--method", default=None, help=f"one of: {', '.join(CLI_METHODS)}, {QUASI_METHOD} (default "
-                   f"krupkova; for a spec with a [body] table {QUASI_METHOD}: the equations in its angular velocity)")
+    d.add_argument("--recipe", default=None, help=f"one of: {', '.join(CLI_RECIPES)}, {QUASI_RECIPE} (default "
+                   f"krupkova; for a spec with a [body] table {QUASI_RECIPE}: the equations in its angular velocity)")
+    d.add_argument("--method", default=None, help="deprecated spelling of --recipe")
     d.add_argument("--format", default="text", help=f"one of: {', '.join(FORMATS)} (default text)")
     d.add_argument("--simplify", action="store_true",
                    help="tidy the expressions for display (factor + trigsimp; can be slow on large systems)")
@@ -782,9 +816,7 @@ def _limit_hint(exc) -> str:
 def _preload_for_memory_limit(args: argparse.Namespace) -> None:
     """Import what the command needs before the address space is bounded (an import that fails for
     want of memory would read as "not available"), and refuse a limit below what is already used."""
-    # cost: numerics (SciPy, about a second) only when a memory limit is set; io is imported above
-    from . import numerics  # noqa: F401
-
+    _numerics_bridge()  # numerics (SciPy, about a second) only when a memory limit is set; io is imported above
     if getattr(args, "plot", None):
         try:
             import matplotlib
@@ -867,6 +899,15 @@ def main(argv: list[str] | None = None) -> int:
             pass
         print(_one_line(message), file=sys.stderr)
         return code
+
+
+def __getattr__(name: str):
+    """The old names ``CLI_METHODS`` and ``QUASI_METHOD``, with a DeprecationWarning."""
+    if name in _DEPRECATED:
+        new, obj = _DEPRECATED[name]
+        warnings.warn(f"jetgeo.cli.{name} is deprecated: use jetgeo.cli.{new}", DeprecationWarning, stacklevel=2)
+        return obj
+    raise AttributeError(f"module 'jetgeo.cli' has no attribute {name!r}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     # numpy and numerics (scipy, xarray) only when a sweep runs: every other command starts without them
     import numpy as np
 
-    from .numerics.ensembles import check_study_size, ensemble, grid
+    from .numerics.ensembles import check_study_size, ensemble, grid  # cost: scipy, xarray only when a sweep runs
 
     ranges = [parse_range(p) for p in args.param]
     names = [r[0] for r in ranges]

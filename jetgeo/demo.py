@@ -82,7 +82,7 @@ def derive_all(S, Q, psi=None, z=None) -> dict:
     """{method: Motion or the exception saying why it does not apply}: every recipe, Ghori's
     forms, Novoselov's coordinates (the natural quasi-velocities of the parametrisation) and
     the unique SODE of the non-holonomic problem [Ibort et al. 1996, Theorem 2]."""
-    out = recipes.all_methods(S, Q, psi=psi, z=z)
+    out = recipes.all_recipes(S, Q, psi=psi, z=z)
     for name, make in (("ghori R [Ghori 1960, eq. (2.3.14)]", lambda: recipes.ghori_symmetric(S, Q, "R")),
                        ("ghori S [Ghori 1960, eq. (2.2.19)]", lambda: recipes.ghori_symmetric(S, Q, "S")),
                        ("ibort SODE [Ibort et al. 1996]", lambda: NonholonomicProblem(S, Q).solve())):

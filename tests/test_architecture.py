@@ -10,9 +10,19 @@ proves nothing).
 from __future__ import annotations
 
 import ast
+import inspect
+import re
 import subprocess
 import sys
+import typing
+import warnings
 from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from jetgeo.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "jetgeo"
@@ -432,21 +442,25 @@ def test_the_second_home_check_sees_one(tmp_path):
 
 # --- cycles, counting the imports inside functions ------------------------------------------------------------------
 
-#: Cycles of the module graph left for later work, each a set of modules: the exact core uses the zero test
-#: (``normalise_if_small``, ``is_zero``) while ``jetgeo.geometry.zero`` builds on the core's size, trig and shadow
-#: modules (importing any of them runs ``jetgeo/geometry/exact/__init__.py``).  The test fails on any other cycle and
-#: when this one is gone (then the entry is removed).
+#: Cycles of the module graph left for later work, each a set of modules: the exact core asks the zero test
+#: (``is_zero`` of the denominators in ``solve_field``; the point sampler in ``rank``) while ``jetgeo.geometry.zero``
+#: builds on the core's size, trig and shadow modules (importing any of them runs
+#: ``jetgeo/geometry/exact/__init__.py``).  The cheap normal form the core's solves use (``normalise_if_small``) has
+#: moved down into the core (``jetgeo.geometry.exact.normal``), so ``affine`` and ``fraction_free`` no longer import
+#: the zero test; they stay in the component through the package's ``__init__``.  The test fails on any other cycle
+#: and when this one is gone (then the entry is removed).
 KNOWN_CYCLES = [
     {"jetgeo.geometry.exact", "jetgeo.geometry.exact.affine", "jetgeo.geometry.exact.fraction_free",
      "jetgeo.geometry.exact.rank", "jetgeo.geometry.exact.solve", "jetgeo.geometry.zero"},
 ]
 
 #: How many imports of jetgeo modules sit inside functions: each hides a dependency from the reader (and from
-#: import-linter's order).  This number may only go down (the map's aim is at most 5, each breaking a cycle or
-#: avoiding a cost, with a comment saying which).  The 7 left: three break the exact <-> zero cycle of
-#: KNOWN_CYCLES; four avoid a cost (jetgeo.numerics — NumPy, SciPy — in cli.py twice and cli_sweep.py; hypothesis
-#: in jetgeo.testing).
-MAX_FUNCTION_LEVEL_IMPORTS = 7
+#: import-linter's order).  This number may only go down (the map's aim, at most 5, is met), and each has a comment
+#: on its line or the line above saying which cycle or cost it avoids (:func:`test_function_level_imports_say_why`).
+#: The 4 left: one breaks the exact <-> zero cycle of KNOWN_CYCLES (``solve_field``'s ``is_zero``); three avoid a
+#: cost: NumPy and SciPy through jetgeo.numerics, once in cli.py (``_numerics_bridge``, shared by ``simulate`` and
+#: the memory-limit preload) and once in cli_sweep.py; hypothesis through ``jetgeo.testing.strategies``.
+MAX_FUNCTION_LEVEL_IMPORTS = 4
 
 
 def _modules() -> dict:
@@ -528,6 +542,32 @@ def test_no_import_cycle_even_counting_imports_inside_functions():
         + "\n".join(f"{p.relative_to(ROOT)}:{line} -> {t}" for p, line, t in local))
 
 
+def test_function_level_imports_say_why():
+    """Each import of a jetgeo module inside a function carries a comment (on its line or the line above) naming the
+    cycle or the cost it avoids."""
+    _, local = _import_graph(TREES, set(_modules()))
+    silent = []
+    for path, line, target in local:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if "#" not in lines[line - 1] and not lines[line - 2].lstrip().startswith("#"):
+            silent.append(f"{path.relative_to(ROOT)}:{line} -> {target}")
+    assert local and silent == [], silent
+
+
+def test_the_exact_core_normalises_without_the_zero_test():
+    """The cheap normal form lives in the core (``jetgeo.geometry.exact.normal``); the zero test re-exports the very
+    same functions, so every caller keeps one definition."""
+    from jetgeo.geometry import exact, zero
+    from jetgeo.geometry.exact import normal
+
+    assert zero.normalise is normal.normalise and zero.normalise_if_small is normal.normalise_if_small
+    assert normal.normalise.__module__ == "jetgeo.geometry.exact.normal"
+    graph, _ = _import_graph(TREES, set(_modules()))
+    core = {m for m in graph if m.startswith(exact.__name__ + ".")} - {"jetgeo.geometry.exact.solve",
+                                                                        "jetgeo.geometry.exact.rank"}
+    assert sorted(m for m in core if "jetgeo.geometry.zero" in graph[m]) == []
+
+
 def test_the_cycle_check_sees_a_cycle_through_a_function_level_import():
     trees = {PKG / "mechanics" / "lagrangian.py": ast.parse("def constrain(self, Q):\n"
                                                             "    from .constrained import ConstrainedSystem\n"),
@@ -564,8 +604,6 @@ def _resolves(dotted: str) -> bool:
 def test_every_name_on_the_map_exists():
     """Every ``jetgeo.…`` name in backquotes on theory/architecture.md is a module or a member of one (the map
     is updated with the code: a moved or renamed home fails here)."""
-    import re
-
     text = (ROOT / "theory" / "architecture.md").read_text(encoding="utf-8")
     names = sorted({m.rstrip(".") for m in re.findall(r"`(jetgeo(?:\.\w+)+)", text)})
     assert len(names) > 50
@@ -608,3 +646,167 @@ def test_the_size_check_sees_a_long_function():
                      f"def fine(self, {', '.join(f'a{i}' for i in range(12))}):\n    pass\n")
     assert _long_public_functions({PKG / "example.py": tree}) == {("jetgeo/example.py", "run"),
                                                                   ("jetgeo/example.py", "wide")}
+
+
+# --- one way to read a result ------------------------------------------------------------------------------------
+
+
+def test_motion_is_read_through_the_protocol_only():
+    """A Motion's accelerations, multipliers and reactions are the methods of ``EquationsOfMotion`` (issue 29): no
+    public attribute duplicates them, and the recipe that made it is ``recipe`` (``method`` names integrators); the
+    old spellings (constructor keywords ``method``, ``acc``, ``lam``, ``reactions_`` and the attributes of those names)
+    still work, each with a DeprecationWarning."""
+    from jetgeo import FibredManifold, LagrangianSystem
+    from jetgeo.mechanics import ConstraintSubmanifold, Motion
+    from jetgeo.mechanics.eom import EquationsOfMotion
+
+    Y = FibredManifold(["x"])
+    (x,), (xd,), (xdd,) = Y.q, Y.qdot, Y.qddot
+    S = LagrangianSystem(Y, xd**2 / 2)
+    m = Motion("m", S, None, {xdd: -x}, tuple(Y.J1.coords), multipliers=[x], reactions=[2 * x])
+    assert isinstance(m, EquationsOfMotion)
+    assert (m.accelerations(), m.multipliers(), m.reactions()) == ({xdd: -x}, [x], [2 * x])
+    assert not {"method", "acc", "lam", "reactions_"} & set(vars(m))  # stored once, privately
+    m.accelerations()[xdd] = 0                                    # the methods hand out copies
+    assert m.accelerations() == {xdd: -x}
+    assert m.replace(multipliers=None).multipliers() is None and m.multipliers() == [x]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Motion("quiet", S, None, {xdd: 0}, tuple(Y.J1.coords))     # the new spelling warns nothing
+    with pytest.warns(DeprecationWarning) as caught:
+        old = Motion(method="old", system=S, Q=None, acc={xdd: -x}, coordinates=tuple(Y.J1.coords), lam=[x],
+                     reactions_=[x])
+    assert sorted(str(w.message).split("'")[1] for w in caught) == ["acc", "lam", "method", "reactions_"]
+    assert (old.accelerations(), old.multipliers(), old.reactions()) == ({xdd: -x}, [x], [x])
+    assert old.recipe == "old" and m.recipe == "m"
+    with pytest.raises(TypeError, match="give 'recipe' only"), pytest.warns(DeprecationWarning):
+        Motion(recipe="new", system=S, Q=None, accelerations={xdd: 0}, coordinates=(), method="old")
+    for name, value in (("acc", {xdd: -x}), ("lam", [x]), ("reactions_", [x]), ("method", "old")):
+        with pytest.warns(DeprecationWarning, match=f"'{name}' is deprecated"):
+            assert getattr(old, name) == value
+    # the protocol and Motion are typed: no Any for system and Q
+    hints = typing.get_type_hints(EquationsOfMotion)
+    assert hints["system"] is LagrangianSystem and hints["Q"] == ConstraintSubmanifold | None
+    init = typing.get_type_hints(Motion.__init__)
+    assert init["system"] is LagrangianSystem and init["Q"] == ConstraintSubmanifold | None
+
+
+# --- one vocabulary -------------------------------------------------------------------------------------------------
+
+
+def test_one_name_per_recipe():
+    """Every recipe has one name — its function's — in the table (``recipes.RECIPES``), in ``all_recipes``, in the
+    Motion it returns and on the command line (``derive --recipe``); the old spellings still find the same recipe, each
+    with a DeprecationWarning, and the old names of the table and of ``all_methods`` too."""
+    from jetgeo import cli, recipes, systems
+
+    assert all(name == fn.__name__ for name, fn in recipes.RECIPES.items())
+    assert set(recipes.OLD_NAMES) & set(recipes.RECIPES) == set()
+    S, Q = systems.load("skate")
+    for name in ("lagrange_multipliers", "benenti_second_kind", "maggi", "voronets"):
+        assert recipes.RECIPES[name](S, Q).recipe == name
+    assert set(recipes.RECIPES) | {"ibort_sode", "benenti_first_kind"} == set(cli.CLI_RECIPES)
+    for old, new in (("benenti2", "benenti_second_kind"), ("multipliers", "lagrange_multipliers"),
+                     ("gibbs-appell", "gibbs_appell")):
+        with pytest.warns(DeprecationWarning, match=f"'{old}' is deprecated: use '{new}'"):
+            assert recipes.RECIPES[old] is recipes.RECIPES[new]
+        with pytest.warns(DeprecationWarning):
+            assert recipes.recipe_name(old) == new
+        assert old not in recipes.RECIPES and old not in list(recipes.RECIPES)
+    with pytest.raises(KeyError):
+        recipes.RECIPES["benenti3"]  # noqa: B018
+    with pytest.raises(InputError, match="unknown recipe 'benenti3'"):
+        recipes.recipe_name("benenti3")
+    for old, new in (("METHODS", "RECIPES"), ("all_methods", "all_recipes")):
+        with pytest.warns(DeprecationWarning, match=f"jetgeo.recipes.{old} is deprecated"):
+            assert getattr(recipes, old) is getattr(recipes, new)
+    with pytest.warns(DeprecationWarning, match="jetgeo.cli.CLI_METHODS is deprecated"):
+        assert cli.CLI_METHODS is cli.CLI_RECIPES
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert recipes.RECIPES["hamel"] is recipes.hamel and recipes.recipe_name("hamel") == "hamel"
+
+
+def test_method_names_an_integrator_only():
+    """``method=`` is the integrator (as in ``solve_ivp``); a derivation route is ``route=`` (``linearise``,
+    ``ConstrainedSystem.reduced_equations``) and a recipe ``recipe=`` (``derive_motion``).  The old ``method=`` of those
+    still works, with a DeprecationWarning, and gives the same result."""
+    from jetgeo import FibredManifold, LagrangianSystem
+    from jetgeo.cli import derive_motion
+    from jetgeo.io import load_spec
+    from jetgeo.mechanics import ConstraintSubmanifold, linearise
+    from jetgeo.numerics import simulate
+
+    assert "route" in inspect.signature(linearise).parameters
+    assert "method" in inspect.signature(simulate).parameters
+    Y = FibredManifold(["x", "y", "theta"])
+    x, y, th = Y.q
+    xd, yd, thd = Y.qdot
+    cs = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2).constrain(
+        ConstraintSubmanifold(Y, [sp.sin(th) * xd - sp.cos(th) * yd]))
+    point = {x: 0, y: 0, th: sp.Rational(1, 3), xd: 1, thd: sp.Rational(1, 2)}
+    new = linearise(cs, point, route="reduced")
+    with pytest.warns(DeprecationWarning, match=r"linearise\(method=...\) is deprecated: use route="):
+        old = linearise(cs, point, method="reduced")
+    assert old.A == new.A and new.method == "reduced"
+    with pytest.warns(DeprecationWarning, match="use route="):
+        assert cs.reduced_equations(method="forms") == cs.reduced_equations(route="forms")
+    with pytest.raises(InputError, match="unknown route 'nope'"):
+        cs.reduced_equations(route="nope")
+    spec = load_spec("skate")
+    with pytest.warns(DeprecationWarning, match=r"derive_motion\(method=...\) is deprecated"):
+        assert derive_motion(spec, method="maggi")[0] == derive_motion(spec, recipe="maggi")[0]
+
+
+# --- one exact completion of a state on Q -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["skate", "vertical_disc", "stolarova_example2"])
+def test_states_on_Q_are_completed_by_one_function_and_agree(name):
+    """The catalogue's sample state, a spec's initial data and the simulator's completed state give the same
+    dependent velocities: the first two through the one exact completion (``jetgeo.mechanics.complete_on_Q``), the
+    simulator through its numerical counterpart (``complete_from_normal_form``).  stolarova_example2 is nonlinear
+    in the velocities (ẋ² + ẏ² − a²ż² = 0): its completion comes from the normal form on Q's branch."""
+    from jetgeo import systems
+    from jetgeo.geometry import is_zero
+    from jetgeo.io import Spec
+    from jetgeo.mechanics import complete_on_Q
+    from jetgeo.numerics import simulate
+
+    e = systems.load(name)
+    dep = list(e.Q.dependent)
+    free = {s: v for s, v in e.initial.items() if s not in dep}
+    exact = complete_on_Q(e.Q, {**e.params, **free}).velocities
+    assert set(exact) == set(dep) and all(is_zero(exact[d] - e.initial[d]) for d in dep)
+    spec = Spec.from_objects(e.system, e.Q, name=name, params=e.params, initial=free)
+    state = spec.initial_state()
+    run = simulate(e.constrained(), (0, 1e-6), free, e.params, complete=True)
+    for d in dep:
+        want = float(e.initial[d])
+        assert np.isclose(state[d], want, rtol=1e-12, atol=1e-14), (d, state[d], want)
+        assert np.isclose(run.column(str(d))[0], want, rtol=1e-12, atol=1e-14), d
+
+
+def test_no_second_exact_completion_of_a_state():
+    """Solving the constraints for the dependent velocities at a point is done by ``complete_on_Q`` only: no other
+    module forms the linear system of f in q̇^D (``sympy.linear_eq_to_matrix``) — io/sympy_import.py solves the
+    kinematic differential equations of a ``sympy.physics.mechanics`` model, a different system."""
+    found = [_where(p, n) for p, t in TREES.items() for n in ast.walk(t)
+             if isinstance(n, ast.Attribute) and n.attr == "linear_eq_to_matrix"
+             and str(p.relative_to(ROOT)) not in ("jetgeo/mechanics/states.py", "jetgeo/io/sympy_import.py")]
+    assert found == []
+
+
+def test_the_maps_floor_table_is_the_contract():
+    """The floor table of theory/architecture.md names the same packages and modules, floor by floor, as the
+    import-linter contract of pyproject.toml (the table had lost ``version``)."""
+    import tomllib
+
+    (contract,) = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"]
+    layers = [{m.strip() for m in layer.replace(":", "|").split("|")} for layer in reversed(contract["layers"])]
+    text = (ROOT / "theory" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d) \| ([^|]+) \|", text, re.M)
+    table = [set(re.findall(r"`(\w+)`", names)) for _, names in sorted(rows, key=lambda r: int(r[0]))]
+    assert [int(k) for k, _ in rows] == list(range(len(layers)))
+    assert table == layers

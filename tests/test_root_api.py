@@ -55,3 +55,29 @@ def test_import_jetgeo_takes_less_than_a_second_of_cpu():
     2 cores)."""
     got = _fresh("import time; t = time.process_time(); import jetgeo; print(time.process_time() - t)")
     assert 0 < float(got) < 1.0, got
+
+
+#: what a notebook's namespace must not hold: the size thresholds and the core's solvers (imported from
+#: jetgeo.geometry.exact by code that needs them), bare names of forms that say nothing out of context
+KNOBS = ("_MAX_NODES", "_MAX_TERMS", "_MAX_WORK", "_MAX_SIZE", "_MIN_NODES")
+SOLVERS = {"solve_affine", "solve_square", "solve_exact", "solve_cramer", "solve_rational", "solve_field",
+           "lu_solve_dag", "solve_linear", "affine_system"}
+
+
+def _misplaced(module) -> list:
+    names = list(module.__all__)
+    return sorted(n for n in names if n.endswith(KNOBS) or n in SOLVERS or n in ("alpha", "beta"))
+
+
+def test_main_namespaces_hold_no_tuning_knobs_solvers_or_bare_greek_letters():
+    """Issue 29: the package root and the namespaces a notebook imports export what it reaches for; the tuning knobs
+    (``*_MAX_NODES``, …) and the six solvers stay in ``jetgeo.geometry.exact``, and ``jetgeo.implicit`` exports the
+    maps α⁻¹, β⁻¹ under names that say what they are, not as bare ``alpha``, ``beta``."""
+    from jetgeo import geometry, implicit, io, mechanics, numerics, recipes, systems
+    from jetgeo.geometry import exact
+
+    for module in (jetgeo, geometry, mechanics, implicit, recipes, numerics, systems, io):
+        assert _misplaced(module) == [], module.__name__
+    assert not {"alpha", "beta"} & set(dir(implicit))
+    assert {"NORMALISE_MAX_NODES", "solve_affine", "lu_solve_dag"} <= set(exact.__all__)
+    assert _misplaced(exact)  # the check sees a knob where there is one

@@ -46,11 +46,12 @@ from ..errors import NotRationalError, UndecidedError
 from ..progress import LargeComputationWarning, tracked
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
+from .exact.normal import normalise  # tier 1 lives in the core, whose solves normalise with it
+from .exact.normal import normalise_if_small as normalise_if_small  # re-exported: callers import it from here
 from .exact.shadow import MAX_SHADOW_POINTS, PRIME, mod_value
 from .exact.size import (
     BOUND_EXACT_MAX_NODES,
     EXPAND_MAX_NODES,
-    NORMALISE_MAX_NODES,
     atoms_dag,
     describe,
     size_estimate,
@@ -92,29 +93,6 @@ class ZeroTest:
         return self.zero
 
 
-def normalise(expr: sp.Expr) -> sp.Expr:
-    """Cheap exact normaliser: ``cancel`` of ``together`` for rational expressions,
-    ``expand`` otherwise.  Never ``simplify``.
-
-    Parameters
-    ----------
-    expr : sympy expression
-        The expression.
-
-    Returns
-    -------
-    sympy.Expr
-        An equal expression in that normal form.
-    """
-    expr = as_expr(expr)
-    if expr.is_Number or expr.is_Symbol:
-        return expr
-    try:
-        return sp.cancel(sp.together(expr))
-    except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover - defensive
-        return sp.expand(expr)
-
-
 def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical form"):
     """:func:`normalise` of every expression (a list, or the values of a dict), said aloud when
     it is large: for expressions above :data:`~jetgeo.geometry.exact.CANONICAL_MAX_NODES` tree
@@ -137,16 +115,6 @@ def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical 
         warnings.warn(LargeComputationWarning(f"{what} of {est}: this may take long"), stacklevel=2)
     out = [normalise(e) for e in tracked(values, what, progress if est.large else bool(progress), "expression")]
     return dict(zip(keys, out)) if keys is not None else out
-
-
-def normalise_if_small(expr, max_nodes: int = NORMALISE_MAX_NODES) -> sp.Expr:
-    """:func:`normalise` for expressions of at most ``max_nodes`` tree nodes; larger ones are
-    returned unchanged (still exact).  ``cancel`` of large trigonometric results costs seconds
-    and rarely shrinks them; zero tests evaluate them exactly at random points instead."""
-    expr = as_expr(expr)
-    if tree_size(expr, cap=max_nodes) > max_nodes:
-        return expr
-    return normalise(expr)
 
 
 class PointSampler:

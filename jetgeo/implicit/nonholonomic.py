@@ -26,7 +26,7 @@ constraints, a family of solutions, or none).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import sympy as sp
@@ -117,12 +117,13 @@ class HamiltonianPicture:
         return normalise(as_expr(expr).xreplace(values))
 
 
-@dataclass
 class NonholonomicMotion(Motion):
     """:class:`Motion` of a non-holonomic problem, with the Hamiltonian picture attached."""
 
-    hamiltonian_picture: HamiltonianPicture | None = None
-    _hamiltonian_factory: object = field(default=None, repr=False)
+    def __init__(self, *args, hamiltonian_factory=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hamiltonian_picture: HamiltonianPicture | None = None
+        self._hamiltonian_factory = hamiltonian_factory  # () -> HamiltonianPicture, called on first use
 
     def hamiltonian(self) -> HamiltonianPicture:
         """The solution on C* = F_L(C) ⊂ T*Q (computed on first use: it costs a Legendre inversion)."""
@@ -381,9 +382,9 @@ class NonholonomicProblem:
         lam_l = list(lam)
         ham = (lambda: self._hamiltonian_picture(lam_l, accd)) if self.system.is_regular() else None
         return NonholonomicMotion(
-            method="ibort_sode", system=self.system, Q=self.Q, acc=accd, coordinates=coords,
-            substitution=dict(self.g), lam=list(lam), reactions_=reactions, conditions=conds,
-            extras={"vector_field": gamma, "compatibility": rep}, _hamiltonian_factory=ham,
+            recipe="ibort_sode", system=self.system, Q=self.Q, accelerations=accd, coordinates=coords,
+            substitution=dict(self.g), multipliers=list(lam), reactions=reactions, conditions=conds,
+            extras={"vector_field": gamma, "compatibility": rep}, hamiltonian_factory=ham,
         )
 
     def _hamiltonian_picture(self, lam: list, acc: dict) -> HamiltonianPicture | None:

@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..errors import InitialDataError, SpecError
 from ..geometry.coerce import as_expr
+from ..mechanics import complete_on_Q
 from .parse import evaluate_constant
 
 if TYPE_CHECKING:
@@ -82,9 +83,7 @@ def _initial_state(spec: Spec) -> dict:
         if miss:
             raise SpecError(f"{spec.source}: [initial]: no initial value for the independent velocit"
                             f"{'y' if len(miss) == 1 else 'ies'} {', '.join(miss)}")
-        for d, g in cs.g.items():
-            if d not in spec.initial:
-                vals[d] = g.xreplace(vals)
+        vals.update({d: v for d, v in complete_on_Q(spec.Q, vals, cs.g).velocities.items() if d not in spec.initial})
     if spec.Q is not None:
         _off_Q(spec, vals)
     return {s: _num(spec, vals[s], vals, str(s)) for s in (Y.t, *Y.q, *Y.qdot)}

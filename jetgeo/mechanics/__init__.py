@@ -19,6 +19,7 @@ from .momentum import MomentumEquation, momentum_equation
 from .motion import Motion
 from .parametric import ParametricConstrainedSystem
 from .quasi import QuasiVelocities, QuasiVelocitySystem
+from .states import CompletedState, complete_on_Q
 from .steady import SteadyMotion, steady_motions
 from .tq import accelerations_on_TQ
 
@@ -41,4 +42,6 @@ __all__ = [
     "steady_motions",
     "MomentumEquation",
     "momentum_equation",
+    "complete_on_Q",
+    "CompletedState",
 ]

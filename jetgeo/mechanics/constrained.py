@@ -26,12 +26,13 @@ coordinates (t, q^σ, q̇^l), l ∈ I, on Q and embedding ι.
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from ..errors import ChartError, NotRegularError
+from ..errors import ChartError, InputError, NotRegularError
 from ..geometry import Chart, Codistribution, Distribution, Form, VectorField, generic_rank_dag, normalise
 from ..geometry import singular_locus as _singular_locus
 from ..geometry.coerce import as_expr, as_symbol
@@ -287,19 +288,23 @@ class ConstrainedSystem:
         qdd = [self.Y.qddot[i] for i in self.independent_indices]
         return [A[r] + sp.Add(*[B[r][c] * qdd[c] for c in range(len(qdd))]) for r in range(len(qdd))]
 
-    def reduced_equations(self, method: str = "coordinates") -> list:
+    def reduced_equations(self, route: str = "coordinates", *, method: str | None = None) -> list:
         """Reduced equations [Stolařová 2009, eq. (8)]; each expression = 0, one per independent velocity.
 
-        ``method="coordinates"`` uses the projection of the Euler–Lagrange
-        expressions; ``method="forms"`` evaluates the definition (7)
+        ``route="coordinates"`` uses the projection of the Euler–Lagrange
+        expressions; ``route="forms"`` evaluates the definition (7)
         J¹γ* i_ξ α_Q for the generators ξ_l = ∂_{q^l} + ∂g^i/∂q̇^l ∂_{q^{D_i}} of 𝒞
-        directly with the exterior calculus (an independent computation).
+        directly with the exterior calculus (an independent computation).  ``method=`` is the old,
+        deprecated keyword for ``route=``.
         """
-        if method == "coordinates":
+        if method is not None:
+            warnings.warn("reduced_equations(method=...) is deprecated: use route=", DeprecationWarning, stacklevel=2)
+            route = method
+        if route == "coordinates":
             return list(self._reduced)
-        if method == "forms":
+        if route == "forms":
             return self._reduced_from_forms()
-        raise ValueError(f"unknown method {method!r}; use 'coordinates' or 'forms'")
+        raise InputError(f"reduced_equations: unknown route {route!r}; use 'coordinates' or 'forms'")
 
     def _reduced_from_forms(self) -> list:
         Y, C = self.Y, self.chart

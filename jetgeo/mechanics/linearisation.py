@@ -36,6 +36,7 @@ attribute ``jetgeo.mechanics.linearise`` is unambiguously the function.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
@@ -199,8 +200,19 @@ class Linearisation:
         return "$" + sp.latex(self.A) + "$"
 
 
+def _chosen_route(route: str, method: str | None) -> str:
+    """``linearise``'s route: ``method=`` is its old, deprecated keyword (``method`` names an integrator)."""
+    if method is not None:
+        warnings.warn("linearise(method=...) is deprecated: use route=", DeprecationWarning, stacklevel=3)
+        route = method
+    if route not in ("multipliers", "reduced"):
+        raise InputError(f"linearise: route must be 'multipliers' or 'reduced', got {route!r}")
+    return route
+
+
 def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = True,
-              method: str = "multipliers", independent: Sequence | None = None) -> Linearisation:
+              route: str = "multipliers", independent: Sequence | None = None, *,
+              method: str | None = None) -> Linearisation:
     r"""Linearise a constrained system at a point of Q: the Jacobian of its vector field.
 
     ``cs`` is a :class:`~jetgeo.mechanics.ConstrainedSystem`, or a pair ``(system, Q)``
@@ -220,7 +232,7 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
 
     Two exact routes, same result (tested against each other):
 
-    ``method="multipliers"`` (default) — only first and second derivatives of L and f are
+    ``route="multipliers"`` (default) — only first and second derivatives of L and f are
     evaluated at the point.  The motion solves the bordered system (forces Newton's sign)
 
     .. math:: W\ddot q - (\partial f/\partial\dot q)^T\lambda = A_\sigma - h, \qquad
@@ -242,7 +254,7 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
     ḣ = ∂h/∂q q̇ = 0; their reactions λ₀ ≠ 0 (a normal force) bring the curvature ∂²h/∂q²
     in through the term ∂(fᵀ_{q̇} λ₀)/∂z, as they must.
 
-    ``method="reduced"`` — differentiates Krupková's reduced coefficients A′, B′ ([Stolařová 2009, eq.
+    ``route="reduced"`` — differentiates Krupková's reduced coefficients A′, B′ ([Stolařová 2009, eq.
     (8)], see the module docstring); needs the normal form and the symbolic A′, B′.
 
     Raises :class:`~jetgeo.errors.InputError` for a missing coordinate,
@@ -260,10 +272,12 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
         Values of the parameters; those not given stay symbolic.
     exact : bool
         Convert floats to rationals first.
-    method : {"multipliers", "reduced"}
+    route : {"multipliers", "reduced"}
         The exact route (above).
     independent : sequence of Symbols, optional
         The independent velocities q̇^I of the state x = (q, q̇^I) (default: Q's choice).
+    method : {"multipliers", "reduced"}, optional
+        The old keyword for ``route`` (deprecated: ``method=`` names an integrator elsewhere).
 
     Returns
     -------
@@ -271,18 +285,15 @@ def linearise(cs, point: Mapping, params: Mapping | None = None, exact: bool = T
         The Jacobian A = ∂(ḡ, a)/∂x at the point (ẋ ≈ f0 + A (x − x₀)), the accelerations there and, on the
         multipliers route, the multipliers.
     """
-    steady = point if isinstance(point, SteadyMotion) else None
-    if steady is not None:  # a SteadyMotion: linearise at its point, keep its constant states
-        lin = linearise(cs, steady.point, params, exact, method, independent)
-        return lin.restrict(steady.kept_states)
+    route = _chosen_route(route, method)
+    if isinstance(point, SteadyMotion):  # a SteadyMotion: linearise at its point, keep its constant states
+        return linearise(cs, point.point, params, exact, route, independent).restrict(point.kept_states)
     if isinstance(cs, QuasiVelocitySystem):  # the coordinate form, on which the multiplier route runs
         cs = (cs.lagrangian_system(), cs.constraint_submanifold())
-    if method == "reduced":
+    if route == "reduced":
         if not isinstance(cs, ConstrainedSystem):
-            raise InputError("linearise(method='reduced') needs a ConstrainedSystem (it uses the normal form)")
+            raise InputError("linearise(route='reduced') needs a ConstrainedSystem (it uses the normal form)")
         return _linearise_reduced(cs, point, params, exact)
-    if method != "multipliers":
-        raise InputError(f"linearise: method must be 'multipliers' or 'reduced', got {method!r}")
     if isinstance(cs, EquationsOfMotion):
         system, Q = cs.system, cs.Q
         dep = dependent_velocities(cs)

@@ -702,7 +702,7 @@ class QuasiVelocitySystem:
         Returns
         -------
         Motion
-            ``method="quasi-velocities"``; extras: ``vdot`` (the accelerations in v), ``equations``
+            ``recipe="quasi_velocities"``; extras: ``vdot`` (the accelerations in v), ``equations``
             (Hamel's expressions) and ``frame``.
         """
         F, Y = self.frame, self.frame.Y
@@ -725,8 +725,8 @@ class QuasiVelocitySystem:
             J = self._J.applyfunc(lambda e: xreplace_dag(e, on))
             reactions = [sp.Add(*[lam[r] * J[r, a] * F.Phi[a, s] for r in range(self.k) for a in range(F.m)])
                          for s in range(F.m)]
-        return Motion(method="quasi-velocities", system=system, Q=Q, acc=qdd, coordinates=coords,
-                      substitution=sub, lam=lam, reactions_=reactions,
+        return Motion(recipe="quasi_velocities", system=system, Q=Q, accelerations=qdd, coordinates=coords,
+                      substitution=sub, multipliers=lam, reactions=reactions,
                       bordered=self.bordered_system() if self.phi else None,
                       conditions=self.validity_conditions(),
                       extras={"vdot": acc_v, "equations": self.equations(), "frame": F},

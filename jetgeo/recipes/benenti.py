@@ -85,13 +85,13 @@ def benenti_first_kind(system: LagrangianSystem, psi: Sequence, z: Sequence) -> 
             Q, to_jet = None, {}
     acc = P.accelerations()
     return Motion(
-        method="benenti_first_kind",
+        recipe="benenti_first_kind",
         system=system,
         Q=Q,
-        acc=acc,
+        accelerations=acc,
         coordinates=tuple(P.chart.coords),
         substitution=dict(P.psi_map),
-        reactions_=P.reaction_forces(),
+        reactions=P.reaction_forces(),
         conditions=[P.regularity_condition()],
         extras={
             "Z": P.vector_field(),
@@ -157,14 +157,14 @@ def benenti_second_kind(system: LagrangianSystem | QuasiVelocitySystem,
     R = [normalise_if_small(sp.Add(*[lam[i] * C[i, s] for i in range(Q.k)])) for s in range(Y.m)]
     D = VectorField(Y.J1, [1, *Y.qdot, *[acc[a] for a in Y.qddot]])
     return Motion(
-        method="benenti_second_kind",
+        recipe="benenti_second_kind",
         system=system,
         Q=Q,
-        acc=acc,
+        accelerations=acc,
         coordinates=tuple(Y.J1.coords),
         substitution={},
-        lam=lam,
-        reactions_=R,
+        multipliers=lam,
+        reactions=R,
         conditions=[system.regularity_condition(), sol.det],
         extras={"D": D, "G": G},
     )

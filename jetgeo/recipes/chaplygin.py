@@ -169,7 +169,7 @@ def chaplygin(system: LagrangianSystem | QuasiVelocitySystem,
     sol, det = solve_affine(eqs, aI, "Chaplygin's equations")
     acc = accelerations_on_Q(cs, sol)
     return Motion(
-        method="chaplygin", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        recipe="chaplygin", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
         extras={"reduced_lagrangian": Lbar, "equations": eqs}, branch=cs.nf.branch.index,
     )

@@ -77,7 +77,7 @@ class EquivalenceReport:
 
 
 def _name(r) -> str:
-    return r.method if isinstance(r, Motion) else type(r).__name__
+    return r.recipe if isinstance(r, Motion) else type(r).__name__
 
 
 def _reducer(a: EquationsOfMotion, b: EquationsOfMotion):

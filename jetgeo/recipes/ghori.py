@@ -135,7 +135,7 @@ def ghori_symmetric(system: LagrangianSystem | QuasiVelocitySystem,
     sol, det = solve_affine(eqs, ind, f"Ghori's symmetric equations with {function}")
     acc = accelerations_on_Q(cs, sol)
     return Motion(
-        method=f"ghori_{function}", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        recipe=f"ghori_{function}", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
         extras={"function": F, "equations": eqs}, branch=cs.nf.branch.index,
     )
@@ -212,7 +212,7 @@ def novoselov(system: LagrangianSystem, Q: ConstraintSubmanifold, characteristic
         raise NotRegularError("novoselov: the characteristics do not determine every independent velocity")
     phi = [inv[v] if v in inv else normalise_if_small(cs.g[v].xreplace(inv)) for v in Y.qdot]
     res = gibbs_appell(system, psi=phi, z=w)
-    res.method = "novoselov"
+    res.recipe = "novoselov"
     res.Q = Q
     res.branch = cs.nf.branch.index
     res.to_jet = dict(zip(w, chars))

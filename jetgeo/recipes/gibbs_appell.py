@@ -148,7 +148,7 @@ def gibbs_appell(system: LagrangianSystem | QuasiVelocitySystem, Q: ConstraintSu
         sol, det = solve_affine(eqs, ind, "Gibbs–Appell equations")
         acc = accelerations_on_Q(cs, sol)
         return Motion(
-            method="gibbs_appell", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+            recipe="gibbs_appell", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
             substitution=dict(cs.g), conditions=[c for c in (det, cs.nf.condition) if c != 1],
             extras={"S": Sbar, "equations": eqs}, branch=cs.nf.branch.index,
         )
@@ -171,7 +171,7 @@ def gibbs_appell(system: LagrangianSystem | QuasiVelocitySystem, Q: ConstraintSu
         except JetgeoError:  # z(q̇) not unique or not explicit: the result stays in (t, q, z)
             Qp, to_jet = None, {}
     return Motion(
-        method="gibbs_appell", system=system, Q=Qp, acc=acc, coordinates=tuple(P.chart.coords),
+        recipe="gibbs_appell", system=system, Q=Qp, accelerations=acc, coordinates=tuple(P.chart.coords),
         substitution=dict(P.psi_map), conditions=[det], extras={"S": St, "equations": eqs, "zdot": sol},
         to_jet=to_jet,
     )

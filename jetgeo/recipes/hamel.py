@@ -142,7 +142,7 @@ def hamel(system: LagrangianSystem | QuasiVelocitySystem,
     acc = dict(zip(Y.qddot, qdd))
     phiQ = [e.xreplace(on_Q) for e in phi]
     return Motion(
-        method="hamel", system=system, Q=Q, acc=acc, coordinates=(Y.t, *Y.q, *u_ind),
+        recipe="hamel", system=system, Q=Q, accelerations=acc, coordinates=(Y.t, *Y.q, *u_ind),
         substitution=dict(zip(Y.qdot, phiQ)), conditions=[det, det_sized(A)],
         extras={"udot": sol, "equations": eqs, "frame": B, "reduced_lagrangian": Lstar.xreplace(on_Q)},
         to_jet=dict(zip(u_ind, quasi)),

@@ -24,26 +24,40 @@ class _CoreMotion(Motion):
     """
 
     def _fill(self) -> None:
-        if self.lam is None:
+        if self._multipliers is None:
             cs = self.extras["constrained_system"]
-            self.lam = cs.multipliers()
-            self.reactions_ = cs.reaction_forces()
+            self._multipliers = cs.multipliers()
+            self._reactions = cs.reaction_forces()
 
     def multipliers(self) -> list:
+        """Chetaev's multipliers λ_i of the core (:meth:`ConstrainedSystem.multipliers`), computed on first use.
+
+        Returns
+        -------
+        list
+            λ_i with R_σ = λ_i ∂f^i/∂q̇^σ [Benenti 2007, eq. (3.14)].
+        """
         self._fill()
-        return list(self.lam)
+        return list(self._multipliers)
 
     def reactions(self) -> list:
+        """The reaction forces R_σ of the core (:meth:`ConstrainedSystem.reaction_forces`), computed on first use.
+
+        Returns
+        -------
+        list
+            R_σ, covariant components.
+        """
         self._fill()
-        return list(self.reactions_)
+        return list(self._reactions)
 
 
-def _motion(cs, method: str, acc: dict, extras: dict) -> Motion:
+def _motion(cs, recipe: str, acc: dict, extras: dict) -> Motion:
     return _CoreMotion(
-        method=method,
+        recipe=recipe,
         system=cs.system,
         Q=cs.Q,
-        acc=acc,
+        accelerations=acc,
         coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g),
         conditions=[c for c in (cs.regularity_condition(), cs.nf.condition) if c != 1],

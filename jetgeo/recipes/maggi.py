@@ -78,7 +78,7 @@ def maggi(system: LagrangianSystem | QuasiVelocitySystem,
     sol, det = dict(zip(qdd, res.X)), res.det
     acc = {a: normalise_if_small(sol[a]) for a in qdd}
     return Motion(
-        method="maggi", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
+        recipe="maggi", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
         substitution=dict(cs.g), conditions=[c for c in (det, cond, cs.nf.condition) if c != 1],
         extras={"basis": basis, "equations": eqs}, branch=cs.nf.branch.index,
     )

@@ -74,8 +74,8 @@ def lagrange_multipliers(system: LagrangianSystem | QuasiVelocitySystem,
     CQ = C.applyfunc(cs.on_Q_velocities)
     R = [normalise_if_small(sum((lam_v[i] * CQ[i, s] for i in range(Q.k)), 0)) for s in range(Y.m)]
     return Motion(
-        method="lagrange_multipliers", system=system, Q=Q, acc=acc, coordinates=tuple(cs.chart.coords),
-        substitution=dict(cs.g), lam=lam_v, reactions_=R,
+        recipe="lagrange_multipliers", system=system, Q=Q, accelerations=acc, coordinates=tuple(cs.chart.coords),
+        substitution=dict(cs.g), multipliers=lam_v, reactions=R,
         conditions=[c for c in (det, cs.nf.condition) if c != 1], extras={"equations": eqs},
         branch=cs.nf.branch.index,
     )

@@ -18,19 +18,13 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import InputError
-from ..geometry import normalise, zero_test
+from ..geometry import zero_test
 from ..geometry.coerce import as_expr
-from ..geometry.exact import (
-    EXACT_SAMPLE_MAX_NODES,
-    NORMALISE_MAX_NODES,
-    det_exact,
-    lu_solve_dag,
-    solve_exact,
-    tree_size,
-)
+from ..geometry.exact import EXACT_SAMPLE_MAX_NODES
 from ..jets import FibredManifold
 from ..mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, QuasiVelocitySystem
 from ..mechanics.eom import SampledSystem
+from ..mechanics.states import complete_on_Q
 from . import entries, rigid_bodies, whipple  # noqa: F401  (the modules of builders: importing them registers their systems)
 from .registry import REGISTRY, SystemSpec, register
 
@@ -267,27 +261,8 @@ def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, param
         if bad:  # pragma: no cover - entries are checked by their tests
             raise InputError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
         return point
-    rep = {**params, **point}
-    dep = list(Q.dependent)
-    rows = [as_expr(f).xreplace({k: v for k, v in rep.items() if k not in dep}) for f in Q.f]
-    if all(sp.diff(r, a, b) == 0 for r in rows for a in dep for b in dep):
-        # affine in q̇^D: solve the k × k system at this point (the normal form of a long chain
-        # nests every link's g and costs minutes; its value here needs one small solve)
-        A, b = sp.linear_eq_to_matrix(rows, dep)
-        if not det_exact(A).is_zero:
-            sol = solve_exact(A, b)
-            memo: dict = {}
-            if sum(tree_size(v, memo) for v in sol) > EXACT_SAMPLE_MAX_NODES:
-                # exact values of a long chain nest every link (a tree exponential in its length):
-                # the same solve in 50-digit arithmetic, said in the entry's notes
-                sol = lu_solve_dag(A.evalf(_SAMPLE_DIGITS), b.evalf(_SAMPLE_DIGITS))
-                if notes is not None:
-                    notes.append(f"sample state: the dependent velocities are given to {_SAMPLE_DIGITS} digits "
-                                 "(their exact values nest every constraint and would print as huge trees)")
-            for d, v in zip(dep, sol):  # small exact values in the library's normal form
-                point[d] = normalise(v) if not v.is_Float and tree_size(v, memo) <= NORMALISE_MAX_NODES else v
-            return point
-    nf = Q.normal_form()
-    for d, g in nf.g.items():
-        point[d] = g.xreplace(rep)
-    return point
+    done = complete_on_Q(Q, {**params, **point}, max_nodes=EXACT_SAMPLE_MAX_NODES, digits=_SAMPLE_DIGITS)
+    if done.digits is not None and notes is not None:  # exact values of a long chain nest every link
+        notes.append(f"sample state: the dependent velocities are given to {done.digits} digits "
+                     "(their exact values nest every constraint and would print as huge trees)")
+    return {**point, **done.velocities}

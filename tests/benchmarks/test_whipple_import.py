@@ -6,7 +6,7 @@ loads and constraints written for KanesMethod.  The same objects are handed to
 condition h(q) = 0 enters as its time derivative ḣ = 0 among the velocity constraints (the
 importer also takes h itself as a configuration constraint, see the last test), next to the
 four no-slip constraints.  jetgeo's
-``linearise(method="multipliers")`` then linearises about upright straight-ahead motion at a
+``linearise(route="multipliers")`` then linearises about upright straight-ahead motion at a
 symbolic speed v.
 
 Independent truths [Meijaard et al. 2007]:
@@ -53,7 +53,7 @@ def _lean_steer():
     phid, deltad, thRd = Y.qdot[3], Y.qdot[5], Y.qdot[6]
     rR = m.values[m.params["rR"]]
     point = {**{s: 0 for s in Y.q}, phid: 0, deltad: 0, thRd: -V / rR}  # rolling forward at speed v
-    lin = linearise((imp.system, imp.Q), point, params=m.values, method="multipliers",
+    lin = linearise((imp.system, imp.Q), point, params=m.values, route="multipliers",
                     independent=[phid, deltad, thRd])
     return lin.restrict([phi, delta, phid, deltad])  # checks: a steady motion, the dropped states cyclic
 

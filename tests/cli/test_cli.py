@@ -75,14 +75,33 @@ def test_demo_runs_end_to_end(capsys):
     assert elapsed < 30  # generous on a loaded machine; ~2 s CPU when idle
 
 
-def test_exit_code_2_unknown_method_without_traceback(capsys):
-    assert main(["derive", "skate", "--method", "foo"]) == 2
+def test_exit_code_2_unknown_recipe_without_traceback(capsys):
+    assert main(["derive", "skate", "--recipe", "foo"]) == 2
     r = capsys.readouterr()
     assert r.out == ""
     assert r.err == (
-        "jetgeo: error: unknown method 'foo'; known methods: krupkova, ibort, voronets, multipliers, gibbs-appell, "
-        "benenti2, maggi, chaplygin, hamel, benenti1\n"
+        "jetgeo: error: unknown recipe 'foo'; known recipes: krupkova, ibort_sode, voronets, lagrange_multipliers, "
+        "gibbs_appell, benenti_second_kind, maggi, chaplygin, hamel, benenti_first_kind, quasi_velocities\n"
     )
+
+
+@pytest.mark.parametrize(("old", "new"), [("benenti2", "benenti_second_kind"), ("multipliers", "lagrange_multipliers"),
+                                          ("gibbs-appell", "gibbs_appell"), ("benenti1", "benenti_first_kind")])
+def test_derive_old_spellings_still_work_with_a_warning(capsys, old, new):
+    """``derive --method OLD`` (the old option and the old word) gives what ``--recipe NEW`` gives, and says on stderr
+    what to type instead; ``--recipe`` warns nothing."""
+    assert main(["derive", "skate", "--recipe", new, "--format", "json"]) == 0
+    r = capsys.readouterr()
+    assert r.err == "" and f'"method": "{new}"' in r.out
+    assert main(["derive", "skate", "--method", old, "--format", "json"]) == 0
+    r2 = capsys.readouterr()
+    assert r2.out == r.out
+    assert r2.err.splitlines() == [
+        "jetgeo: warning: derive --method is deprecated: use --recipe (--method names the integrator of simulate and "
+        "sweep)", f"jetgeo: warning: the recipe name {old!r} is deprecated: use {new!r}"]
+    assert main(["derive", "skate", "--recipe", new, "--method", new]) == 2
+    assert capsys.readouterr().err.endswith("jetgeo: error: derive: give --recipe only (--method is its deprecated "
+                                            "spelling)\n")
 
 
 def test_exit_code_2_bad_spec_and_debug_traceback(tmp_path):
@@ -198,8 +217,8 @@ def test_incompatible_reaction_forces_exit_1(tmp_path, capsys):
     spec = load_spec(p)
     with pytest.raises(IncompatibleError) as e:
         imp.NonholonomicProblem(spec.system, spec.Q, forces=spec.forces_bundle).solve()
-    assert main(["derive", str(p), "--method", "ibort"]) == 1
-    assert capsys.readouterr().err == f"jetgeo: IncompatibleError: {p}: method ibort: {e.value}\n"
+    assert main(["derive", str(p), "--recipe", "ibort_sode"]) == 1
+    assert capsys.readouterr().err == f"jetgeo: IncompatibleError: {p}: recipe ibort_sode: {e.value}\n"
 
 
 #: (spec, method) pairs where the recipe's hypotheses fail: nonlinear constraints (Chaplygin's equations [Stolařová
@@ -210,17 +229,17 @@ NOT_APPLICABLE = {("krupkova_example2", "chaplygin"), ("krupkova_example2", "ham
 
 
 def test_cli_offers_every_recipe():
-    # the CLI's table is built from recipes.METHODS (one home), plus the core, Ibort et al. and Benenti's first kind
+    # the CLI's table is built from recipes.RECIPES (one home), plus the core, Ibort et al. and Benenti's first kind
     from jetgeo import recipes
-    from jetgeo.cli import CLI_METHODS
+    from jetgeo.cli import CLI_RECIPES
     from jetgeo.implicit import NonholonomicProblem
 
-    assert set(recipes.METHODS) | {"ibort", "benenti1"} == set(CLI_METHODS)
-    for name, fn in recipes.METHODS.items():
+    assert set(recipes.RECIPES) | {"ibort_sode", "benenti_first_kind"} == set(CLI_RECIPES)
+    for name, fn in recipes.RECIPES.items():
         if name != "krupkova":  # the CLI's krupkova is the core's reduced equations (spec.accelerations)
-            assert CLI_METHODS[name] == (fn, "sysQ"), name
-    assert CLI_METHODS["ibort"] == (NonholonomicProblem, "problem")
-    assert CLI_METHODS["benenti1"] == (recipes.benenti_first_kind, "psi")
+            assert CLI_RECIPES[name] == (fn, "sysQ"), name
+    assert CLI_RECIPES["ibort_sode"] == (NonholonomicProblem, "problem")
+    assert CLI_RECIPES["benenti_first_kind"] == (recipes.benenti_first_kind, "psi")
 
 
 @pytest.mark.parametrize("name", sorted(catalogue()))
@@ -230,18 +249,18 @@ def test_every_method_agrees_with_krupkova_on_every_shipped_spec(name):
     # equations [Stolařová 2009, eq. (8)] on Q; results in the method's own variables (z of [Benenti 2007, eq.
     # (2.1)], Hamel's u) are
     # mapped back to the jet coordinates by the CLI
-    from jetgeo.cli import CLI_METHODS, derive_motion
+    from jetgeo.cli import CLI_RECIPES, derive_motion
     from jetgeo.errors import NotApplicableError
 
     spec = load_spec(catalogue()[name])
     ref, _ = derive_motion(spec, "krupkova")
     cs = spec.constrained()
     jets = set(spec.Y.J1.coords) | set(spec.parameters)
-    for method in CLI_METHODS:
+    for method in CLI_RECIPES:
         if (name, method) in NOT_APPLICABLE:
             with pytest.raises(NotApplicableError) as e:
                 derive_motion(spec, method)
-            assert str(e.value).startswith(f"{spec.source}: method {method}: ")
+            assert str(e.value).startswith(f"{spec.source}: recipe {method}: ")
             continue
         acc, _ = derive_motion(spec, method)
         assert list(acc) == list(ref), method
@@ -253,13 +272,13 @@ def test_every_method_agrees_with_krupkova_on_every_shipped_spec(name):
 def test_method_not_applicable_exit_1_and_native_variables(capsys):
     from jetgeo.recipes import hamel
 
-    assert main(["derive", "two_points_parallel", "--method", "chaplygin"]) == 1
+    assert main(["derive", "two_points_parallel", "--recipe", "chaplygin"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("jetgeo: NotApplicableError: two_points_parallel: method chaplygin: "
+    assert err.startswith("jetgeo: NotApplicableError: two_points_parallel: recipe chaplygin: "
                           "Chaplygin's equations do not apply")
     assert "Traceback" not in err
     # Hamel's equations are written in quasi-velocities u: the text output gives them and the jet form
-    assert main(["derive", "skate", "--method", "hamel", "--simplify"]) == 0
+    assert main(["derive", "skate", "--recipe", "hamel", "--simplify"]) == 0
     out = capsys.readouterr().out.splitlines()
     spec = load_spec("skate")
     u = hamel(spec.system, spec.Q).to_jet
@@ -331,14 +350,14 @@ def test_ibort_with_the_spec_reaction_force_bundle():
     # eq. (5.20)]
     chetaev = load_spec(base + '\n[problem]\nreaction_forces = [["sin(theta)", "-cos(theta)", "0"]]\n')
     ref, _ = derive_motion(chetaev, "krupkova")
-    acc, info = derive_motion(chetaev, "ibort")
+    acc, info = derive_motion(chetaev, "ibort_sode")
     assert info["result"] is not None
     cs = chetaev.constrained()
     for a in ref:
         assert is_zero(cs.on_Q(acc[a] - ref[a])), a
     # a non-Chetaev bundle (a force along x only) changes the motion: ÿ picks up the reaction differently
     other = load_spec(base + '\n[problem]\nreaction_forces = [["1", "0", "0"]]\n')
-    acc2, _ = derive_motion(other, "ibort")
+    acc2, _ = derive_motion(other, "ibort_sode")
     assert not all(is_zero(cs.on_Q(acc2[a] - ref[a])) for a in ref)
 
 
@@ -351,6 +370,6 @@ def test_ibort_with_permitted_directions(capsys):
                      'directions_annihilator = [["0", "0", "0", "1"]]\n')
     from jetgeo.cli import derive_motion
 
-    acc, _ = derive_motion(spec, "ibort")
+    acc, _ = derive_motion(spec, "ibort_sode")
     xdd, ydd = spec.Y.qddot
     assert is_zero(acc[xdd] - spec.Y.qdot[1]) and is_zero(acc[ydd])

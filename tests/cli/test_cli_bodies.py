@@ -77,6 +77,6 @@ def test_bad_body_spec_and_quasi_on_a_plain_spec_exit_2(tmp_path):
     r = run("derive", str(bad))
     assert r.returncode == 2 and r.stderr.startswith("jetgeo: ") and len(r.stderr.strip().splitlines()) == 1
     assert "[body] chart" in r.stderr and "Traceback" not in r.stderr
-    r = run("derive", "skate", "--method", "quasi")
+    r = run("derive", "skate", "--recipe", "quasi_velocities")
     assert r.returncode == 2 and "needs a spec with a [body] table" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -100,7 +100,7 @@ def test_constraint_forms_annihilate_C_and_three_routes_agree(sysdata):
     A, B = cs.reduced_coefficients()
     Ak, Bk = cs.krupkova_coefficients()
     qdd = [Y.qddot[Y.qdot.index(v)] for v in cs.independent]
-    for i, (ef, ec) in enumerate(zip(cs.reduced_equations(method="forms"), cs.reduced_equations())):
+    for i, (ef, ec) in enumerate(zip(cs.reduced_equations(route="forms"), cs.reduced_equations())):
         assert is_zero(ef - ec)
         assert is_zero(ec - Ak[i] - sum(Bk[i, j] * qdd[j] for j in range(len(qdd))))
         assert is_zero(ec - A[i] - sum(B[i, j] * qdd[j] for j in range(len(qdd))))

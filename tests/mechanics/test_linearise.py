@@ -117,7 +117,7 @@ def test_multiplier_and_reduced_routes_agree_at_a_generic_point():
     pt = {ps: sp.Rational(1, 3), th: sp.Rational(1, 5), ph: 1, x: 2, y: 3, psd: sp.Rational(1, 2),
           thd: sp.Rational(-1, 3), phd: 2}
     a = linearise(cs, pt, params=vals)
-    b = linearise(cs, pt, params=vals, method="reduced")
+    b = linearise(cs, pt, params=vals, route="reduced")
     assert a.method == "multipliers" and b.method == "reduced"
     np.testing.assert_allclose(a.numeric(), b.numeric(), atol=1e-12, rtol=1e-12)
     np.testing.assert_allclose(np.array(a.M.evalf(20), dtype=float), np.array(b.M.evalf(20), dtype=float),
@@ -131,8 +131,8 @@ def test_multiplier_route_reports_bad_input():
     model, Y, cs = _heavy_disc()
     ps, th, ph, x, y = Y.q
     psd, thd, phd, xd, yd = Y.qdot
-    with pytest.raises(InputError, match="method"):
-        linearise(cs, {}, method="nonsense")
+    with pytest.raises(InputError, match="route must be"):
+        linearise(cs, {}, route="nonsense")
     with pytest.raises(InputError, match="independent velocities"):
         linearise(cs, {ps: 0, th: 0, ph: 0, x: 0, y: 0, psd: 0, thd: 0})
     # nonlinear constraints: every velocity is needed (and checked against f = 0)
@@ -164,7 +164,7 @@ def test_params_are_substituted_into_the_point_values():
         xd, yd, thd, psd, phd = e.Y.qdot
         [sm] = steady_motions(cs, {th: sp.pi / 2, psd: 0, phd: W})
         assert params is None or sm.point[xd].has(sp.Symbol("a", positive=True))
-        lins += [linearise(cs, sm, params=params, method=meth) for meth in ("multipliers", "reduced")]
+        lins += [linearise(cs, sm, params=params, route=meth) for meth in ("multipliers", "reduced")]
     assert all(lin.A == lins[-1].A for lin in lins)
     with pytest.raises(InputError, match="unknown name 'b'"):
         linearise(load("rolling_disc").constrained(), sm.point, params={"b": 1})

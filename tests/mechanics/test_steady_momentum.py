@@ -269,8 +269,8 @@ def test_steady_motion_at_pi_over_2_linearises_exactly_with_numeric_moments():
     e, cs, sm, kept, lam, routh, lead = _upright_catalogue_disc(**values)
     assert sm.point[kept[0]] == sp.pi / 2
     with time_limit(5):
-        for method in ("multipliers", "reduced"):
-            lin = linearise(cs, sm, method=method)
+        for route in ("multipliers", "reduced"):
+            lin = linearise(cs, sm, route=route)
             assert lin.state == kept and not lin.A.has(sp.Float)
             assert sp.expand(lin.A.charpoly(lam).as_expr() * lead - routh) == 0
 

@@ -7,7 +7,7 @@ Every quantity is derived by jetgeo and checked against an independent truth:
   file from L and f alone:  E_σ + λ_i ∂f^i/∂q̇^σ = 0  (E_σ = ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ)
   together with d/dt f^i = 0, on Q;
 * Krupková's formulas (9)–(10) (``krupkova_coefficients``) and the definition (7)
-  evaluated with exterior calculus (``reduced_equations(method="forms")``).
+  evaluated with exterior calculus (``reduced_equations(route="forms")``).
 
 Where the paper prints something wrong the test asserts the printed formula is
 wrong and says why (the list is repeated in theory/constraints.md).
@@ -133,7 +133,7 @@ def test_004_ex1_coefficients_9_10_three_routes(ex1):
             assert_same(Bk[i, j], B[i, j], "B' via (10)")
     # the definition (7) with exterior calculus gives the same equations
     xdd, ydd = Y.qddot[:2]
-    forms = cs.reduced_equations(method="forms")
+    forms = cs.reduced_equations(route="forms")
     coords = cs.reduced_equations()
     for e1, e2, ref in zip(forms, coords, [A[0] + B[0, 0] * xdd, A[1] + B[1, 1] * ydd]):
         assert_same(e1, ref, "(7) by forms")
@@ -271,7 +271,7 @@ def test_004_ex2_Lbar_and_coefficients_9_10(ex2):
         for j in range(2):
             assert_same(B[i, j], printed_B[i, j], "B'")
             assert_same(Bk[i, j], printed_B[i, j], "B' via (10)")
-    for e1, e2 in zip(cs.reduced_equations(method="forms"), cs.reduced_equations()):
+    for e1, e2 in zip(cs.reduced_equations(route="forms"), cs.reduced_equations()):
         assert_same(e1, e2, "(7) by forms vs (8)")
 
 
@@ -414,7 +414,7 @@ def test_004_ex3_coefficients_A_B_and_printed_misprints(ex3):
     # B'_11 printed (with the swap) is right
     Bp = -m * (1 + wp**2 / up**2)
     assert_same(Bp.xreplace(swap), B[0, 0])
-    for e1, e2 in zip(cs.reduced_equations(method="forms"), cs.reduced_equations()):
+    for e1, e2 in zip(cs.reduced_equations(route="forms"), cs.reduced_equations()):
         assert_same(e1, e2, "(7) by forms vs (8)")
 
 

@@ -307,8 +307,9 @@ def test_motion_result_is_simulated_like_the_constrained_system():
     from jetgeo.mechanics import Motion
 
     cs, (m, A, B, R) = rolling_disc()
-    mo = Motion(method="test", system=cs.system, Q=cs.Q, acc=cs.accelerations(), coordinates=tuple(cs.chart.coords),
-                substitution=dict(cs.g), lam=cs.multipliers(), reactions_=cs.reaction_forces())
+    mo = Motion(recipe="test", system=cs.system, Q=cs.Q, accelerations=cs.accelerations(),
+                coordinates=tuple(cs.chart.coords), substitution=dict(cs.g), multipliers=cs.multipliers(),
+                reactions=cs.reaction_forces())
     x, y, th, ps = cs.Y.q
     ini = {x: 0, y: 0, th: 0, ps: 0.1, "thetadot": 2.0, "psidot": 0.3}
     par = {m: 1.0, A: 0.125, B: 0.0625, R: 0.5}
@@ -456,7 +457,8 @@ def test_benenti_first_kind_motion_in_parameters_z_is_simulated_through_to_jet()
     a = simulate(mo, (0, 5), ini, {m: 1, I: 1}, t_eval=T)
     b = simulate(cs, (0, 5), ini, {m: 1, I: 1}, t_eval=T)
     assert np.allclose(a.q, b.q, atol=1e-8)
-    bare = Motion(method="bare", system=cs.system, Q=None, acc=mo.acc, coordinates=mo.coordinates)
+    bare = Motion(recipe="bare", system=cs.system, Q=None, accelerations=mo.accelerations(),
+                  coordinates=mo.coordinates)
     with pytest.raises(InputError, match="to_jet"):
         simulate(bare, (0, 1), ini, {m: 1, I: 1})
 

@@ -28,13 +28,13 @@ NOT_APPLICABLE = {
     ("[Stolařová 2009, Example 3]", "chaplygin"): "depends on the dependent coordinate",
 }
 
-RECIPES = [*recipes.METHODS, "benenti1", "gibbs-appell(z)"]
+RECIPES = [*recipes.RECIPES, "benenti_first_kind", "gibbs_appell(z)"]
 
 
 @lru_cache(None)
 def results(name: str) -> dict:
     S, Q, psi, z = ALL[name]()
-    return recipes.all_methods(S, Q, psi=psi, z=z)
+    return recipes.all_recipes(S, Q, psi=psi, z=z)
 
 
 @pytest.mark.parametrize("recipe", RECIPES)
@@ -55,9 +55,10 @@ def test_recipe_agrees_with_krupkova(name, recipe):
 def test_equivalent_detects_a_wrong_result():
     """A perturbed acceleration is reported, with the difference, by a counterexample."""
     res = results("skate [Benenti 2007, §9.1]")
-    good = res["benenti2"]
+    good = res["benenti_second_kind"]
     Y = good.system.Y
-    wrong = recipes.Motion(**{**good.__dict__, "acc": {**good.acc, Y.qddot[2]: good.acc[Y.qddot[2]] + Y.q[0] / 10**6}})
+    acc = good.accelerations()
+    wrong = good.replace(accelerations={**acc, Y.qddot[2]: acc[Y.qddot[2]] + Y.q[0] / 10**6})
     rep = recipes.equivalent(res["krupkova"], wrong)
     assert not rep
     assert rep.method == "counterexample"
@@ -68,7 +69,7 @@ def test_equivalent_detects_a_wrong_result():
 def test_equivalent_compares_reaction_forces():
     """Reactions R_σ do not depend on how the constraints are written, so they are compared too."""
     res = results("vertical disc [Benenti 2007, §9.2]")
-    rep = recipes.equivalent(res["multipliers"], res["benenti2"])
+    rep = recipes.equivalent(res["lagrange_multipliers"], res["benenti_second_kind"])
     assert rep and rep.reactions is True
 
 
@@ -78,7 +79,7 @@ def test_multipliers_of_three_recipes_coincide_on_Q():
     S, Q, _, _ = ALL["[Stolařová 2009, Example 2]"]()
     g = Q.normal_form(branch=0).g
     core = S.constrain(Q).multipliers()
-    for name in ("multipliers", "benenti2"):
+    for name in ("lagrange_multipliers", "benenti_second_kind"):
         lam = res[name].multipliers()
         assert len(lam) == 1
         assert is_zero(sp.sympify(lam[0]).xreplace(g) - core[0])
@@ -90,9 +91,9 @@ def test_equivalent_asks_the_protocol():
     from jetgeo.errors import InputError
 
     res = results("vertical disc [Benenti 2007, §9.2]")
-    ref, other = res["multipliers"], res["benenti2"]
+    ref, other = res["lagrange_multipliers"], res["benenti_second_kind"]
     assert ref.reactions() is not None and other.reactions() is not None
-    silent = recipes.Motion(**{**other.__dict__, "reactions_": None})
+    silent = other.replace(reactions=None)
     assert silent.reactions() is None
     rep = recipes.equivalent(ref, silent)
     assert rep and rep.reactions is None                      # accelerations agree, reactions not compared

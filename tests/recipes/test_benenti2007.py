@@ -75,8 +75,8 @@ def test_printed_formula_7_2_misses_a_term_when_psi_depends_on_q():
     truth = recipes.krupkova(S, Q)
     derived = recipes.benenti_first_kind(S, psi, z)
     assert recipes.equivalent(truth, derived)
-    wrong = recipes.Motion(**{**derived.__dict__, "acc": {
-        a: e.xreplace(dict(zip(P.zdot_symbols, printed))) for a, e in P.qddot_of_zdot().items()}})
+    wrong = derived.replace(accelerations={
+        a: e.xreplace(dict(zip(P.zdot_symbols, printed))) for a, e in P.qddot_of_zdot().items()})
     assert not recipes.equivalent(truth, wrong)
     # the missing term is exactly ψ^i_α W_ij ∂_kψ^j ψ^k
     drift_q = [sum((sp.diff(p, q) * pk for q, pk in zip(Y.q, psi)), 0) for p in psi]

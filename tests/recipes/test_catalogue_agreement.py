@@ -3,7 +3,7 @@
 Systems (loaded by name from ``jetgeo.systems``): [Benenti 2007, §9.1] skate, §9.2 vertical rolling disc,
 §9.3 two co-axial discs, §9.4 parallel velocities (generic constant forces; inclined plane with
 unequal and equal masses), [Ghori 1960, §3.2] two wheels with axle, §3.3 heavy disc (Euler angles), §3.4
-heavy ball, [Stolařová 2009, Examples 1–3].  Every recipe of ``recipes.all_methods`` runs (with the entry's
+heavy ball, [Stolařová 2009, Examples 1–3].  Every recipe of ``recipes.all_recipes`` runs (with the entry's
 parametrisation ψ for Benenti's first kind and the parametric Gibbs–Appell equations) and
 ``recipes.equivalent`` decides agreement of the accelerations with ``recipes.krupkova``
 [Stolařová 2009, eqs. (7)–(12)] on Q — each recipe is an independent computation, so agreement is a
@@ -40,7 +40,7 @@ SYSTEMS = [
     "stolarova_example3",  # [Stolařová 2009, Example 3]
 ]
 
-RECIPES = [name for name in recipes.METHODS if name != "krupkova"] + ["benenti1", "gibbs-appell(z)"]
+RECIPES = [name for name in recipes.RECIPES if name != "krupkova"] + ["benenti_first_kind", "gibbs_appell(z)"]
 
 #: (system, recipe) → words the NotApplicableError must contain, and why it does not apply
 NOT_APPLICABLE = {
@@ -63,7 +63,7 @@ NOT_APPLICABLE = {
 
 #: (system, recipe) decided numerically at random states of Q in 30-digit arithmetic instead of by
 #: ``equivalent`` (the last resort of issue 6).  Empty since the zero test bounds the degree on the
-#: expression tree and leaves large differences unexpanded (benenti2 vs krupkova: 220 s → 1.5 s on
+#: expression tree and leaves large differences unexpanded (benenti_second_kind vs krupkova: 220 s → 1.5 s on
 #: the heavy disc); kept so that a future slow case is recorded here, with its reason.
 NUMERIC: set = set()
 
@@ -121,12 +121,12 @@ def reference(name):
 def run(name, recipe):
     e = entry(name)
     S, Q = e
-    if recipe == "benenti1":
+    if recipe == "benenti_first_kind":
         fn = lambda: recipes.benenti_first_kind(S, e.psi, e.z)  # noqa: E731
-    elif recipe == "gibbs-appell(z)":
+    elif recipe == "gibbs_appell(z)":
         fn = lambda: recipes.gibbs_appell(S, psi=e.psi, z=e.z)  # noqa: E731
     else:
-        fn = lambda: recipes.METHODS[recipe](S, Q)  # noqa: E731
+        fn = lambda: recipes.RECIPES[recipe](S, Q)  # noqa: E731
     try:
         return fn()
     except NotApplicableError as exc:
@@ -162,8 +162,8 @@ def test_recipe_agrees_with_krupkova_on_catalogue_system(name, recipe):
 def test_reaction_forces_of_bordered_system_and_second_kind_agree(name):
     """R_σ = λ_i ∂f^i/∂q̇^σ from the bordered multiplier system [Ghori 1960, eq. (2.2.23)] and from Benenti's
     Schur complement [Benenti 2007, eqs. (8.6), (8.13)]: two computations of the reactions as functions of the state."""
-    a, b = run(name, "multipliers"), run(name, "benenti2")
-    if (name, "benenti2") in NUMERIC:
+    a, b = run(name, "lagrange_multipliers"), run(name, "benenti_second_kind")
+    if (name, "benenti_second_kind") in NUMERIC:
         _numeric_agreement(name, a, b, what="reactions")
         return
     report = recipes.equivalent(a, b)

@@ -21,10 +21,10 @@ def test_all_methods_shows_a_bar_over_the_recipes_when_asked(monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
     S, Q = vertical_disc()[:2]
-    out = recipes.all_methods(S, Q, progress=True)
-    assert set(out) == set(recipes.METHODS)
+    out = recipes.all_recipes(S, Q, progress=True)
+    assert set(out) == set(recipes.RECIPES)
     assert "deriving" in err.getvalue()  # tqdm wrote its bar to stderr
     quiet = io.StringIO()
     monkeypatch.setattr(sys, "stderr", quiet)
-    recipes.all_methods(S, Q)  # auto: stderr is not a terminal
+    recipes.all_recipes(S, Q)  # auto: stderr is not a terminal
     assert quiet.getvalue() == ""

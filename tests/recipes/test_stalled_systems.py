@@ -67,12 +67,13 @@ def test_ibort_sode_on_the_nonlinear_rolling_disc_finishes_and_agrees():
     ref = cs.accelerations()
     g = cs.nf.g
     qdd = system.Y.qddot
-    coords = sorted(set().union(*[ref[a].free_symbols | motion.acc[a].free_symbols for a in qdd]), key=str)
+    acc = motion.accelerations()
+    coords = sorted(set().union(*[ref[a].free_symbols | acc[a].free_symbols for a in qdd]), key=str)
     # both sides by value at random rational points of Q (q̇^D = g), 30 digits: the canonical
     # route's result is an unexpanded DAG here, so it is evaluated with common subexpressions
     # (lambdify(cse=True)); a tree walk (evalf, or the zero test's sampling) visits every path
     for a in qdd:
-        f_m = sp.lambdify(coords, motion.acc[a].xreplace(g), modules="mpmath", cse=True)
+        f_m = sp.lambdify(coords, acc[a].xreplace(g), modules="mpmath", cse=True)
         f_r = sp.lambdify(coords, ref[a].xreplace(g), modules="mpmath", cse=True)
         for pt in _random_points_on_Q(coords, 3, seed=7):
             with mpmath.workdps(30):
@@ -97,7 +98,7 @@ def test_benenti_second_kind_on_appell_machine_with_frame_finishes_and_agrees():
 # --- a chain of bodies: every recipe and the SODE on the 4-trailer (issue 14's route table) -------
 #: recipes that apply to the 4-trailer (Chaplygin's equations do not: its constraints depend on the
 #: dependent coordinates, NotApplicableError)
-_CHAIN_RECIPES = [name for name in recipes.METHODS if name != "chaplygin"]
+_CHAIN_RECIPES = [name for name in recipes.RECIPES if name != "chaplygin"]
 
 
 def _chain():
@@ -113,7 +114,7 @@ def test_every_recipe_on_the_4_trailer_finishes_and_agrees_with_krupkova():
     S, Q, cs = _chain()
     for name in _CHAIN_RECIPES:
         t0 = time.perf_counter()
-        motion = recipes.METHODS[name](S, Q)
+        motion = recipes.RECIPES[name](S, Q)
         elapsed = time.perf_counter() - t0
         assert elapsed < BUDGET, f"{name} took {elapsed:.1f} s on the 4-trailer"
         rep = recipes.equivalent(cs, motion)

@@ -181,7 +181,7 @@ def test_check_agree_names_the_disagreeing_coordinate():
 def test_reactions_that_work_are_caught():
     e, cs = _skate()
     R = cs.reaction_forces()
-    bad = Motion("bad", e.system, e.Q, cs.accelerations(), tuple(), reactions_=[R[0] + 1, R[1], R[2]])
+    bad = Motion("bad", e.system, e.Q, cs.accelerations(), tuple(), reactions=[R[0] + 1, R[1], R[2]])
     with pytest.raises(AssertionError, match="no_virtual_work failed"):
         check_reactions_do_no_virtual_work(bad)
 

@@ -30,6 +30,7 @@ import sympy as sp
 from ...errors import InputError, NotRegularError
 from ..coerce import as_expr, as_matrix
 from .fraction_free import _fraction_free_jordan, _to_ring, det_sized
+from .normal import normalise_if_small
 from .rank import generic_rank_dag
 from .size import (
     AFFINE_CANONICAL_MAX_NODES,
@@ -435,8 +436,6 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
     >>> solve_square(sp.Matrix([[a, 1], [1, -1]]), sp.Matrix([1, 0]), "example").X.T
     Matrix([[1/(a + 1), 1/(a + 1)]])
     """
-    from ..zero import normalise_if_small  # zero builds on this package (size, trig, shadow): the cycle exact <-> zero
-
     M, B = as_matrix(M, "M"), as_matrix(B, "B")
     rank = generic_rank_dag(M)
     if rank < M.cols:

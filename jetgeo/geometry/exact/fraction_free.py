@@ -16,6 +16,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from .det import BERKOWITZ_MAX_SIZE, det_exact
 from .freeze import fits_polynomial_domain, freeze, polynomial_fractions
+from .normal import normalise_if_small
 from .size import AFFINE_CANONICAL_MAX_NODES, FRACTION_FREE_MAX_TERMS, FRACTION_FREE_MAX_WORK, tree_size
 from .solve import det_dag
 
@@ -72,8 +73,6 @@ def det_sized(M) -> sp.Expr:
     >>> det_sized(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]))
     sin(theta)**2 + cos(theta)**2
     """
-    from ..zero import normalise_if_small  # zero builds on this package (size, trig, shadow): the cycle exact <-> zero
-
     M = sp.Matrix(M)
     if M.rows == 0:
         return sp.Integer(1)

@@ -234,8 +234,8 @@ def model_of_eom(eom: EquationsOfMotion, formulation: str = "full") -> Model:
 
 
 def _label(eom: EquationsOfMotion) -> str:
-    """The name of the route: a Motion's ``method``, else the class name."""
-    return eom.method if isinstance(eom, Motion) else type(eom).__name__
+    """The name of the route: a Motion's ``recipe``, else the class name."""
+    return eom.recipe if isinstance(eom, Motion) else type(eom).__name__
 
 
 
