@@ -175,14 +175,24 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None
         used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
-        # the mass matrix: Jᵀ M J on the columns that occur (symmetric: a ≤ b)
-        MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
-                  for i in range(k)] for j in used}
-        for n_a, a in enumerate(used):
-            for b in used[n_a:]:
-                g_terms.setdefault((a, b), []).extend(
-                    J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
-        p = [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
+        # the mass matrix: Jᵀ M J on the columns that occur (symmetric: a ≤ b); M = c·1 (a mass)
+        # as c Σ_i J_ia J_ib — a third of the products of sums
+        scalar = M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k))
+        if scalar:
+            for n_a, a in enumerate(used):
+                for b in used[n_a:]:
+                    val = sp.Add(*[J[i][a] * J[i][b] for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
+                    if val != 0:
+                        g_terms.setdefault((a, b), []).append(M[0, 0] * val)
+            p = [M[0, 0] * c for c in w]
+        else:
+            MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
+                      for i in range(k)] for j in used}
+            for n_a, a in enumerate(used):
+                for b in used[n_a:]:
+                    g_terms.setdefault((a, b), []).extend(
+                        J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
+            p = [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
         dp = [diff_dag(c, along, memo_dbar) for c in p]
         for j, s in enumerate(Y.q):
             terms = e_terms[j]
