@@ -40,7 +40,7 @@ import sympy as sp
 
 from ..errors import InputError, NoRootAtPointError, NotRationalError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_exact, diff_dag, mod_value, solve_exact
+from ..geometry.exact import atoms_dag, det_exact, diff_dag, mod_value, solve_exact
 from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -233,10 +233,6 @@ def _velocity_parts(bodies, frame, jet) -> tuple:
     return parts, translations
 
 
-def _leftover_functions(expr, allowed) -> set:
-    return {f for f in as_expr(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
-
-
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
                    velocity_constraints: Sequence = (), time: str = "t",
                    configuration_constraints: Sequence = (), kinematic_equations: Sequence = ()) -> ImportedModel:
@@ -269,6 +265,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     rep = {}
     for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
         rep.update({c.diff(tt, 2): s2, c.diff(tt): s1, c: s0})
+    rep[tt] = Y.t
 
     speeds = _solve_speeds(kinematic_equations, allowed, tt)
 
@@ -276,8 +273,8 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
         out = as_expr(expr)
         if speeds:
             out = out.xreplace(speeds)
-        out = out.xreplace(rep).xreplace({tt: Y.t})
-        left = _leftover_functions(out, allowed)
+        out = out.xreplace(rep)  # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
+        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
         if left:
             raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
                             "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
