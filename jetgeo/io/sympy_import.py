@@ -4,10 +4,14 @@ An existing model — reference frames, points, rigid bodies and particles, load
 velocity constraints written with ``dynamicsymbols`` — is brought over without
 rewriting its kinematics:
 
-* the kinetic energy T = Σ body.kinetic_energy(N) (König's theorem is sympy's), after a check
+* the kinetic energy T = ½ Σ wᵀ M w of the mass centres' velocities and the bodies' angular
+  velocities (König's theorem, what sympy's ``kinetic_energy`` sums), after a check
   that each mass centre's velocity is the derivative of its position from a fixed point (a
   rolling contact embedded in the kinematics — usual in models written for KanesMethod —
   would put a non-holonomic constraint into L: refused, see :func:`_check_velocities`);
+* the Euler–Lagrange form E = e − g q̈ assembled from those velocities' partial velocities
+  (:func:`jetgeo.mechanics.bodies_el.euler_lagrange_of_bodies`, [Kane–Levinson 1985]) and handed
+  to the :class:`~jetgeo.mechanics.LagrangianSystem`, which then never differentiates L;
 * the potential V, if given, enters L = T − V; loads are turned into generalised forces
   (Newton's sign, [Benenti 2007, eq. (3.14)]) by partial velocities with respect to the coordinate
   velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
