@@ -67,7 +67,8 @@ Method
   (:mod:`benchmarks.same_bodies`).  Only ``TQ``, ``acc`` and ``Kane`` apply (``n/a`` elsewhere), and
   here **nothing is set-up**: each cell times what a user waits for — building the bodies,
   ``from_mechanics`` (kinetic energy, velocity check, translation to jet coordinates) and the route
-  for jetgeo; building the bodies, ``KanesMethod``, ``kanes_equations`` and the ``LUsolve`` for Kane.
+  for jetgeo; building the bodies, ``KanesMethod``, ``kanes_equations`` and the ``LUsolve`` for Kane
+  (the libraries — ``sympy.physics.mechanics``, jetgeo's modules — are imported before, for both).
   Two more rows of the kind (same columns, same rules): ``rolling_disc_bodies``, the heavy rolling
   disc's frame and rigid body (gravity a load, the no-slip components velocity constraints) to both
   tools, and ``whipple_bicycle_user``, the Whipple bicycle as each tool's user gets it — KanesMethod

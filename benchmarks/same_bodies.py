@@ -22,8 +22,10 @@ benchmarks/whipple_kane.py (model built, ``kanes_equations``, ``LUsolve``) again
 ``accelerations_on_TQ`` (``"TQ"``).
 
 Every timed call builds its bodies itself: Kane's kinematics are in Kane's time, the conversion
-is in jetgeo's.  The hitch velocities are the derivatives of the positions (``v2pt_theory`` from the
-first hitch, whose velocity is ẋ N.x + ẏ N.y), which :func:`from_mechanics` verifies.
+is in jetgeo's.  The libraries are imported when this module is (``sympy.physics.mechanics`` and
+jetgeo's modules alike), not in a timed call.  The hitch velocities are the derivatives of the
+positions (``v2pt_theory`` from the first hitch, whose velocity is ẋ N.x + ẏ N.y), which
+:func:`from_mechanics` verifies.
 
     PYTHONPATH=. python -m benchmarks.same_bodies 6        # medians of 3, alternating, one process
     PYTHONPATH=. python -m benchmarks.same_bodies disc     # the rolling disc; ``whipple``: the bicycle
@@ -38,7 +40,12 @@ import time
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from benchmarks import whipple_kane as W
 from benchmarks.run import clear_caches
+from benchmarks.systems import _rolling_constraints, _vel
+from jetgeo.io.sympy_import import from_mechanics
+from jetgeo.mechanics import accelerations_on_TQ
+from jetgeo.systems import load
 
 __all__ = ["chain", "kane", "jet", "disc", "whipple", "timed_cell", "compare"]
 
@@ -102,16 +109,12 @@ def kane(n: int):
 
 def imported(n: int):
     """The n-trailer's bodies through :func:`jetgeo.io.sympy_import.from_mechanics`."""
-    from jetgeo.io.sympy_import import from_mechanics
-
     N, q, _, bodies, cons = chain(n, kane=False)
     return from_mechanics(q, bodies, N, velocity_constraints=cons)
 
 
 def jet(n: int, route: str):
     """jetgeo from the bodies: ``"TQ"`` (``accelerations_on_TQ``) or ``"acc"`` (``cs.accelerations()``)."""
-    from jetgeo.mechanics import accelerations_on_TQ
-
     model = imported(n)
     if route == "TQ":
         return accelerations_on_TQ(model.system, model.Q)
@@ -123,8 +126,6 @@ def jet(n: int, route: str):
 def _disc_bodies():
     """The heavy rolling disc of benchmarks/systems.py (``heavy_disc``) as a user hands it over:
     (N, q, body, gravity load, no-slip constraints), velocities the derivatives of positions."""
-    from benchmarks.systems import _rolling_constraints, _vel
-
     ps, th, ph, x, y = me.dynamicsymbols("psi th ph x y")
     m, A, C, r, g = sm.symbols("m A C r g", positive=True)
     N = me.ReferenceFrame("N")
@@ -143,9 +144,6 @@ def _disc_bodies():
 def disc(route: str):
     """The rolling disc: ``"Kane"`` (KanesMethod with u = q̇, ẋ, ẏ dependent, ``LUsolve``) or jetgeo's
     ``"TQ"`` / ``"acc"`` through :func:`jetgeo.io.sympy_import.from_mechanics`."""
-    from jetgeo.io.sympy_import import from_mechanics
-    from jetgeo.mechanics import accelerations_on_TQ
-
     N, q, bodies, loads, cons = _disc_bodies()
     if route == "Kane":
         t = me.dynamicsymbols._t
@@ -167,12 +165,7 @@ def whipple(route: str):
     """The Whipple bicycle: ``"Kane"`` (benchmarks/whipple_kane.py: the model built, ``kanes_equations``,
     ``LUsolve``) or jetgeo from ``load("whipple_bicycle")``: ``"acc"`` (``constrain`` and
     ``cs.accelerations()``), ``"TQ"`` (``accelerations_on_TQ``)."""
-    from jetgeo.mechanics import accelerations_on_TQ
-    from jetgeo.systems import load
-
     if route == "Kane":
-        from benchmarks import whipple_kane as W
-
         km, _, _ = W.derive(W.model())
         return km.mass_matrix.LUsolve(km.forcing)
     entry = load("whipple_bicycle")

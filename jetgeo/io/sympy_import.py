@@ -4,10 +4,14 @@ An existing model — reference frames, points, rigid bodies and particles, load
 velocity constraints written with ``dynamicsymbols`` — is brought over without
 rewriting its kinematics:
 
-* the kinetic energy T = Σ body.kinetic_energy(N) (König's theorem is sympy's), after a check
+* the kinetic energy T = ½ Σ wᵀ M w of the mass centres' velocities and the bodies' angular
+  velocities (König's theorem, what sympy's ``kinetic_energy`` sums), after a check
   that each mass centre's velocity is the derivative of its position from a fixed point (a
   rolling contact embedded in the kinematics — usual in models written for KanesMethod —
   would put a non-holonomic constraint into L: refused, see :func:`_check_velocities`);
+* the Euler–Lagrange form E = e − g q̈ assembled from those velocities' partial velocities
+  (:func:`jetgeo.mechanics.bodies_el.euler_lagrange_of_bodies`, [Kane–Levinson 1985]) and handed
+  to the :class:`~jetgeo.mechanics.LagrangianSystem`, which then never differentiates L;
 * the potential V, if given, enters L = T − V; loads are turned into generalised forces
   (Newton's sign, [Benenti 2007, eq. (3.14)]) by partial velocities with respect to the coordinate
   velocities: A_σ = Σ_P F_P · ∂v_P/∂q̇^σ + Σ_B τ_B · ∂ω_B/∂q̇^σ;
@@ -38,12 +42,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import InputError
+from ..errors import InputError, NoRootAtPointError, NotRationalError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_exact, solve_exact
+from ..geometry.exact import atoms_dag, det_exact, diff_dag, mod_value, solve_exact
 from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
+from ..mechanics.bodies_el import VelocityPart, euler_lagrange_of_bodies, kinetic_energy_of
 
 __all__ = ["ImportedModel", "from_mechanics"]
 
@@ -96,6 +101,17 @@ def _load_parts(load):
     raise InputError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
+def _components(vec, frame) -> list:
+    """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes: Σ over the
+    frames F the vector is written in of (direction cosines of ``frame`` relative to F) × (its measure
+    numbers in F) — what ``vec.dot(frame.x)`` … compute, without building a Vector per product
+    (the 6-trailer's velocity parts and check: 0.22 s → 0.1 s)."""
+    out = sp.zeros(3, 1)
+    for measures, F in vec.args:
+        out += measures if F is frame else frame.dcm(F) * measures
+    return list(out)
+
+
 def _fixed_point_from(P, frame):
     """A point reachable from P through located positions whose velocity in ``frame`` is set
     to zero (breadth first), or None."""
@@ -111,7 +127,7 @@ def _fixed_point_from(P, frame):
     return None
 
 
-def _check_velocities(bodies, frame, jet) -> None:
+def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
     """Each mass centre's velocity must be the time derivative of its position from a fixed
     point: a Lagrangian needs the kinetic energy of the *free* motion.  sympy models written
     for KanesMethod often embed a rolling contact in the kinematics (the contact point's
@@ -121,36 +137,104 @@ def _check_velocities(bodies, frame, jet) -> None:
     the rolling as ``velocity_constraints``).  Points with no fixed point among their located
     neighbours cannot be checked and are taken as given.
 
-    The difference is first tested frame by frame, on the measure numbers sympy keeps for each
-    frame it is written in (small: no frame is expressed in another); zero in every frame, it is
-    zero.  Otherwise its components along ``frame``'s axes decide (they may cancel between frames).
-    The 6-trailer: 0.07 s instead of 0.15 s of CPU time, most of it in expanding the components
-    along N, whose direction cosines nest the whole chain."""
-    for b in bodies:
-        P = getattr(b, "masscenter", None) or getattr(b, "point", None)
-        if P is None:
-            continue
+    ``translations``: (k, point, w) with w the point's velocity along ``frame``'s axes in jet
+    coordinates (k its index among the velocity parts); returns the indices k of the velocities found
+    to be the derivatives of their positions.  The position's components r along the same axes are differentiated in jet
+    coordinates (d̄r = ∂_t r + ∂_q r q̇ on the DAG, :func:`~jetgeo.geometry.exact.diff_dag`) and
+    w − d̄r is tested for zero — not sympy's frame-by-frame ``dt`` of the position vector, which took
+    0.36 of 0.46 s of the check on the 6-trailer."""
+    along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: r depends on (t, q) only
+    memo: dict = {}
+    axes = (frame.x, frame.y, frame.z)
+    diffs = []
+    for k, P, w in translations:
         O = _fixed_point_from(P, frame)
         if O is None:
             continue
-        given = P.vel(frame)
-        true = P.pos_from(O).dt(frame)
-        diff = given - true
-        if all(is_zero(jet(c, f"the velocity of {P}")) for measures, _ in diff.args for c in measures):
-            continue
-        for e in (frame.x, frame.y, frame.z):
-            d = jet(diff.dot(e), f"the velocity of {P}")
-            if not is_zero(d):
-                raise InputError(
+        pos = _components(P.pos_from(O), frame)
+        diffs += [(k, P, O, e, wi - diff_dag(jet(r, f"the position of {P}"), along, memo))
+                  for e, r, wi in zip(axes, pos, w)]
+    checked = {k for k, *_ in diffs}
+    if _shadows_vanish([d for *_, d in diffs]):
+        return checked
+    for _, P, O, e, d in diffs:
+        if not is_zero(d):
+            raise InputError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
                     f"(whose velocity is set to zero): they differ by {as_expr(d)} along {e}.  A constraint "
                     "seems embedded in the kinematics (e.g. a rolling contact point given zero velocity); the "
                     "Lagrangian needs the free motion — give velocities as derivatives of positions and the "
-                    "constraint as velocity_constraints")
+                "constraint as velocity_constraints")
+    return checked
 
 
-def _leftover_functions(expr, allowed) -> set:
-    return {f for f in as_expr(expr).atoms(sp.core.function.AppliedUndef) if f not in allowed}
+#: points of F_p at which :func:`_shadows_vanish` evaluates
+_SHADOW_POINTS = 3
+
+
+def _shadows_vanish(exprs: list) -> bool:
+    """Whether every expression has value 0 in F_p at :data:`_SHADOW_POINTS` random points
+    (:func:`~jetgeo.geometry.exact.mod_value`: each shared node once, sin and cos on the unit circle,
+    so the addition theorems hold exactly): zero with failure probability ≤ (D/p)³ per expression,
+    D its degree, p = 2⁶¹ − 1 — the tier the zero test uses for large expressions.  False when a
+    value is non-zero (then the expression is non-zero) or the field arithmetic does not apply
+    (a pole, a function F_p cannot evaluate): the caller decides with the zero test.  The
+    6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the direction cosines)
+    → a few milliseconds."""
+    for trial in range(1, _SHADOW_POINTS + 1):
+        rep: dict = {}
+        angles: dict = {}
+        memo: dict = {}
+        try:
+            if any(mod_value(d, rep, angles, memo, trial) for d in exprs):
+                return False
+        except (ZeroDivisionError, NotRationalError, NoRootAtPointError):
+            return False
+    return True
+
+
+def _inertia_matrix(inertia, body_frame) -> tuple:
+    """(F, M): the frame to write a rigid body's angular velocity in and the central inertia's matrix
+    in F — the one frame of the dyadic's unit vectors when there is one (its coefficients, read off
+    the dyadic, then need no direction cosine), else the body's frame (``to_matrix``).  M is the
+    symmetric part (the only one T sees)."""
+    frames = {v.args[0][1] for _, a, b in inertia.args for v in (a, b)}
+    if len(frames) == 1:
+        F = frames.pop()
+        M = sp.zeros(3, 3)
+        for c, a, b in inertia.args:
+            M += c * a.args[0][0] * b.args[0][0].T
+    else:
+        F = body_frame
+        M = inertia.to_matrix(F)
+    return F, (M + M.T) / 2
+
+
+def _velocity_parts(bodies, frame, jet) -> tuple:
+    """(parts, translations): the kinetic energy's terms ½ wᵀ M w
+    (:class:`~jetgeo.mechanics.bodies_el.VelocityPart`) in jet coordinates — each mass centre's velocity
+    along ``frame``'s axes with M = m·1, each rigid body's angular velocity and central inertia in one
+    frame (:func:`_inertia_matrix`) — and the (index of the part, mass centre, its w) of the
+    translations.  T = Σ ½ wᵀ M w is sympy's ``kinetic_energy`` (König's theorem) term by term."""
+    from sympy.physics.mechanics import Particle, RigidBody
+
+    parts, translations = [], []
+    for b in bodies:
+        if not isinstance(b, (Particle, RigidBody)):
+            raise InputError(f"bodies must be sympy.physics.mechanics RigidBody or Particle objects; got {b!r}")
+        try:
+            P = b.masscenter
+            w = tuple(jet(c, f"the velocity of {P}") for c in _components(P.vel(frame), frame))
+            translations.append((len(parts), P, w))
+            parts.append(VelocityPart(w, jet(b.mass, f"the mass of {b}") * sp.eye(3)))
+            if isinstance(b, RigidBody):
+                F, M = _inertia_matrix(b.central_inertia, b.frame)
+                om = _components(b.frame.ang_vel_in(frame), F)
+                parts.append(VelocityPart(tuple(jet(c, f"the angular velocity of {b.frame}") for c in om),
+                                          M.applyfunc(lambda c, b=b: jet(c, f"the inertia of {b}"))))
+        except ValueError as exc:
+            raise InputError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
+    return parts, translations
 
 
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
@@ -185,6 +269,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     rep = {}
     for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
         rep.update({c.diff(tt, 2): s2, c.diff(tt): s1, c: s0})
+    rep[tt] = Y.t
 
     speeds = _solve_speeds(kinematic_equations, allowed, tt)
 
@@ -192,20 +277,18 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
         out = as_expr(expr)
         if speeds:
             out = out.xreplace(speeds)
-        out = out.xreplace(rep).xreplace({tt: Y.t})
-        left = _leftover_functions(out, allowed)
+        out = out.xreplace(rep)  # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
+        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
         if left:
             raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
                             "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
                             "through the coordinates' derivatives")
         return out
 
-    try:
-        T = sp.Add(*[b.kinetic_energy(frame) for b in bodies])
-    except ValueError as exc:
-        raise InputError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
-    _check_velocities(bodies, frame, jet)
-    T = jet(T, "the kinetic energy")
+    parts, translations = _velocity_parts(bodies, frame, jet)
+    checked = _check_velocities(Y, translations, frame, jet)
+    parts = [part._replace(derivative=k in checked) for k, part in enumerate(parts)]
+    T = kinetic_energy_of(Y, parts)
     V = jet(potential, "the potential")
     qdot = list(Y.qdot)
     forces = [sp.Integer(0)] * Y.m
@@ -215,12 +298,14 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
             vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
         except ValueError as exc:
             raise InputError(f"the load {load!r}: {exc}") from exc
-        F = sp.Matrix([jet(vec.dot(e), f"the load on {where}") for e in (frame.x, frame.y, frame.z)])
-        v = sp.Matrix([jet(vel.dot(e), f"the velocity of {where}") for e in (frame.x, frame.y, frame.z)])
+        F = sp.Matrix([jet(c, f"the load on {where}") for c in _components(vec, frame)])
+        v = sp.Matrix([jet(c, f"the velocity of {where}") for c in _components(vel, frame)])
         for s in range(Y.m):
             forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
     forces = [sp.expand(f) for f in forces]
-    system = LagrangianSystem.mechanical(Y, T, V, forces=forces if any(f != 0 for f in forces) else None)
+    el = euler_lagrange_of_bodies(Y, parts, V, forces)  # None: speeds not affine in q̇, L's derivatives then
+    system = LagrangianSystem.mechanical(Y, T, V, forces=forces if any(f != 0 for f in forces) else None,
+                                         euler_lagrange=el)
     fs = [jet(f, "a velocity constraint") for f in velocity_constraints]
     hs = [jet(h, "a configuration constraint") for h in configuration_constraints]
     for h in hs:

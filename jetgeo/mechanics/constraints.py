@@ -740,28 +740,26 @@ def _ranked_matchings(cost: dict, k: int, m: int, limit: int):
     Murty's partition [Murty 1968]: the best assignment under (forced, forbidden) edge sets is
     split, for its j-th free edge e_j, into the subproblem forcing e_1 … e_{j−1} and forbidding
     e_j; a heap of subproblems yields the assignments in order.  Each subproblem is one linear
-    assignment (scipy's ``linear_sum_assignment``), so the work is polynomial in k and m."""
+    assignment (:func:`_min_cost_assignment`), so the work is polynomial in k and m."""
     import heapq
 
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-
-    big = 1.0 + 2.0 * sum(cost.values())
+    big = 1 + 2 * sum(cost.values())
 
     def best(forced: frozenset, forbidden: frozenset):
-        C = np.full((k, m), big)
+        C = [[big] * m for _ in range(k)]
         for (i, s), c in cost.items():
             if (i, s) not in forbidden:
-                C[i, s] = c
+                C[i][s] = c
         for i, s in forced:
-            keep = C[i, s]
-            C[i, :] = big
-            C[:, s] = big
-            C[i, s] = keep
-        rows, cols = linear_sum_assignment(C)
-        if any(C[i, s] >= big for i, s in zip(rows, cols)):
+            keep = C[i][s]
+            C[i] = [big] * m
+            for row in C:
+                row[s] = big
+            C[i][s] = keep
+        cols = _min_cost_assignment(C)
+        if any(C[i][s] >= big for i, s in enumerate(cols)):
             return None
-        return float(C[rows, cols].sum()), tuple((int(i), int(s)) for i, s in zip(rows, cols))
+        return sum(C[i][s] for i, s in enumerate(cols)), tuple(enumerate(cols))
 
     first = best(frozenset(), frozenset())
     if first is None:
@@ -783,6 +781,57 @@ def _ranked_matchings(cost: dict, k: int, m: int, limit: int):
             if sub is not None:
                 heapq.heappush(heap, (sub[0], sub[1], frozenset(fixed), forbidden | {e}))
             fixed.add(e)
+
+
+def _min_cost_assignment(C: list) -> list:
+    """The columns of a minimum-cost assignment of the k rows of the k × m cost table ``C`` (k ≤ m,
+    integer costs) to distinct columns: ``cols[i]`` for row i.  The Hungarian method with row and
+    column potentials and shortest augmenting paths [Kuhn 1955], O(k²m) — in pure Python: scipy's
+    ``linear_sum_assignment`` did the same, but importing ``scipy.optimize`` took 0.5–1.2 s, more than
+    all of the 4-trailer's equations (issue 28).
+
+    >>> _min_cost_assignment([[4, 1, 3], [2, 0, 5]])
+    [1, 0]
+    """
+    k, m = len(C), len(C[0])
+    inf = float("inf")
+    u = [0] * (k + 1)  # row potentials (1-based; 0 is the virtual start)
+    v = [0] * (m + 1)  # column potentials
+    row_of = [0] * (m + 1)  # row_of[j]: the row assigned to column j (0: none)
+    way = [0] * (m + 1)
+    for i in range(1, k + 1):
+        row_of[0] = i
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = row_of[j0], inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = C[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[row_of[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if row_of[j0] == 0:
+                break
+        while j0:  # augment along the path
+            j1 = way[j0]
+            row_of[j0] = row_of[j1]
+            j0 = j1
+    cols = [0] * k
+    for j in range(1, m + 1):
+        if row_of[j]:
+            cols[row_of[j] - 1] = j - 1
+    return cols
 
 
 #: highest degree in a dependent velocity for which the branches are sought in closed form

@@ -32,7 +32,7 @@ import sympy as sp
 from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
-from ..geometry.exact import det_sized, diff_dag, lu_solve_dag
+from ..geometry.exact import det_sized, diff_dag, free_symbols_dag, lu_solve_dag
 from ..geometry.exact.size import EL_DAG_MIN_NODES, tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
@@ -72,7 +72,7 @@ class LagrangianSystem:
     {xddot: -k*x/m}
     """
 
-    def __init__(self, Y: FibredManifold, L, forces=None) -> None:
+    def __init__(self, Y: FibredManifold, L, forces=None, euler_lagrange: tuple | None = None) -> None:
         if not isinstance(Y, FibredManifold):
             raise InputError(f"LagrangianSystem needs a FibredManifold, got {type(Y).__name__}")
         try:
@@ -99,15 +99,42 @@ class LagrangianSystem:
                 raise InputError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
             if A.has(sp.zoo, sp.oo, -sp.oo, sp.nan, sp.I):
                 raise InputError(f"the generalised force {A} is not real and finite")
+        #: whether W and e were handed over (``euler_lagrange``) instead of derived from L
+        self._el_given = euler_lagrange is not None
+        if euler_lagrange is not None:
+            self._set_euler_lagrange(euler_lagrange)
+
+    def _set_euler_lagrange(self, euler_lagrange) -> None:
+        """Take (W, e) — the Hessian ∂²L/∂q̇∂q̇ and the Euler–Lagrange expressions without their q̈
+        terms, forces included — as this system's, e.g. assembled from the bodies' partial velocities
+        (:func:`jetgeo.mechanics.bodies_el.euler_lagrange_of_bodies`): every route reads them from
+        here, so L is never differentiated twice."""
+        try:
+            W, e = euler_lagrange
+        except (TypeError, ValueError):
+            raise InputError("euler_lagrange must be a pair (W, e): the Hessian and the Euler–Lagrange "
+                             "expressions without accelerations") from None
+        W = sp.Matrix(W)
+        e = tuple(as_expr(c, "an Euler–Lagrange expression") for c in e)
+        m = self.Y.m
+        if W.shape != (m, m) or len(e) != m:
+            raise InputError(f"euler_lagrange: a {m} × {m} Hessian and {m} expressions expected, got "
+                             f"{W.shape[0]} × {W.shape[1]} and {len(e)}")
+        if free_symbols_dag([*W, *e]) & set(self.Y.qddot):  # on the DAG: e may be large
+            raise InputError("euler_lagrange: W and e must depend on (t, q, q̇) only")
+        self.__dict__["_hessian"] = W  # the cached properties' values
+        self.__dict__["_e"] = e
 
     # --- constructors --------------------------------------------------------------
     @classmethod
-    def mechanical(cls, Y: FibredManifold, T, V=0, forces=None) -> LagrangianSystem:
-        """L = T − V with generalised forces A_σ (kinetic energy T, potential V)."""
+    def mechanical(cls, Y: FibredManifold, T, V=0, forces=None, euler_lagrange: tuple | None = None
+                   ) -> LagrangianSystem:
+        """L = T − V with generalised forces A_σ (kinetic energy T, potential V); ``euler_lagrange``:
+        (W, e) already known, e.g. from the bodies' partial velocities (:meth:`_set_euler_lagrange`)."""
         V = as_expr(V)
         if Y.jet_order(V) > 0:
             raise InputError(f"the potential must depend on (t, q) only; got {V}")
-        S = cls(Y, as_expr(T) - V, forces)
+        S = cls(Y, as_expr(T) - V, forces, euler_lagrange=euler_lagrange)
         S.kinetic_energy = as_expr(T)
         S.potential_energy = V
         return S
@@ -225,7 +252,7 @@ class LagrangianSystem:
         (the Whipple bicycle: 85 s of ``total_derivative`` on the expanded momenta → 2 s) —
         else ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ by ``sympy.diff``."""
         Y = self.Y
-        if self._on_dag or self._momenta_poly is not None:
+        if self._el_given or self._on_dag or self._momenta_poly is not None:
             e = self.euler_lagrange_without_accelerations()
             W = self._hessian
             return tuple(sp.Add(e[s], *[-W[s, v] * a for v, a in enumerate(Y.qddot) if W[s, v] != 0])
