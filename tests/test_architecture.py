@@ -451,8 +451,9 @@ KNOWN_CYCLES: list = []
 #: How many imports of jetgeo modules sit inside functions: each hides a dependency from the reader (and from
 #: import-linter's order).  This number may only go down (the map's aim, at most 5, is met), and each has a comment
 #: on its line or the line above saying which cycle or cost it avoids (:func:`test_function_level_imports_say_why`).
-#: The 3 left avoid a cost: NumPy and SciPy through jetgeo.numerics, once in cli.py (``_numerics_bridge``, shared by ``simulate`` and
-#: the memory-limit preload) and once in cli_sweep.py; hypothesis through ``jetgeo.testing.strategies``.
+#: The 3 left avoid a cost: NumPy and SciPy through jetgeo.numerics, once in cli.py (``_numerics_bridge``, shared
+#: by ``simulate`` and the memory-limit preload) and once in cli_sweep.py; hypothesis through
+#: ``jetgeo.testing.strategies``.
 MAX_FUNCTION_LEVEL_IMPORTS = 3
 
 
