@@ -16,7 +16,10 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
 * :mod:`.rank` — generic rank, pivot block and its condition;
 * :mod:`.affine` — equations affine in a set of unknowns (every recipe's final solve), and
   substitution on expression DAGs;
-* :mod:`.trig` — the one reduction modulo sin² + cos² − 1.
+* :mod:`.trig` — the one reduction modulo sin² + cos² − 1;
+* :mod:`.dag` — substitution and free symbols on expression DAGs (each distinct node once);
+* :mod:`.zero` — the zero test in three tiers (public path :mod:`jetgeo.geometry.zero`), which the
+  solves above ask about their pivots' denominators.
 """
 
 from .affine import (

@@ -19,8 +19,8 @@ from fractions import Fraction
 import sympy as sp
 
 from ...errors import NotRationalError
-from .. import zero as _zero  # attributes used at call time: zero imports this package's size/trig
 from ..coerce import as_matrix
+from . import zero as _zero
 from .fraction_free import det_sized
 from .shadow import MAX_SHADOW_POINTS, eliminate_mod, mod_value
 from .size import NORMALISE_MAX_NODES, tree_size

@@ -32,6 +32,7 @@ from ..coerce import as_matrix
 from .det import berkowitz
 from .freeze import fits_polynomial_domain, freeze
 from .shadow import MAX_SHADOW_POINTS, PRIME, free_values, mod_value, shadow_evaluable
+from .zero import is_zero
 
 __all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "det_dag", "substitute_affine"]
 
@@ -176,8 +177,6 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
             for j in range(nb):
                 X[c, j] = K.to_sympy(a[r][n + j])
         if free:  # relations among √x, exp, … are invisible to the shadows: check the denominators
-            from ..zero import is_zero  # zero builds on this package (size, trig, shadow): the cycle exact <-> zero
-
             dens = {sp.fraction(e)[1] for e in X} - {sp.Integer(1)}
             if any(is_zero(d.xreplace(back)) for d in dens):
                 return None
