@@ -1,5 +1,6 @@
 """``jetgeo simulate``: the options --formulation, --rtol, --atol, --max-step and the exit code of a run
-that ends before --t-end, through the command itself (a subprocess, as a user runs it).
+that ends before --t-end, through the command itself (a subprocess, as a user runs it; refusals of bad values
+also in-process through ``jetgeo.cli.main``).
 
 Independent truth: the Chaplygin sleigh's closed form v = v∞ tanh(κt + c) (derived in theory/atlas.md).
 """
@@ -13,6 +14,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+from jetgeo.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +75,7 @@ def test_formulation_option(tmp_path):
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
-def test_rtol_atol_options_change_the_accuracy(tmp_path):
+def test_rtol_atol_options_change_the_accuracy(tmp_path, capsys):
     loose, tight = tmp_path / "loose.csv", tmp_path / "tight.csv"
     r1 = run("simulate", "chaplygin_sleigh", "--t-end", "40", "--rtol", "1e-5", "--atol", "1e-7", "--csv", str(loose),
              cwd=tmp_path)
@@ -82,9 +85,13 @@ def test_rtol_atol_options_change_the_accuracy(tmp_path):
     e1, e2 = sleigh_error(loose), sleigh_error(tight)
     assert e1 > 1e-8 > e2 and e1 > 100 * e2
     assert nfev(r1.stdout) < nfev(r2.stdout)
+    # the refusals in-process (``main`` is what the command runs: sys.exit(main())), the first also as a process
     for bad in (("--rtol", "-1"), ("--atol", "0"), ("--max-step", "0")):
-        r = run("simulate", "chaplygin_sleigh", "--t-end", "1", *bad, cwd=tmp_path)
-        assert r.returncode == 2 and bad[0] in r.stderr and "Traceback" not in r.stderr
+        assert main(["simulate", "chaplygin_sleigh", "--t-end", "1", *bad]) == 2
+        err = capsys.readouterr().err
+        assert bad[0] in err and "Traceback" not in err, err
+    r = run("simulate", "chaplygin_sleigh", "--t-end", "1", "--rtol", "-1", cwd=tmp_path)
+    assert r.returncode == 2 and "--rtol" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_max_step_option_bounds_the_steps(tmp_path):

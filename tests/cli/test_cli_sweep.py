@@ -1,4 +1,5 @@
-"""``jetgeo sweep``: a parameter sweep of a spec from the command line (subprocess, as a user runs it).
+"""``jetgeo sweep``: a parameter sweep of a spec from the command line (subprocess, as a user runs it; the
+refusals of bad ranges in-process through ``jetgeo.cli.main``, two of them also as a process).
 
 Truth: the vertical rolling disc [Benenti 2007, §9.2, eqs. (9.2)–(9.4)] rolls with
 constant θ̇ and ψ̇, so θ(t) = θ₀ + θ̇t and its centre moves on a circle of radius Rθ̇/ψ̇ — each
@@ -16,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
+
+from jetgeo.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +52,7 @@ def test_sweep_writes_the_dataset_and_members_follow_the_closed_form(tmp_path):
     assert again.returncode == 0, again.stderr
 
 
-@pytest.mark.parametrize("argv, message", [
+BAD_RANGES = [
     (["--param", "R=0.5:1.5"], "expected NAME=START:STOP:N"),
     (["--param", "R=a:1:3"], "START and STOP must be numbers"),
     (["--param", "R=1:2:0"], "N must be at least 1"),
@@ -65,8 +68,20 @@ def test_sweep_writes_the_dataset_and_members_follow_the_closed_form(tmp_path):
     (["--param", "R=1:2:3", "--formulation", "lagrange"], "invalid choice: 'lagrange'"),
     (["--param", "R=1:2:3", "--timeout", "nan"], "--timeout: expected a number of seconds"),
     (["--param", "R=1:2:3", "--memory-limit", "10"], "a memory limit below 64 MB"),
-])
-def test_bad_ranges_and_names_exit_2_with_one_line(argv, message):
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_RANGES)
+def test_bad_ranges_and_names_exit_2_with_one_line(argv, message, capsys):
+    """In-process: ``main`` is what the command runs (``sys.exit(main())``), without a fresh interpreter per
+    case; the real process's exit status and stderr are checked on two of the cases below."""
+    assert main(["sweep", "vertical_rolling_disc", "--t-end", "1", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err, (out, err)
+
+
+@pytest.mark.parametrize("argv, message", [BAD_RANGES[0], BAD_RANGES[12]])  # jetgeo's own check; argparse's
+def test_bad_range_exits_2_with_one_line_from_the_process(argv, message):
     r = run("sweep", "vertical_rolling_disc", "--t-end", "1", *argv)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr

@@ -78,14 +78,15 @@ def _points(Y, cs, params, count=2, seed=11):
         yield pt
 
 
-def _value(expr, pt):
-    return complex(xreplace_dag(expr, pt))
+def _value(expr, pt, memo=None):
+    return complex(xreplace_dag(expr, pt, memo))
 
 
 def _agree(Y, cs, acc, acc_TQ, pt, tol=1e-30):
+    memo_TQ, memo = {}, {}  # the accelerations of one result share subexpressions: each is evaluated once per point
     for a in Y.qddot:
-        want = _value(acc_TQ[a], pt)
-        got = _value(acc[a], pt)
+        want = _value(acc_TQ[a], pt, memo_TQ)
+        got = _value(acc[a], pt, memo)
         assert abs(got - want) <= tol * (1 + abs(want)), (a, got, want)
 
 

@@ -9,6 +9,8 @@ and compared with its coordinate route (accelerations and Chetaev reactions); ra
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -225,11 +227,11 @@ def test_errors_are_named():
         body_angular_velocity(FibredManifold(["a", "b", "c"]), "XXY", ["p", "q", "r"])
 
 
-def test_chaplygin_sphere_keeps_chaplygins_integrals():
-    """Chaplygin's ball (centre of mass at the centre, unequal moments) rolling without slipping,
-    stated in body-frame Ω and the centre's velocity: energy, |K|² and ⟨K, γ⟩ with
-    K = I Ω + m r² (Ω − γ ⟨γ, Ω⟩) the angular momentum about the contact point are integrals
-    [Chaplygin 1903]; a run of 5 s keeps them to 1e-9 (relative)."""
+@functools.cache
+def _chaplygin_ball():
+    """Chaplygin's ball (centre of mass at the centre, unequal moments) rolling without slipping, stated in
+    body-frame Ω and the centre's velocity (the contact point at rest), and its motion: built once for the
+    three tests below, none of which changes them."""
     Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
     F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
     R = rotation_matrix(Y, "ZXZ")
@@ -239,11 +241,22 @@ def test_chaplygin_sphere_keeps_chaplygins_integrals():
     Om = R * W  # the angular velocity in space axes
     ell = (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2
     S = QuasiVelocitySystem(F, ell, constraints=[u - r * Om[1], v + r * Om[0]])  # the contact point at rest
+    return Y, F, R, (m, r, A1, A2, A3), S, S.motion()
+
+
+def test_chaplygin_sphere_keeps_chaplygins_integrals():
+    """Chaplygin's ball (centre of mass at the centre, unequal moments) rolling without slipping,
+    stated in body-frame Ω and the centre's velocity: energy, |K|² and ⟨K, γ⟩ with
+    K = I Ω + m r² (Ω − γ ⟨γ, Ω⟩) the angular momentum about the contact point are integrals
+    [Chaplygin 1903]; a run of 5 s keeps them to 1e-9 (relative)."""
+    Y, F, R, (m, r, A1, A2, A3), S, motion = _chaplygin_ball()
+    W = sp.Matrix(F.v[:3])
+    u, v = F.v[3:]
     assert S.dependent == (u, v)
     par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
     ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,
                        W[0]: 1.0, W[1]: -0.5, W[2]: 2.0}, params=par)
-    res = simulate(S.motion(), (0, 5), ini, par, t_eval=np.linspace(0, 5, 51), rtol=1e-11, atol=1e-12)
+    res = simulate(motion, (0, 5), ini, par, t_eval=np.linspace(0, 5, 51), rtol=1e-11, atol=1e-12)
     assert res.status == "finished" and res.relative_energy_drift < 1e-9
     gam = R.T * sp.Matrix([0, 0, 1])  # the vertical in body axes
     K = sp.diag(A1, A2, A3) * W + m * r**2 * (W - gam * gam.dot(W))
@@ -263,17 +276,11 @@ def test_rolling_on_plane_reproduces_the_hand_built_chaplygin_ball():
     by hand (contact point r below the centre, slip v + ω × (−r e_z)): the same equations."""
     from jetgeo.mechanics.rigid import ellipsoid_support, rolling_on_plane
 
-    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
-    m, r, A1, A2, A3, g = sp.symbols("m r A1 A2 A3 g", positive=True)
+    Y, F, _, (m, r, A1, A2, A3), hand, _ = _chaplygin_ball()  # the ball stated by hand
+    g = sp.Symbol("g", positive=True)
     names = ["w1", "w2", "w3", "u", "v"]
     helper = rolling_on_plane(Y, "ZXZ", names, ellipsoid_support(r, r, r), m, sp.diag(A1, A2, A3), gravity=g)
-    F = body_angular_velocity(Y, "ZXZ", names)
-    R = rotation_matrix(Y, "ZXZ")
-    W = sp.Matrix(F.v[:3])
     u, v = F.v[3:]
-    Om = R * W
-    hand = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
-                               constraints=[u - r * Om[1], v + r * Om[0]])
     assert helper.dependent == hand.dependent == (u, v)
     a_helper, a_hand = helper.accelerations(), hand.accelerations()  # both in (t, q, Ω)
     for vd in F.vdot:
@@ -302,16 +309,8 @@ def test_hamel_bordered_system_equals_the_coordinate_one(which):
 def test_multipliers_formulation_integrates_hamels_bordered_system():
     """simulate(..., formulation="multipliers") solves the route's own bordered system: the Chaplygin
     ball's run agrees with the full formulation (the symbolic accelerations) to 1e-8."""
-    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
-    F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
-    R = rotation_matrix(Y, "ZXZ")
-    m, r, A1, A2, A3 = sp.symbols("m r A1 A2 A3", positive=True)
+    Y, F, _, (m, r, A1, A2, A3), S, M = _chaplygin_ball()
     W = sp.Matrix(F.v[:3])
-    u, v = F.v[3:]
-    Om = R * W
-    S = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
-                            constraints=[u - r * Om[1], v + r * Om[0]])
-    M = S.motion()
     assert prepare(M, "multipliers").bordered_expressions == M.bordered.flat()  # Hamel's, not L's
     par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
     ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem
+from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, recipes
 
 A = sp.symbols("A1:5")  # generic constant generalised forces
 m, I, R, Ai, Bi, a, G = sp.symbols("m I R A B a G", positive=True)
@@ -116,3 +116,11 @@ ALL = {
     "[Stolařová 2009, Example 3]": krupkova_example3,
     "damped, curved metric": damped_curved,
 }
+
+
+@lru_cache(None)
+def recipe_results(name: str) -> dict:
+    """``recipes.all_recipes`` on ``ALL[name]()`` with its ψ and z: {recipe: Motion or the exception}, derived
+    once per test process and shared by the recipe test modules (none of them mutates a Motion)."""
+    S, Q, psi, z = ALL[name]()
+    return recipes.all_recipes(S, Q, psi=psi, z=z)

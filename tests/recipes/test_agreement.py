@@ -8,8 +8,6 @@ vector field Z on C) and ``recipes.equivalent`` decides agreement on Q.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pytest
 import sympy as sp
 
@@ -17,7 +15,7 @@ from jetgeo import recipes
 from jetgeo.errors import NotApplicableError
 from jetgeo.geometry.zero import is_zero
 
-from .systems import ALL
+from .systems import ALL, recipe_results
 
 #: recipes that must refuse a system, and the words their message must contain
 NOT_APPLICABLE = {
@@ -31,10 +29,8 @@ NOT_APPLICABLE = {
 RECIPES = [*recipes.RECIPES, "benenti_first_kind", "gibbs_appell(z)"]
 
 
-@lru_cache(None)
-def results(name: str) -> dict:
-    S, Q, psi, z = ALL[name]()
-    return recipes.all_recipes(S, Q, psi=psi, z=z)
+#: recipes.all_recipes on each system, derived once per process (shared with the other recipe tests)
+results = recipe_results
 
 
 @pytest.mark.parametrize("recipe", RECIPES)

@@ -158,9 +158,12 @@ def test_taylor_propagation_agrees_with_symbolic_differentiation():
                                              Y.qdot[4]: 0, Y.qdot[7]: -v / b.params[b.symbols["rF"]]})
     TL = tay(L)
     phi, de = Y.q[3], Y.q[5]
+    at = {**point, Y.qdot[0]: v, Y.qdot[1]: 0, Y.qdot[2]: 0, Y.qdot[4]: 0, Y.qdot[7]: -v / b.params[b.symbols["rF"]]}
     for a, c in ((phid, ded), (phi, de), (phid, phi), (ded, de)):  # mass, stiffness, gyroscopic entries
-        by_diff = sp.diff(L, a, c).xreplace({**point, Y.qdot[0]: v, Y.qdot[1]: 0, Y.qdot[2]: 0, Y.qdot[4]: 0,
-                                             Y.qdot[7]: -v / b.params[b.symbols["rF"]]})
+        # ∂²L/∂a∂c at the point is the same derivative of L restricted to the plane through the point in which
+        # only a and c vary: the other coordinates are put in first (~15 × faster than diff of the whole L)
+        on_plane = L.xreplace({k: val for k, val in at.items() if k not in (a, c)})
+        by_diff = sp.diff(on_plane, a, c).xreplace(at)
         diff_val = sp.N(by_diff.xreplace({v: sp.Rational(3)}), 40)
         tay_val = sp.N(sp.sympify(tay.d2(TL, a, c)).xreplace({v: sp.Rational(3)}), 40)
         assert abs(diff_val - tay_val) < 1e-30 * (1 + abs(diff_val)), (a, c)
