@@ -90,14 +90,6 @@ def missing_sections(modules: list) -> dict:
 
 #: the callables without the sections today (``module.qualname``, where each is defined)
 MISSING: set = {
-    "jetgeo.cli_sweep.add_parser",
-    "jetgeo.cli_sweep.parse_range",
-    "jetgeo.demo.agreement_table",
-    "jetgeo.demo.derive_all",
-    "jetgeo.demo.main",
-    "jetgeo.demo.rolling_disc_distribution",
-    "jetgeo.demo.rolling_disc_system",
-    "jetgeo.demo.run_demo",
     "jetgeo.geometry.readable.ReadableForm",
     "jetgeo.io.parse.Limits",
     "jetgeo.io.spec.Spec",
@@ -135,19 +127,6 @@ MISSING: set = {
     "jetgeo.numerics.stability.StabilityMap",
     "jetgeo.numerics.stepper.ImplicitStepper",
     "jetgeo.numerics.stepper.StepperRun",
-    "jetgeo.testing.checks.CheckReport",
-    "jetgeo.testing.checks.check_agree",
-    "jetgeo.testing.checks.check_energy_conserved",
-    "jetgeo.testing.checks.check_reactions_do_no_virtual_work",
-    "jetgeo.testing.checks.check_tangent",
-    "jetgeo.testing.checks.vanishes_on_points",
-    "jetgeo.testing.strategies.accept.<locals>.forces",
-    "jetgeo.testing.strategies.accept.<locals>.mechanical_systems",
-    "jetgeo.testing.strategies.accept.<locals>.positive_definite_metrics",
-    "jetgeo.testing.strategies.accept.<locals>.potentials",
-    "jetgeo.testing.strategies.affine_constraints",
-    "jetgeo.testing.strategies.fibred_manifolds",
-    "jetgeo.testing.strategies.nonlinear_constraints",
 }
 
 
