@@ -520,7 +520,8 @@ class AffineSolution:
     det : sympy.Expr
         The determinant of the coefficient matrix of the unknowns (its numerator when the solution
         is canonical); the solution holds where ``det ≠ 0`` — the regularity condition of the
-        equations, e.g. det of the constraint matrix in [Stolařová 2009, eq. (12)].
+        equations, e.g. for the reduced equations of motion the condition of
+        [Stolařová 2009, eq. (12)].
     canonical : bool
         True when every value is one cancelled fraction of expanded polynomials; False when it is
         an unexpanded DAG (exact, shared subexpressions) of :func:`~.solve.lu_solve_dag`.

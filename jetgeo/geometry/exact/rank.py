@@ -92,8 +92,8 @@ def matrix_at_point(M: sp.Matrix, sampler: _zero.PointSampler):
     -------
     tuple or None
         ``(values, exact)``: ``values`` a list of rows of ``fractions.Fraction`` when ``exact``,
-        else of 60-digit mpmath numbers (entries with atoms that have no rational value); ``None``
-        when the point is a pole of some entry (the caller draws another).
+        else of 60-digit sympy Floats (all of them, as soon as one entry has no rational value
+        there); ``None`` when the point is a pole of some entry (the caller draws another).
     """
     prepared = M.applyfunc(expand_multiple_angles)
     atoms: set = set()

@@ -80,7 +80,7 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
     rep : dict
         The values already drawn for symbols, {Symbol: residue}; filled as new symbols are met.
     angles : dict
-        The circle points already drawn, {angle symbol: (sin, cos) residues}; filled likewise.
+        The circle points already drawn, {angle symbol: (cos, sin) residues}; filled likewise.
     memo : dict
         {subexpression: residue}: shared between calls at the same point so that a DAG is evaluated
         once; may be pre-filled by :func:`free_values`.
