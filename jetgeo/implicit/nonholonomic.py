@@ -83,13 +83,14 @@ class CompatibilityReport:
     nondegenerate : bool
         det M ≢ 0 on C, the local form (4.17) of D° ∩ F^⊥ = 0, condition (4.16).
     matrix : sympy.Matrix
-        M^{BC} = W^{σν} f^B_σ β^C_ν with W the inverse of the Hessian ∂²L/∂q̇∂q̇, on C.
+        M^{BC} = W^{σν} f^B_σ β^C_ν on C, W^{σν} the inverse of the Hessian
+        W_{σν} = ∂²L/∂q̇^σ∂q̇^ν.
     determinant : sympy.Expr
         det M restricted to C.
     singular_locus : list
         The factors of det M whose vanishing on C breaks (4.16): the states where compatibility may fail.
     regular : bool, default True
-        det W ≢ 0, i.e. L regular (the Hessian invertible).
+        det W_{σν} ≢ 0: L is regular (the Hessian invertible, so M is defined).
     explanation : str, default ""
         Why compatibility was not established, in words (empty when it was).
     """

@@ -199,8 +199,8 @@ class Classification:
         The canonical distribution is involutive (the constraint is holonomic, Frobenius); None
         when undecided (nonlinear constraints).
     chaplygin : bool
-        Some admissible choice of dependent velocities puts Q in Chaplygin's form: the normal
-        form depends neither on t nor on the dependent coordinates.
+        Some admissible choice of dependent velocities puts Q in Chaplygin's form
+        q̇^D = b(t, q^I) q̇^I: linear, the coefficients free of the dependent coordinates q^D.
     explanation : str
         One sentence saying why, for printing.
     dependent : tuple, default ()
