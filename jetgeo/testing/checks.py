@@ -322,6 +322,18 @@ def check_tangent(motion, Q: ConstraintSubmanifold | None = None, trials: int = 
     CheckReport
         Passed when d f^i/dt = ∂f^i/∂t + ∂f^i/∂q^σ q̇^σ + ∂f^i/∂q̇^σ q̈^σ vanishes at the points of Q
         for every i.
+
+    Examples
+    --------
+    The skate [Benenti 2007, Example 9.1]: its constrained accelerations keep ẋ sin θ − ẏ cos θ = 0.
+
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"])
+    >>> x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> print(check_tangent(S.constrain(ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)]))))
+    check_tangent: passed (random points (exact), 3 points each)
+      d/dt f1 (f1 = xdot*sin(theta) - ydot*cos(theta)): 0
     """
     Q = _Q_of(motion, Q)
     chart = _chart_for(motion, Q)
@@ -443,6 +455,15 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
     jetgeo.errors.InputError
         If the hypotheses fail: L or f depends on t, there are non-potential forces, or some
         constraint is not homogeneous on Q.
+
+    Examples
+    --------
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"])
+    >>> x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> check_energy_conserved(S.constrain(ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)]))).passed
+    True
     """
     system = _system_of(motion, system)
     Q = _Q_of(motion, Q)
