@@ -90,22 +90,9 @@ def missing_sections(modules: list) -> dict:
 
 #: the callables without the sections today (``module.qualname``, where each is defined)
 MISSING: set = {
-    "jetgeo.geometry.readable.ReadableForm",
     "jetgeo.io.spec.Spec",
-    "jetgeo.io.sympy_import.ImportedModel",
-    "jetgeo.io.sympy_import.from_mechanics",
-    "jetgeo.mechanics.discrete.OneStepMap",
-    "jetgeo.mechanics.lagrangian.LagrangianSystem",
-    "jetgeo.numerics.compile.CompiledFunction",
     "jetgeo.numerics.ensembles.ensemble",
-    "jetgeo.numerics.ensembles.grid",
-    "jetgeo.numerics.ensembles.members_table",
-    "jetgeo.numerics.ensembles.sample",
     "jetgeo.numerics.simulation.integrate.integrate",
-    "jetgeo.numerics.simulation.integrate.project_velocities",
-    "jetgeo.numerics.simulation.orientation.OrientationSwitch",
-    "jetgeo.numerics.stepper.ImplicitStepper",
-    "jetgeo.numerics.stepper.StepperRun",
 }
 
 

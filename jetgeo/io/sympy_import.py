@@ -56,6 +56,26 @@ class ImportedModel:
     ``forces`` are the translated kinetic energy, potential and generalised forces;
     ``holonomic`` the configuration constraints h(t, q) (their derivatives ḣ are in ``Q``);
     ``speeds`` the auxiliary speeds of ``kinematic_equations`` as functions of (t, q, q̇).
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        The configuration bundle, coordinates named after the dynamicsymbols.
+    system : LagrangianSystem
+        L = T − V with the generalised forces of the loads.
+    Q : ConstraintSubmanifold or None
+        The velocity constraints f = 0, then ḣ = 0 for every configuration constraint h.
+    T : sympy.Expr
+        The kinetic energy Σ ½ m v² + ½ ωᵀ I ω of the bodies, in jet symbols.
+    V : sympy.Expr
+        The potential energy.
+    forces : list of sympy.Expr
+        The generalised forces A_σ = Σ F·∂v_P/∂q̇^σ + Σ τ·∂ω/∂q̇^σ of the loads (Kane's partial
+        velocities [Kane–Levinson 1985]).
+    holonomic : list of sympy.Expr, default []
+        The configuration constraints h(t, q).
+    speeds : dict, default {}
+        {u: u(t, q, q̇)}: the auxiliary speeds solved from the kinematic equations.
     """
 
     Y: FibredManifold
@@ -170,6 +190,40 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     u(t) (every time function in them that is not a coordinate), linear in u and solvable for
     them — u = u(t, q, q̇) is substituted everywhere (velocities, loads, constraints), and the
     velocity check then makes sure no constraint hides in the kinematics.
+
+    Parameters
+    ----------
+    coordinates : sequence of dynamicsymbols
+        q^σ(t), the generalised coordinates.
+    bodies : sequence of RigidBody or Particle
+        The bodies whose kinetic energy makes T.
+    frame : ReferenceFrame
+        The inertial frame.
+    loads : sequence, optional
+        ``(Point, Vector)``, ``(ReferenceFrame, Vector)``, ``Force`` or ``Torque`` loads.
+    potential : sympy.Expr, default 0
+        V(t, q) in dynamicsymbols.
+    velocity_constraints : sequence of sympy.Expr, optional
+        f(t, q, q̇) = 0 (non-holonomic constraints).
+    time : str, default "t"
+        The name of the time symbol of the new FibredManifold.
+    configuration_constraints : sequence of sympy.Expr, optional
+        h(t, q) = 0 (holonomic constraints), kept as ḣ = 0.
+    kinematic_equations : sequence of sympy.Expr, optional
+        k(t, q, q̇, u) = 0 defining auxiliary speeds u.
+
+    Returns
+    -------
+    ImportedModel
+        ``system, Q = from_mechanics(...)`` unpacks it.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If a coordinate is not a dynamicsymbol of t, an expression holds time functions that are
+        not coordinates (or speeds), a body's velocity is not defined in ``frame``, a load is
+        malformed, a configuration constraint depends on velocities, or the kinematic equations
+        are not linear in and solvable for the speeds.
     """
     from sympy.physics.mechanics import dynamicsymbols
 
