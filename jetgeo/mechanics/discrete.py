@@ -101,7 +101,7 @@ class OneStepMap:
     ``predictor`` an explicit first guess of z from w.  ``stages`` steps of the map make one step of
     size ``step`` (3 for the triple jump, whose known vector carries the stage counter).
 
-    :func:`~jetgeo.numerics.compile_stepper` compiles it (F and ∂F/∂z together) into an
+    :func:`~jetgeo.numerics.stepper.compile_stepper` compiles it (F and ∂F/∂z together) into an
     :class:`~jetgeo.numerics.stepper.ImplicitStepper`.
 
     Attributes

@@ -98,7 +98,7 @@ class CompiledFunction:
     params : tuple of Symbol
         The symbols of p, in order.
     shape : tuple
-        The shape of the output (with a trailing axis of N points when ``vectorized``).
+        The shape of the output at one point (a vectorized call returns ``shape + (N,)``).
     exprs : list of sympy.Expr
         The expressions compiled (for :attr:`ops`).
     cse_parts : tuple or callable

@@ -154,7 +154,8 @@ class StepperRun:
     periodic : tuple of int
         The indices of the known values carried modulo 2π (``compile_stepper(periodic=...)``).
     turns : ndarray or None, shape (K, len(periodic))
-        The whole turns taken out of those values at each node (None without periodic values).
+        The whole turns taken out of those values at each node (:meth:`run` always fills it; no
+        columns without periodic values).
     last_turns : ndarray or None, shape (len(periodic),)
         The whole turns at ``last``.
     """
