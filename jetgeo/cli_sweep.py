@@ -45,7 +45,30 @@ SWEEP_METHODS = ("DOP853", "dla-midpoint", "dla-trapezoid", "dla-4")
 
 
 def parse_range(text: str) -> tuple:
-    """``NAME=START:STOP:N`` → (name, start, stop, n); numbers only (nothing is evaluated)."""
+    """``NAME=START:STOP:N`` → (name, start, stop, n); numbers only (nothing is evaluated).
+
+    Parameters
+    ----------
+    text : str
+        ``NAME=START:STOP:N``, e.g. ``m=1:2:5``: N equally spaced values from START to STOP
+        inclusive.
+
+    Returns
+    -------
+    tuple
+        ``(name, start, stop, n)`` with ``start``, ``stop`` floats and ``n`` an int.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        For a malformed range: no ``=``, not three fields, non-numeric or non-finite bounds,
+        N < 1, or START = STOP with N > 1.
+
+    Examples
+    --------
+    >>> parse_range("m=1:2:5")
+    ('m', 1.0, 2.0, 5)
+    """
     name, eq, rng = text.partition("=")
     name = name.strip()
     if not eq or not name:
@@ -170,7 +193,17 @@ def positive_seconds(text: str) -> float:
 
 def add_parser(sub, common, limits) -> None:
     """Register ``sweep`` on the CLI's subparsers (``limits``: the parent parser of ``--timeout`` and
-    ``--memory-limit``, which ``jetgeo.cli.main`` applies)."""
+    ``--memory-limit``, which ``jetgeo.cli.main`` applies).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The CLI's subparsers (from ``ArgumentParser.add_subparsers``).
+    common : argparse.ArgumentParser
+        The parent parser of the options every command shares.
+    limits : argparse.ArgumentParser
+        The parent parser of ``--timeout`` and ``--memory-limit``.
+    """
     d = sub.add_parser("sweep", parents=[common, limits], help="integrate a parameter sweep (an ensemble) of a spec",
                        epilog="Exit codes: 0 every member reached --t-end; 1 some member did not (singular, failed or "
                        "invalid; listed), or --timeout/--memory-limit was reached; 2 bad input; 3 internal error.")

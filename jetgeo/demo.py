@@ -28,6 +28,19 @@ def rolling_disc_distribution() -> Distribution:
     Coordinates (x, y, θ, ψ): contact point, rolling angle θ, heading ψ.  Rolling
     without slipping, ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇, leaves the directions
     ∂_θ + R cos ψ ∂_x + R sin ψ ∂_y and ∂_ψ [Benenti 2007, §9.2].
+
+    Returns
+    -------
+    Distribution
+        The rank-2 distribution on the chart (x, y, θ, ψ); R is a positive symbol.  It is not
+        involutive and its derived flag fills the tangent space: the rolling constraint is
+        completely non-holonomic.
+
+    Examples
+    --------
+    >>> D = rolling_disc_distribution()
+    >>> D.rank, D.growth_vector(), D.is_involutive().involutive
+    (2, (2, 3, 4), False)
     """
     C = Chart(["x", "y", "theta", "psi"])
     _x, _y, _th, ps = C
@@ -43,7 +56,16 @@ def _section(out: TextIO, title: str) -> None:
 
 
 def run_demo(out: TextIO = sys.stdout) -> None:
-    """Print the demonstration to ``out``."""
+    """Print the demonstration to ``out``.
+
+    Geometry of the vertical rolling disc (its distribution, Frobenius, the derived flag, the
+    annihilator), then its equations of motion by every method and whether they agree.
+
+    Parameters
+    ----------
+    out : TextIO, default sys.stdout
+        Where to write.
+    """
     t0 = time.perf_counter()
     out.write("jetgeo demo — the vertical rolling disc (Benenti 2007, §9.2)\n")
     _section(out, "Geometry: the constraint distribution on R^2 x T^2")
@@ -68,7 +90,21 @@ def run_demo(out: TextIO = sys.stdout) -> None:
 
 
 def rolling_disc_system():
-    """(system, Q) of the vertical rolling disc: K of [Benenti 2007, eq. (9.3)], constraints (9.2)."""
+    """(system, Q) of the vertical rolling disc: K of [Benenti 2007, eq. (9.3)], constraints (9.2).
+
+    Returns
+    -------
+    tuple
+        ``(system, Q)``: the :class:`~jetgeo.mechanics.LagrangianSystem` with
+        T = m(ẋ² + ẏ²)/2 + (A θ̇² + B ψ̇²)/2 and the :class:`~jetgeo.mechanics.ConstraintSubmanifold`
+        ẋ = R cos ψ θ̇, ẏ = R sin ψ θ̇ with ẋ, ẏ dependent.
+
+    Examples
+    --------
+    >>> S, Q = rolling_disc_system()
+    >>> Q.classify().kind
+    'chaplygin'
+    """
     Y = FibredManifold(["x", "y", "theta", "psi"], time="t")
     _x, _y, _th, ps = Y.q
     xd, yd, thd, psd = Y.qdot
@@ -81,7 +117,25 @@ def rolling_disc_system():
 def derive_all(S, Q, psi=None, z=None) -> dict:
     """{method: Motion or the exception saying why it does not apply}: every recipe, Ghori's
     forms, Novoselov's coordinates (the natural quasi-velocities of the parametrisation) and
-    the unique SODE of the non-holonomic problem [Ibort et al. 1996, Theorem 2]."""
+    the unique SODE of the non-holonomic problem [Ibort et al. 1996, Theorem 2].
+
+    Parameters
+    ----------
+    S : LagrangianSystem
+        The system.
+    Q : ConstraintSubmanifold
+        The constraint submanifold Q ⊂ J¹Y.
+    psi : sequence of sympy.Expr, optional
+        A parametrisation q̇ = ψ(t, q, z) for the recipes of the first kind [Benenti 2007, §7].
+    z : sequence of Symbol, optional
+        The parameters of ``psi``.
+
+    Returns
+    -------
+    dict
+        {method name: Motion}, or the :class:`~jetgeo.errors.JetgeoError` raised when a method's
+        hypotheses fail.
+    """
     out = recipes.all_recipes(S, Q, psi=psi, z=z)
     for name, make in (("ghori R [Ghori 1960, eq. (2.3.14)]", lambda: recipes.ghori_symmetric(S, Q, "R")),
                        ("ghori S [Ghori 1960, eq. (2.2.19)]", lambda: recipes.ghori_symmetric(S, Q, "S")),
@@ -94,7 +148,21 @@ def derive_all(S, Q, psi=None, z=None) -> dict:
 
 
 def agreement_table(results: dict, reference: str = "krupkova") -> tuple[list, bool]:
-    """Rows (method, verdict, decided by) of ``equivalent(reference, method)``; and whether all agree."""
+    """Rows (method, verdict, decided by) of ``equivalent(reference, method)``; and whether all agree.
+
+    Parameters
+    ----------
+    results : dict
+        {method name: Motion or exception}, as :func:`derive_all` returns.
+    reference : str, default "krupkova"
+        The method every other one is compared with (it must be a Motion in ``results``).
+
+    Returns
+    -------
+    tuple
+        ``(rows, all_agree)``: rows (method, "agrees" / "DISAGREES" / "not applicable", how it
+        was decided), and whether every applicable method agrees with the reference.
+    """
     ref = results[reference]
     rows, ok = [], True
     for name, res in results.items():
@@ -150,7 +218,13 @@ def _dynamics(out: TextIO) -> None:
 
 
 def main() -> int:
-    """Entry point of ``jetgeo demo`` (and ``python -m jetgeo.demo``)."""
+    """Entry point of ``jetgeo demo`` (and ``python -m jetgeo.demo``).
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+    """
     run_demo()
     return 0
 

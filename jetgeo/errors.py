@@ -48,7 +48,13 @@ class NotAFunctionError(DegreeError, sp.SympifyError):
     """A form of degree > 0 where a function (a sympy expression) is expected.
 
     Also a ``SympifyError``, so that sympy's operators hand over to the form's own
-    (``x * η`` is the form x·η; ``x == η`` is False) instead of failing."""
+    (``x * η`` is the form x·η; ``x == η`` is False) instead of failing.
+
+    Parameters
+    ----------
+    message : str
+        What was expected and which form was given.
+    """
 
     def __init__(self, message: str) -> None:
         DegreeError.__init__(self, message)
@@ -151,7 +157,17 @@ class StepFailedError(JetgeoError):
     """An implicit step of a time-stepping scheme found no solution: Newton's method met a singular
     Jacobian, did not converge within its iteration limit, or met a non-finite value.  ``step`` is
     the index k of the step w_k → w_{k+1} that failed and ``reason`` one of ``"singular"``,
-    ``"no-convergence"``, ``"non-finite"`` (no result: the CLI's exit 1)."""
+    ``"no-convergence"``, ``"non-finite"`` (no result: the CLI's exit 1).
+
+    Parameters
+    ----------
+    message : str
+        The explanation shown to the user.
+    step : int, optional
+        The index k of the failing step w_k → w_{k+1}; kept as the attribute ``step``.
+    reason : str, optional
+        ``"singular"``, ``"no-convergence"`` or ``"non-finite"``; kept as ``reason``.
+    """
 
     def __init__(self, message: str, step: int | None = None, reason: str | None = None) -> None:
         super().__init__(message)

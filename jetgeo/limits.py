@@ -264,6 +264,28 @@ def memory_limit(megabytes: float | None) -> Iterator[None]:
     Exceeding it raises ``MemoryError`` where the allocation happens.  The previous limit is
     restored on exit.  Only where ``resource.RLIMIT_AS`` exists (Linux, macOS); elsewhere an
     :class:`~jetgeo.errors.InputError` says so.
+
+    Parameters
+    ----------
+    megabytes : float or None
+        The bound in MiB (checked as :func:`check_seconds` checks a budget: positive, finite, at
+        most ``MAX_MEGABYTES``); None, 0 or inf: no limit.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager: the limit holds inside the ``with`` block.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        For a negative or too large value, or on a platform without ``RLIMIT_AS``.
+
+    Examples
+    --------
+    >>> with memory_limit(None):
+    ...     sum(range(10))
+    45
     """
     mb = 0.0 if megabytes is None else check_seconds(megabytes, "memory limit", MAX_MEGABYTES, "megabytes")
     if mb == 0 or math.isinf(mb):

@@ -36,6 +36,18 @@ class InvolutivityReport:
 
     ``offending`` lists ``(i, j, [X_i, X_j])`` for generator pairs whose bracket
     leaves the distribution.  Truthiness is the verdict.
+
+    By Frobenius' theorem the distribution is integrable (tangent to a foliation by
+    submanifolds) exactly when it is involutive; for the canonical distribution of a constraint
+    this separates holonomic from genuinely non-holonomic constraints.
+
+    Attributes
+    ----------
+    involutive : bool
+        Whether every bracket [X_i, X_j] of generators lies in the span (generically).
+    offending : list of tuple
+        ``(i, j, bracket)`` with ``bracket`` the :class:`~jetgeo.geometry.VectorField` [X_i, X_j]
+        for each pair whose bracket leaves the distribution; empty when involutive.
     """
 
     involutive: bool

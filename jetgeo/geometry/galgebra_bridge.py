@@ -99,6 +99,21 @@ def euclidean_algebra(chart: Chart) -> Any:
 
     Cached per chart, so that multivectors converted separately belong to one algebra
     (galgebra refuses to combine multivectors of different ``Ga`` objects).
+
+    Parameters
+    ----------
+    chart : Chart
+        A chart of dimension n ≥ 1; its coordinates become the algebra's.
+
+    Returns
+    -------
+    galgebra.ga.Ga
+        The geometric algebra of R^n with the orthonormal basis e_0 … e_{n−1}.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``chart`` is not a :class:`Chart`, has dimension 0, or galgebra is not installed.
     """
     if not isinstance(chart, Chart):
         raise InputError(f"euclidean_algebra needs a Chart, got {type(chart).__name__}")
@@ -140,6 +155,25 @@ def to_multivector(obj: Form | VectorField, ga: Any | None = None) -> Any:
     ``Σ η_I dx^{i_1}∧…∧dx^{i_k} ↦ Σ η_I e_{i_1}∧…∧e_{i_k}`` and ``X^i ∂_i ↦ X^i e_i``
     (the identification of the module docstring).  ``ga`` defaults to
     :func:`euclidean_algebra` of the object's chart.
+
+    Parameters
+    ----------
+    obj : Form or VectorField
+        The k-form or vector field to convert.
+    ga : galgebra.ga.Ga, optional
+        The algebra; it must be the Euclidean algebra on the object's chart coordinates.
+
+    Returns
+    -------
+    galgebra.mv.Mv
+        The multivector of grade k (grade 1 for a vector field; 0 for a form of degree above the
+        dimension, which is zero).
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``obj`` is neither a Form nor a VectorField, or ``ga`` is not the Euclidean algebra on
+        the chart's coordinates (other basis size, coordinates or metric).
     """
     if isinstance(obj, Form):
         chart, degree, comps = obj.chart, obj.degree, obj.components
@@ -183,6 +217,26 @@ def from_multivector(mv: Any, chart: Chart, degree: int | None = None) -> Form:
     ``degree`` is the expected grade; it is required for the zero multivector (which has
     every grade).  A multivector with parts of another grade (a mixed-grade result of a
     geometric product, say) is an :class:`~jetgeo.errors.InputError`: a Form has one degree.
+
+    Parameters
+    ----------
+    mv : galgebra.mv.Mv
+        A multivector of :func:`euclidean_algebra` of ``chart``.
+    chart : Chart
+        The chart of the form returned.
+    degree : int, optional
+        The grade k expected (0 ≤ k ≤ dim); default: the multivector's only grade.
+
+    Returns
+    -------
+    Form
+        Σ η_I dx^{i_1}∧…∧dx^{i_k} for mv = Σ η_I e_{i_1}∧…∧e_{i_k}.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``mv`` is not a multivector of the chart's Euclidean algebra, has parts of several
+        grades or of a grade other than ``degree``, or is zero and no ``degree`` is given.
     """
     parts = _grade_parts(mv, chart, "from_multivector")
     grades = sorted(parts)
@@ -203,7 +257,25 @@ def from_multivector(mv: Any, chart: Chart, degree: int | None = None) -> Form:
 
 
 def vector_field_from_multivector(mv: Any, chart: Chart) -> VectorField:
-    """The vector field X^i ∂_i of a grade-1 multivector X^i e_i."""
+    """The vector field X^i ∂_i of a grade-1 multivector X^i e_i.
+
+    Parameters
+    ----------
+    mv : galgebra.mv.Mv
+        A grade-1 multivector of :func:`euclidean_algebra` of ``chart``.
+    chart : Chart
+        The chart of the vector field.
+
+    Returns
+    -------
+    VectorField
+        X^i ∂_i, components in chart order.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``mv`` has parts of a grade other than 1 or belongs to another algebra.
+    """
     parts = _grade_parts(mv, chart, "vector_field_from_multivector")
     other = [k for k in parts if k != 1]
     if other:

@@ -29,6 +29,25 @@ def singular_locus(M, max_minors: int = 60) -> list:
     them — their common zero set is exactly the locus; otherwise the pivot minor
     alone, whose zero set contains the locus.  Identically vanishing minors and
     non-zero constants are dropped; an empty list means the rank never drops.
+
+    Parameters
+    ----------
+    M : sympy.Matrix or nested list
+        A symbolic matrix (e.g. the constraint Jacobian whose rank defines regularity).
+    max_minors : int, default 60
+        Beyond this many r × r minors only the pivot minor is returned.
+
+    Returns
+    -------
+    list of sympy.Expr
+        Distinct expressions, each normalised with common factors pulled out; M has rank < r
+        exactly where all vanish (or, with the pivot minor alone, possibly only there).
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> singular_locus([[x, y]])
+    [x, y]
     """
     M = as_matrix(M, "M")
     info = generic_rank(M)
@@ -76,6 +95,27 @@ def nullspace(M, normaliser=normalise_if_small):
     vector with 1 in place j and −B⁻¹ M[R, j] in the pivot places (solved by LU,
     not by inversion).  Returns ``(basis, condition)``: a list of column matrices,
     valid where ``condition`` (= det B) does not vanish.
+
+    Parameters
+    ----------
+    M : sympy.Matrix or nested list
+        A symbolic k × n matrix.
+    normaliser : callable, optional
+        Applied to each solved entry; by default :func:`~jetgeo.geometry.zero.normalise_if_small`
+        (cancel small entries, keep large DAGs exact as they are).
+
+    Returns
+    -------
+    tuple
+        ``(basis, condition)``: n − r column matrices spanning ker M where ``condition ≠ 0``, and
+        ``condition`` = det B (1 when M has rank 0).
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x")
+    >>> basis, cond = nullspace([[x, 1, 0]])
+    >>> [list(v) for v in basis], cond
+    ([[1, -x, 0], [0, 0, 1]], 1)
     """
     M = as_matrix(M, "M")
     info = generic_rank(M)
@@ -97,5 +137,23 @@ def nullspace(M, normaliser=normalise_if_small):
 
 
 def independent_rows(M) -> list:
-    """Indices of a maximal set of generically independent rows, in increasing order."""
+    """Indices of a maximal set of generically independent rows, in increasing order.
+
+    Parameters
+    ----------
+    M : sympy.Matrix or nested list
+        A symbolic matrix, e.g. the Jacobian ∂(f^1 … f^k)/∂(q̇^1 … q̇^m) of constraint functions.
+
+    Returns
+    -------
+    list of int
+        The rows of the pivot block of :func:`~jetgeo.geometry.exact.generic_rank`: that many rows
+        are independent at almost every point; as many as the generic rank.
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x")
+    >>> independent_rows([[1, x], [2, 2 * x], [0, 1]])
+    [0, 2]
+    """
     return list(generic_rank(sp.Matrix(M)).rows)

@@ -73,7 +73,16 @@ class _Ring:
 
 
 class PolyExpr:
-    """An expression held as a sparse polynomial (see the module docstring)."""
+    """An expression held as a sparse polynomial (see the module docstring).
+
+    Parameters
+    ----------
+    ring : _Ring
+        The ring the polynomial lives in: a sympy ``PolyRing`` over ℚ whose generators are the
+        symbols and the atoms sin θ, cos θ, with the map θ ↦ (sin θ, cos θ) used by the chain rule.
+    p : PolyElement
+        The polynomial, an element of ``ring.R``.
+    """
 
     def __init__(self, ring: _Ring, p) -> None:
         self._ring = ring
@@ -194,7 +203,22 @@ def _acceptable(expr) -> dict | None:
 def poly_of(expr, extra=()) -> PolyExpr | None:
     """``expr`` as a :class:`PolyExpr`, or None if it is not a polynomial in its symbols and in
     sin/cos of symbols.  ``extra`` are symbols to include as generators even if absent (so
-    that derivatives of related expressions share one ring)."""
+    that derivatives of related expressions share one ring).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression, e.g. a Lagrangian L(q, q̇).
+    extra : iterable of Symbol, optional
+        Further generators of the ring (symbols the expression may not contain).
+
+    Returns
+    -------
+    PolyExpr or None
+        The polynomial (its ``diff`` takes ∂/∂x with the chain rule through sin x, cos x; ``expr``
+        converts back), or ``None`` for expressions with other function atoms, non-integer powers
+        or denominators.
+    """
     expr = as_expr(expr)
     atoms = _acceptable(expr)
     if atoms is None:
@@ -221,7 +245,28 @@ def poly_of(expr, extra=()) -> PolyExpr | None:
 
 def polys_of(exprs, extra=()) -> list:
     """[:func:`poly_of` of each expression], sharing **one** ring where possible (building a
-    polynomial ring over dozens of generators costs more than converting a constraint)."""
+    polynomial ring over dozens of generators costs more than converting a constraint).
+
+    Parameters
+    ----------
+    exprs : iterable of sympy.Expr
+        The expressions (e.g. the constraint functions f^a(q, q̇)).
+    extra : iterable of Symbol, optional
+        Further generators of the shared ring.
+
+    Returns
+    -------
+    list
+        One :class:`PolyExpr` or ``None`` per expression, in order; the non-``None`` ones share
+        one ring, so their derivatives can be combined.
+
+    Examples
+    --------
+    >>> th, w = sp.symbols("theta w")
+    >>> P, Q = polys_of([w * sp.cos(th), sp.exp(w)])
+    >>> P.diff(th).expr, Q
+    (-w*sin(theta), None)
+    """
     exprs = [as_expr(e) for e in exprs]
     atom_maps = [_acceptable(e) for e in exprs]
     atoms: dict = {}

@@ -82,6 +82,17 @@ class ReadableForm:
     ``definitions``: ordered (Symbol, expression) pairs, each expression in the input's symbols
     and the names defined before it.  ``zeros``: the keys (indices for a list) of the entries
     proven identically zero, with their :class:`~jetgeo.geometry.zero.ZeroTest`.
+
+    Parameters
+    ----------
+    equations : dict or list
+        The entries, written with the names of ``definitions``.
+    definitions : tuple, default ()
+        Ordered (Symbol, expression) pairs: the named subexpressions, each in the input's symbols
+        and the names defined before it (substituting them back in reverse order gives the input
+        exactly).
+    zeros : dict, optional
+        {key: ZeroTest} of the entries proven identically zero.
     """
 
     equations: dict | list

@@ -233,6 +233,21 @@ class IntegrabilityReport:
         Branch choices made while solving nonlinear constraints.
     undecided : list
         Reasons why something could not be decided (empty when everything was decided).
+    obstruction : sympy.Expr or None
+        When inconsistent: the expression in the parameters alone that would have to vanish.
+    solved_form : dict
+        {coordinate: expression}: the constraints of C_∞ solved for some coordinates, the
+        substitution :meth:`on_C` applies.
+    finite_solutions : int or None
+        When the fibre equations are polynomial with finitely many solutions over a generic
+        point of C_∞: how many (several vector fields, one per branch); else ``None``.
+    _linear : tuple or None
+        Internal: ``(A, b, unknowns, pivots)`` of the fibre equations A w = b when they are
+        affine, from which :meth:`solution` solves on first use.
+    _ide : object
+        Internal: the implicit differential equation that produced the report.
+    _solution : dict or None
+        Internal: the cached result of :meth:`solution`.
     """
 
     steps: int

@@ -65,6 +65,34 @@ class CompatibilityReport:
     (4.17; rows B index the forces, columns C the annihilators of D), its ``determinant`` on C,
     the ``singular_locus`` (factors of det M whose vanishing on C breaks 4.16), and the verdict
     ``compatible`` = (4.15) and det M ≢ 0 on C.  ``regular`` is det W ≢ 0 (L regular).
+
+    Truthiness is the verdict ``compatible``.  When it holds the integrability algorithm stops at
+    the first step and the problem has a unique second-order vector field as solution
+    [Ibort et al. 1996, Theorem 2]; when not established the report says which condition failed.
+
+    Attributes
+    ----------
+    compatible : bool
+        (4.15) and det M ≢ 0 on C: a sufficient condition for a unique solution.
+    rank_F : int
+        The rank of the bundle of reaction forces F (the number of independent f^B).
+    corank_D : int
+        The corank of the permitted directions D (the number of annihilators β^C).
+    rank_condition : bool
+        rank F = corank D, condition (4.15).
+    nondegenerate : bool
+        det M ≢ 0 on C, the local form (4.17) of D° ∩ F^⊥ = 0, condition (4.16).
+    matrix : sympy.Matrix
+        M^{BC} = W^{σν} f^B_σ β^C_ν on C, W^{σν} the inverse of the Hessian
+        W_{σν} = ∂²L/∂q̇^σ∂q̇^ν.
+    determinant : sympy.Expr
+        det M restricted to C.
+    singular_locus : list
+        The factors of det M whose vanishing on C breaks (4.16): the states where compatibility may fail.
+    regular : bool, default True
+        det W_{σν} ≢ 0: L is regular (the Hessian invertible, so M is defined).
+    explanation : str, default ""
+        Why compatibility was not established, in words (empty when it was).
     """
 
     compatible: bool
@@ -104,6 +132,22 @@ class HamiltonianPicture:
     ``constraints`` the equations of C* (φ∘F_L⁻¹, numerators); ``vector_field``
     {q^σ: dq^σ/dt, p_σ: dp_σ/dt} as functions of (t, q, p), valid on C*; ``multipliers``
     λ_B as functions of (t, q, p).
+
+    Attributes
+    ----------
+    momenta : tuple of Symbol
+        The momenta p_σ (named ``p_<coordinate>``, :func:`~.tulczyjew.momenta_symbols`).
+    legendre : dict
+        F_L: {p_σ: ∂L/∂q̇^σ} as functions of (t, q, q̇).
+    velocities : dict
+        F_L⁻¹: {q̇^σ: q̇^σ(t, q, p)} (L regular).
+    constraints : list
+        The numerators of φ^a ∘ F_L⁻¹: the equations of C* ⊂ T*Q.
+    vector_field : dict
+        {q^σ: dq^σ/dt, p_σ: dp_σ/dt} in (t, q, p): the constrained Hamilton equations
+        β⁻¹(dH + F) on C* [Ibort et al. 1996, eq. (4.12)].
+    multipliers : list
+        The multipliers λ_B of the reaction forces f^B, as functions of (t, q, p).
     """
 
     momenta: tuple
@@ -118,7 +162,23 @@ class HamiltonianPicture:
 
 
 class NonholonomicMotion(Motion):
-    """:class:`Motion` of a non-holonomic problem, with the Hamiltonian picture attached."""
+    """:class:`Motion` of a non-holonomic problem, with the Hamiltonian picture attached.
+
+    Returned by :meth:`NonholonomicProblem.solve`: the accelerations solve the Lagrange–d'Alembert
+    equations with the reaction forces F on C [Ibort et al. 1996, eq. (4.11)], and
+    :meth:`hamiltonian` gives the same motion on C* = F_L(C) ⊂ T*Q.
+
+    Parameters
+    ----------
+    method, system, Q, acc, ...
+        The fields of :class:`~jetgeo.mechanics.motion.Motion`, in its order (the route name, the
+        Lagrangian system, the constraint submanifold Q ⊂ J¹Y, the solved accelerations, …).
+    hamiltonian_picture : HamiltonianPicture, optional
+        The solution on C*, when already computed.
+    _hamiltonian_factory : callable, optional
+        Internal: computes the Hamiltonian picture on first use of :meth:`hamiltonian` (it costs
+        a Legendre inversion).
+    """
 
     def __init__(self, *args, hamiltonian_factory=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)

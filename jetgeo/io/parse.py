@@ -58,7 +58,33 @@ __all__ = ["parse_expression", "FUNCTIONS", "CONSTANTS", "Limits", "check_name",
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of the expression parser."""
+    """Resource limits of the expression parser.
+
+    Every limit bounds the work a hostile or mistaken spec file can cause before any sympy object
+    is built; exceeding one is a :class:`~jetgeo.errors.SpecError` naming it.
+
+    Attributes
+    ----------
+    max_length : int, default 20000
+        Characters of one expression.
+    max_nodes : int, default 5000
+        Nodes of its Python syntax tree.
+    max_depth : int, default 60
+        Nesting depth of brackets and of the syntax tree.
+    max_exponent : int, default 100
+        The largest integer exponent of a power (x**100).
+    max_digits : int, default 1000
+        Digits of the rational operands of one arithmetic step while parsing (numbers are
+        folded exactly, so the size of a product is bounded before it is formed).
+    max_literal_digits : int, default 60
+        Significant digits of a number literal.
+    max_literal_exponent : int, default 308
+        The decimal exponent |e| of a literal d.dd…·10^e (the range of a double).
+    max_terms : int, default 10000
+        Terms an expanded polynomial may reach (estimated before expanding).
+    max_degree : int, default 32
+        Its total degree.
+    """
 
     max_length: int = 20_000
     max_nodes: int = 5_000

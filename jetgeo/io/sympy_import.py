@@ -61,6 +61,26 @@ class ImportedModel:
     ``forces`` are the translated kinetic energy, potential and generalised forces;
     ``holonomic`` the configuration constraints h(t, q) (their derivatives ḣ are in ``Q``);
     ``speeds`` the auxiliary speeds of ``kinematic_equations`` as functions of (t, q, q̇).
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        The configuration bundle, coordinates named after the dynamicsymbols.
+    system : LagrangianSystem
+        L = T − V with the generalised forces of the loads.
+    Q : ConstraintSubmanifold or None
+        The velocity constraints f = 0, then ḣ = 0 for every configuration constraint h.
+    T : sympy.Expr
+        The kinetic energy Σ ½ m v² + ½ ωᵀ I ω of the bodies, in jet symbols.
+    V : sympy.Expr
+        The potential energy.
+    forces : list of sympy.Expr
+        The generalised forces A_σ = Σ F·∂v_P/∂q̇^σ + Σ τ·∂ω/∂q̇^σ of the loads (Kane's partial
+        velocities [Kane–Levinson 1985]).
+    holonomic : list of sympy.Expr, default []
+        The configuration constraints h(t, q).
+    speeds : dict, default {}
+        {u: u(t, q, q̇)}: the auxiliary speeds solved from the kinematic equations.
     """
 
     Y: FibredManifold
@@ -237,23 +257,66 @@ def _velocity_parts(bodies, frame, jet) -> tuple:
     return parts, translations
 
 
+def _generalised_forces(Y: FibredManifold, loads: Sequence, frame, jet) -> list:
+    """Q_σ = Σ F·∂v/∂q̇^σ over the loads (forces at points, torques on frames with their angular velocities),
+    in jet coordinates (``jet`` converts and checks an expression), expanded."""
+    qdot = list(Y.qdot)
+    forces = [sp.Integer(0)] * Y.m
+    for load in loads:
+        kind, where, vec = _load_parts(load)
+        try:
+            vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
+        except ValueError as exc:
+            raise InputError(f"the load {load!r}: {exc}") from exc
+        F = sp.Matrix([jet(c, f"the load on {where}") for c in _components(vec, frame)])
+        v = sp.Matrix([jet(c, f"the velocity of {where}") for c in _components(vel, frame)])
+        for s in range(Y.m):
+            forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
+    return [sp.expand(f) for f in forces]
+
+
 def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequence = (), potential=0,
                    velocity_constraints: Sequence = (), time: str = "t",
                    configuration_constraints: Sequence = (), kinematic_equations: Sequence = ()) -> ImportedModel:
     """Build a jetgeo system from a ``sympy.physics.mechanics`` model.
 
-    ``coordinates``: the generalised coordinates (dynamicsymbols q(t)), in the order of
-    the new :class:`~jetgeo.jets.FibredManifold`; ``bodies``: RigidBody/Particle
-    objects whose velocities in ``frame`` (the inertial frame) are defined through the
-    coordinates; ``loads``: forces at points and torques on frames; ``potential``: V(t, q)
-    in dynamicsymbols (alternatively give conservative forces as loads — not both for the
-    same force); ``velocity_constraints``: expressions f(t, q, q̇) = 0;
-    ``configuration_constraints``: expressions h(t, q) = 0 (KanesMethod's
-    ``configuration_constraints``), entered as ḣ = 0 after the velocity constraints;
-    ``kinematic_equations``: KanesMethod's ``kd_eqs`` k(t, q, q̇, u) = 0 for auxiliary speeds
-    u(t) (every time function in them that is not a coordinate), linear in u and solvable for
-    them — u = u(t, q, q̇) is substituted everywhere (velocities, loads, constraints), and the
-    velocity check then makes sure no constraint hides in the kinematics.
+    Parameters
+    ----------
+    coordinates : sequence of dynamicsymbols
+        q^σ(t), the generalised coordinates, in the order of the new :class:`~jetgeo.jets.FibredManifold`.
+    bodies : sequence of RigidBody or Particle
+        The bodies whose kinetic energy makes T; their velocities in ``frame`` are defined through the
+        coordinates (their partial velocities give E = g q̈ + e directly, [Kane–Levinson 1985]).
+    frame : ReferenceFrame
+        The inertial frame.
+    loads : sequence, optional
+        ``(Point, Vector)``, ``(ReferenceFrame, Vector)``, ``Force`` or ``Torque`` loads.
+    potential : sympy.Expr, default 0
+        V(t, q) in dynamicsymbols (or give conservative forces as loads — not both for one force).
+    velocity_constraints : sequence of sympy.Expr, optional
+        f(t, q, q̇) = 0 (non-holonomic constraints).
+    time : str, default "t"
+        The name of the time symbol of the new FibredManifold.
+    configuration_constraints : sequence of sympy.Expr, optional
+        h(t, q) = 0 (KanesMethod's ``configuration_constraints``), entered as ḣ = 0 after the velocity
+        constraints.
+    kinematic_equations : sequence of sympy.Expr, optional
+        KanesMethod's ``kd_eqs`` k(t, q, q̇, u) = 0 for auxiliary speeds u(t) (every time function in them
+        that is not a coordinate), linear in u and solvable for them: u = u(t, q, q̇) is substituted
+        everywhere, and the velocity check makes sure no constraint hides in the kinematics.
+
+    Returns
+    -------
+    ImportedModel
+        ``system, Q = from_mechanics(...)`` unpacks it.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If a coordinate is not a dynamicsymbol of t, an expression holds time functions that are
+        not coordinates (or speeds), a body's velocity is not defined in ``frame``, a load is
+        malformed, a configuration constraint depends on velocities, or the kinematic equations
+        are not linear in and solvable for the speeds.
     """
     from sympy.physics.mechanics import dynamicsymbols
 
@@ -290,19 +353,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     parts = [part._replace(derivative=k in checked) for k, part in enumerate(parts)]
     T = kinetic_energy_of(Y, parts)
     V = jet(potential, "the potential")
-    qdot = list(Y.qdot)
-    forces = [sp.Integer(0)] * Y.m
-    for load in loads:
-        kind, where, vec = _load_parts(load)
-        try:
-            vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
-        except ValueError as exc:
-            raise InputError(f"the load {load!r}: {exc}") from exc
-        F = sp.Matrix([jet(c, f"the load on {where}") for c in _components(vec, frame)])
-        v = sp.Matrix([jet(c, f"the velocity of {where}") for c in _components(vel, frame)])
-        for s in range(Y.m):
-            forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
-    forces = [sp.expand(f) for f in forces]
+    forces = _generalised_forces(Y, loads, frame, jet)
     el = euler_lagrange_of_bodies(Y, parts, V, forces)  # None: speeds not affine in q̇, L's derivatives then
     system = LagrangianSystem.mechanical(Y, T, V, forces=forces if any(f != 0 for f in forces) else None,
                                          euler_lagrange=el)

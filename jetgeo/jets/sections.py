@@ -19,7 +19,35 @@ __all__ = ["Section"]
 
 
 class Section:
-    """A section of π: Y → R given by expressions q^σ(t) in the time symbol."""
+    """A section of π: Y → R given by expressions q^σ(t) in the time symbol.
+
+    Calling the section on a function f of a jet chart gives f ∘ J^rγ; :meth:`pullback` pulls
+    forms back by the prolongation J^rγ, so that every contact form ω^σ = dq^σ − q̇^σ dt pulls
+    back to zero [Stolařová 2009; Krupková 1997].
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The fibred manifold π: Y → R.
+    curve : sequence of sympy.Expr
+        The components q^σ(t), one per fibre coordinate, expressions in ``Y.t`` only.
+
+    Raises
+    ------
+    jetgeo.errors.ChartError
+        If the number of components is not the fibre dimension, or a component contains a jet
+        coordinate other than t.
+
+    Examples
+    --------
+    >>> from jetgeo.jets import FibredManifold
+    >>> Y = FibredManifold(["x", "y"], time="t")
+    >>> gamma = Section(Y, [Y.t**2, sp.sin(Y.t)])
+    >>> gamma(Y.qdot[0] * Y.q[1])
+    2*t*sin(t)
+    >>> gamma.pullback(Y.contact_forms[0]).is_zero()
+    True
+    """
 
     def __init__(self, Y, curve: Sequence) -> None:
         curve = [as_expr(c) for c in curve]

@@ -142,7 +142,21 @@ ADMISSIBLE_CHOICES_LIMIT = 120
 class AdmissibleChoices:
     """The admissible choices of dependent velocities found (the choice in force first);
     ``complete`` is False when the enumeration was cut at the limit (``examined`` of ``total``
-    k-subsets were looked at)."""
+    k-subsets were looked at).
+
+    A choice of k dependent velocities q̇^D is admissible when ∂f/∂q̇^D (k × k) is generically
+    invertible, so that f = 0 can be solved for them: the rank condition and the normal form
+    q̇^D = g(t, q, q̇^I) of [Stolařová 2009, eq. (3), (4)].  Iterating gives the choices; ``len`` counts them.
+
+    Attributes
+    ----------
+    choices : tuple of tuple
+        Each choice a tuple of dependent velocity symbols, the one in force first.
+    complete : bool
+        False when :data:`ADMISSIBLE_CHOICES_LIMIT` subsets were examined without exhausting them.
+    total : int
+        The number of k-subsets of the m velocities, C(m, k).
+    """
 
     choices: tuple
     complete: bool
@@ -170,6 +184,31 @@ class Classification:
     homogeneous or integrable does not depend on the choice of dependent velocities; being in
     Chaplygin's form does, so every admissible choice is examined: ``chaplygin`` (and the kind
     "chaplygin") means that some choice works, ``chaplygin_choices`` lists them.
+
+    Attributes
+    ----------
+    kind : str
+        ``"semiholonomic"``, ``"chaplygin"``, ``"affine"`` or ``"nonlinear"`` [Stolařová 2009, eq. (5)].
+    affine : bool
+        The constraint is affine in the velocities.
+    homogeneous : bool
+        Affine with no velocity-free term (linear in q̇).
+    scleronomic : bool
+        No explicit dependence on t.
+    integrable : bool or None
+        The canonical distribution is involutive (the constraint is holonomic, Frobenius); None
+        when undecided (nonlinear constraints).
+    chaplygin : bool
+        Some admissible choice of dependent velocities puts Q in Chaplygin's form
+        q̇^D = b(t, q^I) q̇^I: linear, the coefficients free of the dependent coordinates q^D.
+    explanation : str
+        One sentence saying why, for printing.
+    dependent : tuple, default ()
+        The dependent velocities of the normal form classified first (the choice in force).
+    chaplygin_choices : tuple, default ()
+        Every admissible choice that gives Chaplygin's form.
+    choices_complete : bool, default True
+        False when the enumeration of choices was cut (:class:`AdmissibleChoices`).
     """
 
     kind: str

@@ -101,12 +101,28 @@ class OneStepMap:
     ``predictor`` an explicit first guess of z from w.  ``stages`` steps of the map make one step of
     size ``step`` (3 for the triple jump, whose known vector carries the stage counter).
 
+    :func:`~jetgeo.numerics.stepper.compile_stepper` compiles it (F and ∂F/∂z together) into an
+    :class:`~jetgeo.numerics.stepper.ImplicitStepper`.
+
     Attributes
     ----------
-    residual, advance, predictor : list of sympy expressions
-    unknowns, known, parameters : tuple of Symbols (``parameters`` ends with the step symbol h)
-    step : the step symbol h
-    stages : int
+    residual : list of sympy.Expr
+        F(z; w), m expressions: the discrete equations of the step (e.g. the discrete
+        Lagrange–d'Alembert equations and the constraints at the next node).
+    unknowns : tuple of Symbol
+        z, the m unknowns of a step (the next configuration, the multipliers, …).
+    known : tuple of Symbol
+        w, the known values of a node (time, configuration, …).
+    parameters : tuple of Symbol
+        The parameters, ending with the step symbol h.
+    advance : list of sympy.Expr
+        The next known vector as expressions in (z, w).
+    predictor : list of sympy.Expr
+        An explicit first guess of z from w (Newton's first iterate).
+    step : sympy.Symbol
+        The step symbol h.
+    stages : int, default 1
+        How many steps of the map make one step of size h.
     """
 
     residual: list

@@ -61,6 +61,34 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
 class LagrangianSystem:
     """A Lagrangian system (Y, L, A) on J¹Y.
 
+    The Euler–Lagrange expressions are E_σ = ∂L/∂q^σ − d/dt ∂L/∂q̇^σ + A_σ, and the motions are
+    the sections along which they vanish [Stolařová 2009, eq. (1)]; constraining the system to a
+    submanifold Q ⊂ J¹Y (:meth:`constrain`) gives Krupková's constrained system
+    [Stolařová 2009, eq. (7)–(11)].
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle Y → R (time t, coordinates q^σ).
+    L : sympy.Expr
+        The Lagrangian L(t, q, q̇): first order, real and finite.
+    forces : sequence of sympy.Expr, optional
+        The generalised forces A_σ(t, q, q̇), one per coordinate (Newton's sign: on the right of
+        d/dt ∂L/∂q̇ − ∂L/∂q = A); default none.
+    euler_lagrange : (W, e), optional
+        The Euler–Lagrange form E = W q̈ + e already known (W the Hessian ∂²L/∂q̇∂q̇, e the rest, forces
+        included), e.g. assembled from the bodies' partial velocities by
+        :func:`jetgeo.mechanics.bodies_el.euler_lagrange_of_bodies` [Kane–Levinson 1985]; every route then
+        reads it instead of differentiating L twice.  Default: derived from L.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``Y`` is not a FibredManifold, L is not a first-order real finite expression, or a
+        force depends on accelerations or is not real and finite.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> Y = FibredManifold(["x"], time="t")
     >>> (x,), (xd,) = Y.q, Y.qdot

@@ -75,21 +75,44 @@ def _exact(v):
 class Linearisation:
     """The Jacobian of a constrained system's first-order vector field on Q at a point.
 
-    Attributes
+    The state is x = (q^σ, q̇^l): every coordinate, then the independent velocities; the
+    first-order field on Q is ẋ = (ḡ, a) with ḡ the velocities (dependent ones from the normal
+    form) and a the independent constrained accelerations.  Truncating ẋ = f0 + A (x − x₀) is the
+    linearised motion; the eigenvalues of A decide the stability of a steady motion (e.g. the
+    weave and capsize modes of the Whipple bicycle [Meijaard et al. 2007, §5]).  The constructor
+    parameters are kept as attributes of the same names.
+
+    Parameters
     ----------
-    state : tuple of the state symbols (q^σ for all σ, then the independent q̇^l)
-    A : sympy Matrix, the Jacobian ∂(ḡ, a)/∂x at the point (exact for exact inputs)
-    f0 : sympy Matrix, the vector field (ḡ, a) at the point
-    point : {symbol: value} for t, q, every q̇ (dependent ones from the normal form) and
-        the parameters
-    accelerations : {q̈^l: value} at the point (independent ones)
-    M, F : the second-order form M δq̈^I + F δx = 0 of the acceleration rows (M the reduced
-        mass matrix Ψᵀ W Ψ at the point, positive definite for a mechanical system; F = −M ∂a/∂x):
-        for the Whipple bicycle restricted to lean and steer, M is Meijaard's mass matrix and F
-        holds v C₁ (rate columns) and g K₀ + v² K₂ (angle columns).  Also :attr:`mass`,
-        :attr:`damping`, :attr:`stiffness` (the columns of F for rates and for coordinates).
-    multipliers : {λ_a: value} at the point (``method="multipliers"`` only), the reactions of
-        the steady motion.
+    state : tuple of Symbol
+        The state symbols: q^σ for all σ, then the independent q̇^l.
+    A : sympy.Matrix
+        The Jacobian ∂(ḡ, a)/∂x at the point (exact for exact inputs).
+    f0 : sympy.Matrix
+        The vector field (ḡ, a) at the point (zero at an equilibrium; a steady motion has only
+        the cyclic coordinates moving).
+    point : dict
+        {symbol: value} for t, q, every q̇ (dependent ones from the normal form) and the
+        parameters.
+    accelerations : dict
+        {q̈^l: value} at the point (independent ones).
+    M : sympy.Matrix, optional
+        With ``F``, the second-order form M δq̈^I + F δx = 0 of the acceleration rows: M the
+        reduced mass matrix Ψᵀ W Ψ at the point, positive definite for a mechanical system.  For
+        the Whipple bicycle restricted to lean and steer, M is the benchmark's mass matrix
+        [Meijaard et al. 2007, eq. (A1)].  Also :attr:`mass`.
+    F : sympy.Matrix, optional
+        F = −M ∂a/∂x; its columns for the rates are :attr:`damping` (v C₁ for the bicycle), those
+        for the coordinates :attr:`stiffness` (g K₀ + v² K₂).
+    multipliers : dict, optional
+        {λ_a: value} at the point (``method="multipliers"`` only): the reactions of the steady
+        motion.
+    method : str, default "reduced"
+        The derivation route: ``"reduced"`` (Krupková's reduced equations on Q) or
+        ``"multipliers"`` (the bordered system with Lagrange multipliers).
+    n_coordinates : int, optional
+        How many leading states are coordinates δq (the others are rates δq̇^I); default:
+        ``len(state)`` minus the rows of M (or the number of accelerations).
     """
 
     def __init__(self, state: tuple, A: sp.Matrix, f0: sp.Matrix, point: dict, accelerations: dict,

@@ -55,7 +55,25 @@ __all__ = ["MomentumEquation", "momentum_equation"]
 class MomentumEquation:
     """ṗ = ``rhs`` along the motions, p = ∂L/∂q̇ · η (``momentum``, a function on J¹Y; ``momentum_on_Q``
     with the normal form substituted); ``rhs`` is a function on Q (t, q, q̇^I).  ``section`` holds the
-    coefficients c^a of η = c^a X_a and ``eta`` its components η^σ."""
+    coefficients c^a of η = c^a X_a and ``eta`` its components η^σ.
+
+    Returned by :func:`momentum_equation`; prints as ``d/dt(p) = rhs``.
+
+    Attributes
+    ----------
+    momentum : sympy.Expr
+        p = (∂L/∂q̇^σ) η^σ on J¹Y, the nonholonomic momentum of the section η
+        [Bloch et al. 1996, §3].
+    momentum_on_Q : sympy.Expr
+        p restricted to Q (the normal form q̇^D = g substituted).
+    rhs : sympy.Expr
+        ṗ along the motions, a function of (t, q, q̇^I) [Bloch et al. 1996, eq. (4.7)]; zero
+        when the momentum is conserved.
+    section : tuple
+        The coefficients c^a(q) of η = c^a X_a on the generators X_a.
+    eta : tuple
+        The components η^σ(q) of η on ∂/∂q^σ.
+    """
 
     momentum: sp.Expr
     momentum_on_Q: sp.Expr

@@ -46,6 +46,28 @@ __all__ = ["ParametricConstrainedSystem"]
 class ParametricConstrainedSystem:
     """A Lagrangian system on Q given parametrically, q̇ = ψ(t, q, z).
 
+    This is the constraint of the first kind [Benenti 2007, §7]: Q is the image of
+    (t, q, z) ↦ (t, q, ψ(t, q, z)), and the equations of motion are a first-order system
+    ż = Z(t, q, z) on C, q̇ = ψ [Benenti 2007, eq. (7.1)–(7.2)].
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L(t, q, q̇) with its applied forces.
+    psi : sequence of sympy.Expr
+        ψ^σ(t, q, z), one per velocity q̇^σ, free of velocities and accelerations.
+    z : sequence of Symbol or str
+        The parameters z^1 … z^k (1 ≤ k ≤ m; strings become symbols); their derivatives are
+        named ``<z>dot``.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ψ has the wrong number of components or contains velocities, k is out of range, or a
+        parameter clashes with a jet coordinate.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> from jetgeo import FibredManifold, LagrangianSystem
     >>> Y = FibredManifold(["x", "y", "theta"])

@@ -56,7 +56,29 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
 
     ``dependent``: the dependent velocities (default: ``Q.dependent``, the verified structural
     choice).  Raises :class:`~jetgeo.errors.NotRegularError` if the reduced mass matrix
-    ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]."""
+    ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)].
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        L(t, q, q̇) and the applied forces.
+    Q : ConstraintSubmanifold
+        The constraint submanifold of J¹Y, f^a(t, q, q̇) = 0.
+    dependent : sequence of Symbol, optional
+        The dependent velocities q̇^D; default ``Q.dependent``.
+
+    Returns
+    -------
+    dict
+        {q̈^σ: expression}, for the independent q̈^I the solution of
+        Ψᵀ W Ψ q̈^I = Ψᵀ(e − W d̄g/dt) (the reduced equations [Stolařová 2009, eq. (8)]) and
+        for the dependent q̈^D = Ψ^D q̈^I + d̄g/dt: exact, unexpanded, with q̇^D left as symbols.
+
+    Raises
+    ------
+    jetgeo.errors.NotRegularError
+        If Ψᵀ W Ψ is generically singular.
+    """
     parts = reduced_parts_on_TQ(system, Q, dependent)
     if generic_rank_dag(parts.B) < parts.B.rows:
         raise NotRegularError("the reduced mass matrix ΨᵀWΨ is generically singular [Stolařová 2009, eq. (12)]: "

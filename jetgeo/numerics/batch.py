@@ -134,7 +134,50 @@ class BatchModel:
 
     Picklable (the generated sources travel, each process executes them once), so one model
     is sent to every worker of a process pool or a Dask cluster.  ``state`` is the integration
-    state, ``full_state`` (q, q̇), ``params`` the parameter symbols' names (in the order of P)."""
+    state, ``full_state`` (q, q̇), ``params`` the parameter symbols' names (in the order of P).
+
+    Every ``_Code`` is called ``fn(t, y, p)`` with one column per member (y of shape (n, N)).
+
+    Attributes
+    ----------
+    formulation : str
+        ``"full"``, ``"reduced"`` or ``"multipliers"``.
+    state : tuple of str
+        The integration state's symbol names: (q, q̇), or (q, q̇^I) in the reduced formulation.
+    full_state : tuple of str
+        (q, q̇).
+    params : tuple of str
+        The parameter names, in the order of the rows of P.
+    m : int
+        The number of coordinates.
+    n_constraints : int
+        k, the number of constraints f^j.
+    constraints : tuple of str
+        The constraints, printed (for messages and the dataset's attributes).
+    rhs : _Code
+        y' = F(t, y, p); in the multipliers formulation the flattened blocks [W, ℓ, J, b] of the
+        bordered system, solved member by member.
+    bordered_k : int
+        k for the bordered blocks (0 in the other formulations).
+    f : _Code or None
+        The constraints f^j at the full state.
+    fscale : _Code or None
+        Σ|terms of f^j| (the size of what cancels in f^j).
+    g : _Code or None
+        The normal form g(t, q, q̇^I) of the dependent velocities.
+    g_index : tuple of int
+        The indices in q̇ of the dependent velocities (the rows of ``g``).
+    independent_index : tuple of int
+        The indices in q̇ of the independent velocities.
+    energy : _Code or None
+        E_L = q̇·∂L/∂q̇ − L at the full state.
+    monitors : tuple
+        The singular-state monitors (``_Monitor``: a compiled quantity and how it is read).
+    fingerprint : str
+        A hash of the sources, naming the model in caches and resumable stores.
+    assumptions : tuple, default ()
+        Per parameter, the sign assumptions it carries (checked on the values of every member).
+    """
 
     formulation: str
     state: tuple
@@ -252,7 +295,19 @@ def _fingerprint(*parts) -> str:
 def batch_model(prep) -> BatchModel:
     """The vectorised compiled pieces of a :class:`~jetgeo.numerics.simulation.prepare.PreparedSystem`:
     its right-hand side (or bordered system), constraints and their scales, the normal form,
-    the energy E_L = q̇·∂L/∂q̇ − L and the singular-state monitors, each compiled once."""
+    the energy E_L = q̇·∂L/∂q̇ − L and the singular-state monitors, each compiled once.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The prepared system (:func:`~jetgeo.numerics.simulation.prepare.prepare`), in any formulation.
+
+    Returns
+    -------
+    BatchModel
+        The picklable vectorised pieces, each compiled once with plain common-subexpression
+        elimination.
+    """
     M = prep.model
     t = M.t
     P = prep.params

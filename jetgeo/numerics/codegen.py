@@ -348,6 +348,35 @@ def c_statements(exprs: list, cse: bool = True, optimizations: str | None = "bas
     The common subexpressions become ``const double jg_c<k>`` locals; every line is checked by the
     printer's whitelist (:func:`_print`).  ``exprs`` contain only ``_t``, ``_y<i>`` and ``_p<i>``;
     ``out`` must be a C identifier of the caller's template.
+
+    Parameters
+    ----------
+    exprs : list of sympy.Expr
+        The renamed expressions.
+    cse : bool, default True
+        Eliminate common subexpressions first.
+    optimizations : "basic" or None, default "basic"
+        sympy's cse optimisations.
+    out : str, default "out"
+        The name of the output array (lower-case letters).
+
+    Returns
+    -------
+    tuple
+        ``(lines, (repl, reduced))``: the C lines (indented, one statement each), and the common
+        subexpressions with the reduced expressions.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If ``out`` is not lower-case letters or the printer produces text outside its whitelist.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> y0 = sp.Symbol("_y0")
+    >>> c_statements([y0**2 + 1], cse=False)[0]
+    ['    out[0] = 1.0 + jg_y0*jg_y0;']
     """
     if not re.fullmatch(r"[a-z]+", out):
         raise InputError(f"codegen: the output array's name must be lower-case letters, not {out!r}")
@@ -375,6 +404,34 @@ def c_source(exprs: list, n_state: int, n_params: int, shape: tuple, modname: st
     (:class:`~jetgeo.mechanics.bordered.BorderedSystem` ``.flat()``) and the state is (q, q̇)
     with n_state = 2m; the module then also has ``rhs(t, y, p)`` → (q̇, q̈) and
     ``solve(t, y, p)`` → (q̈, λ, det K), the bordered system solved in C (:data:`_BORDERED`).
+
+    Parameters
+    ----------
+    exprs : list of sympy.Expr
+        The renamed expressions.
+    n_state, n_params : int
+        The lengths of y and p.
+    shape : tuple
+        The shape of ``f``'s output.
+    modname : str
+        The module's name (its ``PyInit_<modname>``).
+    cse : bool, default True
+        Eliminate common subexpressions.
+    optimizations : "basic" or None, default "basic"
+        As in :func:`~jetgeo.numerics.compile_rhs`.
+    bordered : tuple or None, optional
+        (m, k): also generate the bordered ``rhs`` and ``solve``.
+
+    Returns
+    -------
+    tuple
+        ``(source, (repl, reduced))``: the C source text, and the common subexpressions
+        [(symbol, expression)] with the expressions rewritten in them.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        An expression the C printer cannot print, or blocks that do not fit (m, k).
     """
     body, (repl, reduced) = c_statements(exprs, cse, optimizations)
     used_t = sp.Symbol("_t") in free_symbols_dag(exprs)  # on the DAG: a tree walk took 2 s on the Whipple bicycle
@@ -719,6 +776,31 @@ def c_function(exprs: list, n_state: int, n_params: int, shape: tuple, cse: bool
     common subexpressions were not recomputed).  Raises :class:`CompilerUnavailableError` if
     the module cannot be built, and :class:`~jetgeo.errors.InputError` if an expression cannot be
     printed as C.
+
+    Parameters
+    ----------
+    exprs : list of sympy.Expr
+        Expressions in ``_t``, ``_y<i>``, ``_p<i>`` only.
+    n_state, n_params : int
+        The lengths of y and p.
+    shape : tuple
+        The shape of ``f``'s output.
+    cse : bool, default True
+        Eliminate common subexpressions.
+    optimizations : "basic" or None, default "basic"
+        As in :func:`~jetgeo.numerics.compile_rhs`.
+
+    Returns
+    -------
+    tuple
+        ``(f, source, parts)``: the compiled function, its C source, and ``(repl, reduced)`` or None.
+
+    Raises
+    ------
+    jetgeo.errors.CompilerUnavailableError
+        No compiler, no headers, or an unusable cache directory.
+    jetgeo.errors.InputError
+        An expression the C printer cannot print.
     """
     mod, source, parts = c_rhs_module(exprs, n_state, n_params, shape, cse, optimizations)
     return mod.f, source, parts
@@ -781,14 +863,30 @@ def c_module(exprs: list, layout: list[str], make_source, optimise: bool | None 
     """The cached extension module of a generated C source; returns (module, C source, parts).
 
     The one home of the build cache: the in-process cache, the expression index, the verified disk
-    cache and the compiler run.  ``exprs`` (renamed expressions) and ``layout`` (strings naming
-    everything else that shapes the source: sizes, options, the caller's template) key the
-    expression index; ``make_source(modname)`` returns (C source, parts) with the module's name
-    ``modname`` (the source of a module ``PyInit_<modname>``; the name is the placeholder
-    :data:`_PLACEHOLDER` when called, replaced by the hash-derived name afterwards).  ``parts`` is
-    None when the module was found without calling ``make_source``.  ``optimise``: compile with -O2
-    (True), -O0 (False), or by the source's length (None, :data:`OPTIMISE_MAX_CHARS`).  Raises
-    :class:`CompilerUnavailableError` if the module cannot be built.
+    cache and the compiler run.
+
+    Parameters
+    ----------
+    exprs : list of sympy.Expr
+        The renamed expressions (a key of the expression index).
+    layout : list of str
+        Everything else that shapes the source (sizes, options, the caller's template): the rest of the key.
+    make_source : callable
+        ``make_source(modname) -> (source, parts)``: the source of a module ``PyInit_<modname>``; called with
+        the placeholder :data:`_PLACEHOLDER`, replaced by the hash-derived name afterwards.
+    optimise : bool or None, optional
+        -O2 (True), -O0 (False), or chosen by the source's length (None, :data:`OPTIMISE_MAX_CHARS`).
+
+    Returns
+    -------
+    tuple
+        ``(module, source, parts)``: the imported extension module, its C source, and ``parts``
+        from ``make_source`` (None when found in a cache).
+
+    Raises
+    ------
+    jetgeo.errors.CompilerUnavailableError
+        No compiler command, no headers, a failing compilation or an unusable cache directory.
     """
     import numpy as np
 

@@ -86,6 +86,34 @@ class CompiledFunction:
     "c": which code runs; ``source`` is Python or C accordingly), ``bordered_rhs`` and
     ``bordered_solve`` (the C functions (q̇, q̈) and ((q̈, λ), det K) of a bordered system compiled
     with ``compile_rhs(..., bordered=(m, k))``, or None).
+
+    Built by :func:`compile_rhs`; calling it, ``f(t, y, p)``, evaluates the expressions.
+
+    Parameters
+    ----------
+    func : callable
+        The generated function ``(t, y, p) -> ndarray``.
+    source : str
+        Its source (Python or C).
+    state : tuple of Symbol
+        The symbols of y, in order.
+    params : tuple of Symbol
+        The symbols of p, in order.
+    shape : tuple
+        The shape of the output at one point (a vectorized call returns ``shape + (N,)``).
+    exprs : list of sympy.Expr
+        The expressions compiled (for :attr:`ops`).
+    cse_parts : tuple or callable
+        ``(replacements, reduced)`` of the common-subexpression elimination (for :attr:`ops_cse`),
+        or a callable computing them on first use.
+    vectorized : bool
+        Whether y holds one state per column (evaluation along a run).
+    jacobian : CompiledFunction, optional
+        ∂F/∂y compiled alongside (for the implicit integrators).
+    backend : str, default "python"
+        ``"python"`` or ``"c"``.
+    bordered_rhs, bordered_solve : callable, optional
+        The C bordered-system functions, or None.
     """
 
     def __init__(self, func, source: str, state: tuple, params: tuple, shape: tuple, exprs: list, cse_parts: tuple,

@@ -84,6 +84,23 @@ _RESERVED = {"member", "time", "state", "constraint", "trajectory", "residual", 
 def grid(**axes):
     """The Cartesian product of the given values, one member per combination (a pandas DataFrame).
 
+    Parameters
+    ----------
+    **axes : sequence of float
+        {name: values}: a parameter or initial coordinate/velocity name and the values it takes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per axis, one row per combination (the last axis varying fastest).
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If no axis is given or an axis has no values.
+
+    Examples
+    --------
     >>> grid(a=[1, 2], phidot=[3.0, 4.0, 5.0]).shape
     (6, 2)
     """
@@ -110,6 +127,29 @@ def sample(n: int, seed: int | None = 0, **distributions):
     Each distribution is ``(low, high)`` (uniform), a frozen ``scipy.stats`` distribution (its
     ``rvs``), or a callable ``(rng, n) -> values`` with ``rng`` a ``numpy.random.Generator``.
 
+    Parameters
+    ----------
+    n : int
+        The number of members.
+    seed : int or None, default 0
+        The seed of the ``numpy.random.Generator``; None draws a fresh one.
+    **distributions
+        {name: distribution}, each as described above.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``n`` rows, one column per distribution.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        For n not a positive integer or above ``MAX_SAMPLE``, no distribution, a (low, high) with
+        infinite ends or low > high, another kind of distribution, or a callable giving the wrong
+        number of values.
+
+    Examples
+    --------
     >>> sample(4, seed=1, thetadot=(-0.1, 0.1)).shape
     (4, 1)
     """
@@ -148,7 +188,25 @@ def sample(n: int, seed: int | None = 0, **distributions):
 
 
 def members_table(members) -> dict:
-    """{column name: float array} of a member table (DataFrame, dict of columns, list of dicts)."""
+    """{column name: float array} of a member table (DataFrame, dict of columns, list of dicts).
+
+    Parameters
+    ----------
+    members : pandas.DataFrame or dict or list of dict
+        The members: a DataFrame, {name: values} columns, or one {name: value} dict per member
+        (every dict with the same keys).
+
+    Returns
+    -------
+    dict
+        {column name: 1-d float array}, every column as long as the number of members.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        For ``None``, another type, a list of dicts with different keys, no columns, columns of
+        different lengths, an empty table or a column that does not hold numbers.
+    """
     if members is None:
         raise InputError("ensemble: give the members (a DataFrame, a dict of columns, a list of dicts, "
                          "grid(...) or sample(...))")

@@ -49,7 +49,21 @@ class StabilityMap:
     Attributes: ``data`` (an xarray Dataset: ``eigenvalues`` over the grid dimensions and
     ``mode``, ``max_real``, ``stable``), ``matrix`` (the symbolic restricted Jacobian),
     ``state`` (its states), ``swept`` (the grid symbols, in the order of the dimensions),
-    ``tol`` (the real part counted as zero)."""
+    ``tol`` (the real part counted as zero).
+
+    Parameters
+    ----------
+    matrix : sympy.Matrix
+        The restricted Jacobian A (k × k), a function of the swept symbols only.
+    state : tuple of Symbol
+        The states of A.
+    swept : tuple of Symbol
+        The grid's symbols, in the order of the dimensions.
+    axes : dict
+        {symbol: numpy array of values}: the grid.
+    tol : float
+        A real part counted as zero (|Re λ| ≤ tol is neither stable nor unstable).
+    """
 
     def __init__(self, matrix: sp.Matrix, state: tuple, swept: tuple, axes: dict, tol: float) -> None:
         self.matrix = matrix

@@ -147,12 +147,17 @@ class StepperRun:
         What happened (empty when ``status == "ok"``).
     steps_done : int
         The number of completed steps (the index of ``last``).
-    last, last_unknowns : ndarray
-        The last node reached, and the z of the step that produced it (zeros/the guess if none).
+    last : ndarray, shape (n,)
+        The last node reached.
+    last_unknowns : ndarray, shape (m,)
+        The z of the step that produced ``last`` (zeros, or the guess, when no step was taken).
     periodic : tuple of int
         The indices of the known values carried modulo 2π (``compile_stepper(periodic=...)``).
-    turns, last_turns : ndarray, shapes (K, len(periodic)) and (len(periodic),)
-        The whole turns taken out of those values at each node (and at ``last``).
+    turns : ndarray or None, shape (K, len(periodic))
+        The whole turns taken out of those values at each node (:meth:`run` always fills it; no
+        columns without periodic values).
+    last_turns : ndarray or None, shape (len(periodic),)
+        The whole turns at ``last``.
     """
 
     nodes: np.ndarray
@@ -240,6 +245,35 @@ class ImplicitStepper:
     Attributes: ``unknowns``, ``known``, ``parameters`` (the symbols, in the order of z, w, p),
     ``backend`` ("python" or "c"), ``tol``, ``ftol``, ``max_iter``, ``source`` (the generated C
     source, or a dict of the Python sources of the compiled functions).
+
+    Built by :func:`compile_stepper` (not directly); :meth:`step` takes one step, :meth:`run` many.
+
+    Parameters
+    ----------
+    unknowns : tuple of Symbol
+        z, the m unknowns solved for at each step.
+    known : tuple of Symbol
+        w, the n known values of a node.
+    parameters : tuple of Symbol
+        The parameters p.
+    backend : str
+        ``"python"`` or ``"c"``: where the Newton and step loops run.
+    tol : float
+        The update test ‖Δz‖∞ ≤ tol·(1 + ‖z‖∞) (or the round-off floor below √tol).
+    ftol : float
+        The residual test ‖F‖∞ ≤ ftol·(1 + ‖(z, w)‖∞).
+    max_iter : int
+        The most Newton updates per step.
+    has_predictor : bool
+        Whether a predictor gives each step's first iterate.
+    kernels : dict, optional
+        The Python backend's compiled functions (residual and Jacobian, advance, predictor).
+    module : module, optional
+        The C backend's extension module.
+    source : str or dict, default ""
+        The generated C source, or {name: Python source}.
+    periodic : tuple of int, default ()
+        The indices of the known values carried modulo 2π.
     """
 
     def __init__(self, unknowns: tuple, known: tuple, parameters: tuple, backend: str, tol: float, ftol: float,

@@ -49,6 +49,23 @@ class EquivalenceReport:
     ``per_coordinate`` gives the method per acceleration; ``differences`` the
     non-vanishing differences when they disagree; ``reactions`` whether the reaction
     forces were compared (None: not both available).
+
+    Attributes
+    ----------
+    equivalent : bool
+        Whether the accelerations (and reactions, when compared) agree on Q.
+    method : str
+        The weakest decision used (see above).
+    bound : float
+        Failure probability of the random-point decisions (0 for proofs).
+    names : tuple of str
+        The two routes compared, for printing.
+    per_coordinate : dict
+        {q̈^σ: method} per acceleration.
+    differences : dict
+        {q̈^σ: difference on Q} for those that do not vanish (empty when equivalent).
+    reactions : bool or None
+        Whether the reaction forces were compared too.
     """
 
     equivalent: bool

@@ -40,21 +40,35 @@ class CatalogueEntry(SampledSystem):
     Attributes
     ----------
     name : str
+        The catalogue name (``jetgeo.systems.load(name)``).
     system : LagrangianSystem
-    Q : ConstraintSubmanifold (carrying the branch of a nonlinear constraint)
-    parameters : tuple of the parameter symbols (with their assumptions)
-    psi, z : a parametrisation q̇ = ψ(t, q, z) of Q (list aligned with ``Y.qdot``,
-        tuple of parameter symbols), or None where none is natural
-    branch : the branch index of a nonlinear constraint (None for one branch)
-    reference : the bibliography key with section and equation numbers (theory/references.md)
-    description : one paragraph on the physics
-    initial : {symbol: value} for t, every q and every q̇: a state on Q for the
-        sample parameters ``params`` (dependent velocities from the normal form)
-    params : {parameter symbol: sample value}
-    notes : misprints found in the paper and other remarks
-    quasi : the same system as a :class:`~jetgeo.mechanics.quasi.QuasiVelocitySystem` (Hamel's
-        equations in its quasi-velocities; ``system`` and ``Q`` are its coordinate form
-        ``quasi.lagrangian_system()``, ``quasi.constraint_submanifold()``), or None
+        L (or T − V) and the applied forces, parameters as symbols.
+    Q : ConstraintSubmanifold
+        The constraint submanifold Q ⊂ J¹Y, carrying the branch of a nonlinear constraint.
+    parameters : tuple of Symbol
+        The parameter symbols, with their assumptions (positive masses, …).
+    psi : list or None
+        A parametrisation q̇ = ψ(t, q, z) of Q, aligned with ``Y.qdot`` (Benenti's recipe of the
+        first kind [Benenti 2007, §7]), or None where none is natural.
+    z : tuple of Symbol or None
+        The parameters z of ``psi``.
+    branch : int or None
+        The branch index of a nonlinear constraint (None for one branch).
+    reference : str
+        The bibliography key with section and equation numbers (``theory/references.md``).
+    description : str
+        One paragraph on the physics.
+    initial : dict
+        {symbol: value} for t, every q and every q̇: a state on Q for the sample parameters
+        ``params`` (dependent velocities from the normal form, so the state lies on Q exactly).
+    params : dict
+        {parameter symbol: sample value}.
+    notes : list of str
+        Misprints found in the paper and other remarks.
+    quasi : QuasiVelocitySystem or None
+        The same system in quasi-velocities (Hamel's equations [Hamel 1904]); ``system`` and
+        ``Q`` are then its coordinate form ``quasi.lagrangian_system()``,
+        ``quasi.constraint_submanifold()``.
     """
 
     name: str

@@ -25,13 +25,47 @@ __all__ = ["SystemSpec", "Registered", "REGISTRY", "register"]
 class SystemSpec:
     """Raw data of a catalogue entry (before parameter substitution).
 
-    ``T``/``V`` (mechanical systems) or ``L`` (general Lagrangian); ``forces`` the
-    generalised forces A_σ (Newton's sign); ``f`` the implicit constraints f^i = 0;
-    ``psi``/``z`` a parametrisation q̇ = ψ(t, q, z) of the same constraints;
-    ``guess`` values of t, q and of the velocities (the dependent velocities are
-    recomputed from the normal form, so the initial state lies on Q exactly);
-    ``params`` sample numeric values of the parameters; ``quasi`` the same system stated in
-    quasi-velocities (a rigid body in its body-frame Ω), whose frame holds no parameter.
+    A builder registered with :func:`register` returns one; the catalogue turns it into a
+    :class:`~jetgeo.systems.catalogue.CatalogueEntry` (system, Q, a state on Q).
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        The configuration bundle Y → R (time and coordinates q^σ).
+    f : list of sympy.Expr
+        The implicit constraints f^i(t, q, q̇) = 0 defining Q ⊂ J¹Y.
+    reference : str
+        The bibliography key with section and equation numbers.
+    description : str
+        One paragraph on the physics.
+    parameters : tuple of Symbol
+        The parameter symbols.
+    params : dict
+        {parameter symbol: sample numeric value}.
+    guess : dict
+        Values of t, q and of the velocities; the dependent velocities are recomputed from the
+        normal form, so that the initial state lies on Q exactly.
+    T : sympy.Expr or None, default None
+        The kinetic energy (mechanical systems, with ``V``).
+    V : sympy.Expr, default 0
+        The potential energy.
+    L : sympy.Expr or None, default None
+        A general Lagrangian, instead of ``T``/``V``.
+    forces : list or None, default None
+        The generalised forces A_σ (Newton's sign: on the right of d/dt ∂L/∂q̇ − ∂L/∂q = A).
+    dependent : list or None, default None
+        The dependent velocities of the normal form (default: Q's structural choice).
+    branch : int or None, default None
+        The branch of a nonlinear constraint.
+    psi : list or None, default None
+        A parametrisation q̇ = ψ(t, q, z) of the same constraints.
+    z : tuple or None, default None
+        The parameters of ``psi``.
+    notes : list, default []
+        Misprints found in the paper and other remarks.
+    quasi : QuasiVelocitySystem or None, default None
+        The same system stated in quasi-velocities (a rigid body in its body-frame Ω), whose
+        frame holds no parameter.
     """
 
     Y: FibredManifold
@@ -56,7 +90,21 @@ class SystemSpec:
 @dataclass
 class Registered:
     """A registered builder: ``builder(**options) -> SystemSpec``, its default ``options``, a
-    one-line ``summary`` and whether its symbolic equations are ``heavy``."""
+    one-line ``summary`` and whether its symbolic equations are ``heavy``.
+
+    Attributes
+    ----------
+    builder : callable
+        ``builder(**options) -> SystemSpec``.
+    options : dict
+        The default keyword arguments of ``builder`` (overridable when loading: ``n=3`` for a
+        chain of three trailers).
+    summary : str
+        One line for ``jetgeo.systems.names()`` and the CLI's listing.
+    heavy : bool, default False
+        Whether the full symbolic equations of motion are expensive to derive (the Whipple
+        bicycle); such systems load like any other but are listed apart.
+    """
 
     builder: Callable[..., SystemSpec]
     options: dict

@@ -63,7 +63,21 @@ _PARAMETER_NAMES = ("w c lam g rR mR IRxx IRyy xB zB mB IBxx IByy IBzz IBxz xH z
 
 
 def benchmark_parameters() -> dict:
-    """[Meijaard et al. 2007, Table 1] (exact decimals as rationals; λ = π/10), by name."""
+    """[Meijaard et al. 2007, Table 1] (exact decimals as rationals; λ = π/10), by name.
+
+    Returns
+    -------
+    dict
+        {name: value}: wheelbase ``w``, trail ``c``, steer axis tilt ``lam``, gravity ``g``, and
+        radius, mass, inertia and centre of mass of the rear wheel (``R``), rear body (``B``), front
+        frame (``H``) and front wheel (``F``); decimals as exact rationals.
+
+    Examples
+    --------
+    >>> P = benchmark_parameters()
+    >>> P["w"], P["lam"], P["mB"]
+    (51/50, pi/10, 85)
+    """
     R = sp.Rational
     return dict(
         w=R("1.02"), c=R("0.08"), lam=sp.pi / 10, g=R("9.81"),
@@ -82,6 +96,23 @@ class WhippleBicycle:
     ``params`` maps the parameter symbols to their values (empty when symbolic);
     ``holonomic`` is h(φ, θ, δ) (front contact height, = 0 on the configuration manifold);
     ``symbols`` maps parameter names to symbols.
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        Time t and the eight coordinates (x, y, ψ, φ, θ, δ, θ_R, θ_F): rear contact point, yaw,
+        lean, pitch, steer, rear and front wheel rotation.
+    system : LagrangianSystem
+        T − V of the four rigid bodies.
+    Q : ConstraintSubmanifold
+        The four rolling constraints of the knife-edge wheels and ḣ = 0 (the time derivative of the
+        holonomic contact condition).
+    holonomic : sympy.Expr
+        h(φ, θ, δ): the height of the front contact point, zero on the configuration manifold.
+    symbols : dict
+        {parameter name: Symbol} (names as in [Meijaard et al. 2007, Table 1]).
+    params : dict
+        {parameter symbol: value}; empty when symbolic.
     """
 
     Y: FibredManifold
@@ -142,7 +173,23 @@ def _rodrigues(u: sp.Matrix, a) -> sp.Matrix:
 
 def whipple_bicycle(numeric: bool = True) -> WhippleBicycle:
     """Build the Whipple bicycle; ``numeric=True`` substitutes the benchmark parameters
-    (:func:`benchmark_parameters`, g kept symbolic by :meth:`WhippleBicycle.linearise`)."""
+    (:func:`benchmark_parameters`, g kept symbolic by :meth:`WhippleBicycle.linearise`).
+
+    The model of [Meijaard et al. 2007]: rear wheel, rear frame with rider, front frame and front
+    wheel, knife-edge wheels rolling without slipping on level ground (z down).
+
+    Parameters
+    ----------
+    numeric : bool, default True
+        Substitute the benchmark parameters; False keeps every parameter a symbol (the Lagrangian
+        and constraints are then much larger).
+
+    Returns
+    -------
+    WhippleBicycle
+        The fibred manifold, the Lagrangian system and Q, with the holonomic contact condition and
+        the parameter symbols.
+    """
     Y = FibredManifold(["x", "y", "psi", "phi", "theta", "delta", "thetaR", "thetaF"], time="t")
     x, y, psi, phi, th, de, thR, thF = Y.q
     xd, yd, psid, phid, thd, ded, thRd, thFd = Y.qdot
@@ -222,7 +269,19 @@ def benchmark_matrices() -> tuple:
 
     M is the reduced mass matrix on (φ̇, δ̇); the rate columns of F are v C₁ and its angle
     columns g K₀ + v² K₂ [Meijaard et al. 2007, eq. (A1)]; C₁, K₀, K₂ are read off as the
-    coefficients of v, g and v² — they are computed, with v and g kept symbolic."""
+    coefficients of v, g and v² — they are computed, with v and g kept symbolic.
+
+    Returns
+    -------
+    tuple of sympy.Matrix
+        ``(M, C1, K0, K2)``, each 2 × 2 on (φ, δ): the linearised equations are
+        M q̈ + v C₁ q̇ + (g K₀ + v² K₂) q = 0.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If the computed linearisation is not of that form (a symbol other than v, g left over).
+    """
     lin = _benchmark_linearisation()
     v, g = sp.Symbol("v"), sp.Symbol("g", positive=True)
     C = lin.damping.applyfunc(sp.expand)
@@ -241,7 +300,21 @@ def benchmark_matrices() -> tuple:
 
 def eigenvalues(v: float, g: float = 9.81):
     """Eigenvalues of the benchmark's 4 × 4 lean/steer system at forward speed v (numpy,
-    sorted by real part), from :func:`benchmark_matrices`."""
+    sorted by real part), from :func:`benchmark_matrices`.
+
+    Parameters
+    ----------
+    v : float
+        Forward speed in m/s.
+    g : float, default 9.81
+        Gravity in m/s².
+
+    Returns
+    -------
+    numpy.ndarray
+        The four complex eigenvalues of A = [[0, I], [−M⁻¹(g K₀ + v² K₂), −M⁻¹ v C₁]], sorted by
+        real part then imaginary part; the motion is stable where all real parts are negative.
+    """
     import numpy as np
 
     M, C1, K0, K2 = (np.array(m.evalf(30), dtype=float) for m in benchmark_matrices())
@@ -254,7 +327,20 @@ def eigenvalues(v: float, g: float = 9.81):
 def stability_speeds(g: float = 9.81) -> tuple:
     """(weave speed, capsize speed): where the weave pair's and the capsize mode's real parts
     cross zero ([Meijaard et al. 2007, §5]: 4.29238253634111, 6.02426201538837 m/s).  Found by
-    bisection to 1e-14 on the largest real part of :func:`eigenvalues`."""
+    Brent's root finder (``scipy.optimize.brentq``, xtol 1e-15) on the largest real part of
+    :func:`eigenvalues`, in the brackets [3, 5] and [5.5, 7] m/s.
+
+    Parameters
+    ----------
+    g : float, default 9.81
+        Gravity in m/s².
+
+    Returns
+    -------
+    tuple of float
+        ``(v_weave, v_capsize)`` in m/s: the benchmark bicycle is self-stable for
+        v_weave < v < v_capsize.
+    """
     from scipy.optimize import brentq
 
     def abscissa(v):

@@ -64,6 +64,22 @@ class CheckReport:
     rational arithmetic, else ``"random points (numerical)"``; ``bound`` the
     Schwartz–Zippel failure bound per expression for exact evaluations (an
     estimate; ``None`` for numerical ones); ``details`` one line per expression.
+
+    Attributes
+    ----------
+    check : str
+        The name of the check (``"check_tangent"``, …).
+    passed : bool
+        The verdict (truthiness of the report).
+    method : str
+        ``"random points (exact)"`` or ``"random points (numerical)"``.
+    trials : int
+        The number of random points per expression.
+    details : list of str
+        One line per expression checked (its name and outcome; the point and value on failure).
+    bound : float or None
+        The Schwartz–Zippel bound [Schwartz 1980; Zippel 1979] on the probability that a non-zero
+        expression vanished at all points; None for numerical evaluations.
     """
 
     check: str
@@ -98,6 +114,28 @@ def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:
     Returns a verdict with ``zero`` (all values vanish: exactly, or to 40 digits
     relative to the size of the terms), ``exact`` (all evaluations rational) and,
     on failure, the point and the value.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression (e.g. a difference of two results on Q).
+    trials : int, default 3
+        The number of points that must be evaluated (poles are skipped, up to 10 × ``trials``
+        attempts).
+    seed : int, default 20071036
+        The seed of the :class:`~jetgeo.geometry.zero.PointSampler`: the points are deterministic.
+
+    Returns
+    -------
+    _Verdict
+        ``zero``, ``exact``, and on failure ``point`` and ``value`` (when every sampled point was
+        a pole: ``zero`` False and ``value`` says so).
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> vanishes_on_points(sp.sin(2 * th) - 2 * sp.sin(th) * sp.cos(th)).zero
+    True
     """
     expr = expand_multiple_angles(as_expr(expr))
     if expr == 0:
@@ -269,6 +307,33 @@ def check_tangent(motion, Q: ConstraintSubmanifold | None = None, trials: int = 
 
     ``motion``: anything with ``.accelerations()`` (ConstrainedSystem, Motion,
     ParametricConstrainedSystem); ``Q`` defaults to ``motion.Q``.
+
+    Parameters
+    ----------
+    motion : Motion or ConstrainedSystem or ParametricConstrainedSystem
+        The result whose accelerations define the vector field.
+    Q : ConstraintSubmanifold, optional
+        The constraint submanifold; default ``motion.Q``.
+    trials : int, default 3
+        Random points per constraint.
+
+    Returns
+    -------
+    CheckReport
+        Passed when d f^i/dt = ∂f^i/∂t + ∂f^i/∂q^σ q̇^σ + ∂f^i/∂q̇^σ q̈^σ vanishes at the points of Q
+        for every i.
+
+    Examples
+    --------
+    The skate [Benenti 2007, Example 9.1]: its constrained accelerations keep ẋ sin θ − ẏ cos θ = 0.
+
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"])
+    >>> x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> print(check_tangent(S.constrain(ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)]))))
+    check_tangent: passed (random points (exact), 3 points each)
+      d/dt f1 (f1 = xdot*sin(theta) - ydot*cos(theta)): 0
     """
     Q = _Q_of(motion, Q)
     chart = _chart_for(motion, Q)
@@ -293,6 +358,30 @@ def check_reactions_do_no_virtual_work(obj, Q: ConstraintSubmanifold | None = No
     displacements are ψ_α = ∂ψ/∂z^α and the identity is R_σ ψ^σ_α = 0 in (t, q, z);
     otherwise they span ker(∂f/∂q̇) on Q, with the basis
     δq_l = e_l + (∂g^i/∂q̇^l) e_{D_i} from the normal form q̇^D = g.
+
+    Parameters
+    ----------
+    obj : Motion or ConstrainedSystem
+        A result that gives reaction forces R_σ (``.reactions()``).
+    Q : ConstraintSubmanifold, optional
+        The constraint submanifold; default the object's own.
+    psi : sequence of sympy.Expr, optional
+        A parametrisation q̇ = ψ(t, q, z) (with ``z``) whose ∂ψ/∂z are the virtual displacements.
+    z : sequence of Symbol, optional
+        The parameters of ``psi``.
+    trials : int, default 3
+        Random points per identity.
+
+    Returns
+    -------
+    CheckReport
+        Passed when R_σ δq^σ vanishes for every basis displacement δq at the points.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If the object gives no reaction forces, or is written in parameters z and no ``psi``/``z``
+        is given.
     """
     R = [as_expr(r) for r in _reactions(obj)]
     if psi is None and _parametric_map(obj) is not None:
@@ -344,6 +433,37 @@ def check_energy_conserved(motion, system=None, Q: ConstraintSubmanifold | None 
     (true for linear homogeneous and for homogeneous nonlinear constraints, e.g.
     ẋ₁ẏ₂ − ẋ₂ẏ₁ or ẋ² + ẏ² − a²ż²).  Then the power of Chetaev's reactions,
     λ_i q̇^σ ∂f^i/∂q̇^σ, vanishes and the energy is conserved.
+
+    Parameters
+    ----------
+    motion : Motion or ConstrainedSystem or ParametricConstrainedSystem
+        The result whose accelerations are used.
+    system : LagrangianSystem, optional
+        L; default the motion's own.
+    Q : ConstraintSubmanifold, optional
+        The constraint submanifold; default the motion's own.
+    trials : int, default 3
+        Random points.
+
+    Returns
+    -------
+    CheckReport
+        Passed when dE/dt = Σ_σ (∂E/∂q^σ q̇^σ + ∂E/∂q̇^σ q̈^σ) vanishes at the points of Q.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If the hypotheses fail: L or f depends on t, there are non-potential forces, or some
+        constraint is not homogeneous on Q.
+
+    Examples
+    --------
+    >>> from jetgeo import FibredManifold, LagrangianSystem, ConstraintSubmanifold
+    >>> Y = FibredManifold(["x", "y", "theta"])
+    >>> x, y, th = Y.q; xd, yd, thd = Y.qdot
+    >>> S = LagrangianSystem(Y, (xd**2 + yd**2 + thd**2) / 2)
+    >>> check_energy_conserved(S.constrain(ConstraintSubmanifold(Y, [xd * sp.sin(th) - yd * sp.cos(th)]))).passed
+    True
     """
     system = _system_of(motion, system)
     Q = _Q_of(motion, Q)
@@ -376,6 +496,26 @@ def check_agree(a, b, Q: ConstraintSubmanifold | None = None, trials: int = 3) -
     branch); a result written in parameters z of q̇ = ψ(t, q, z) (without a
     ``to_jet`` map) is compared in its own chart, the other one being pulled back
     by q̇ = ψ.
+
+    Parameters
+    ----------
+    a, b : Motion or ConstrainedSystem or ParametricConstrainedSystem
+        The two results (anything with ``.accelerations()``), e.g. two recipes' motions.
+    Q : ConstraintSubmanifold, optional
+        The constraint submanifold; default the results' own.
+    trials : int, default 3
+        Random points per acceleration.
+
+    Returns
+    -------
+    CheckReport
+        Passed when every q̈^σ_a − q̈^σ_b vanishes at the points of Q.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If the two results use different parametrisations without a ``to_jet`` map, or a result
+        lacks some acceleration.
     """
     given = Q is not None
     Qa = Q if given else _eom(a).Q

@@ -40,7 +40,18 @@ _SMALL = st.integers(min_value=-2, max_value=2)
 
 
 def fibred_manifolds(min_dim: int = 2, max_dim: int = 3) -> st.SearchStrategy:
-    """Y with coordinates q1..qm (m in [min_dim, max_dim]), time t."""
+    """Y with coordinates q1..qm (m in [min_dim, max_dim]), time t.
+
+    Parameters
+    ----------
+    min_dim, max_dim : int, default 2, 3
+        The range of the fibre dimension m.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws :class:`~jetgeo.jets.FibredManifold` objects.
+    """
     return st.integers(min_value=min_dim, max_value=max_dim).map(
         lambda m: FibredManifold([f"q{i + 1}" for i in range(m)])
     )
@@ -75,6 +86,22 @@ def positive_definite_metrics(draw, n, trig: bool = True, terms: int = 1, densit
     L is lower triangular with entries small functions of q (``terms`` atoms each,
     a fraction ``density`` of the off-diagonal entries non-zero); D = diag(d_i),
     d_i ∈ {1, 2, 3}.  The proof of definiteness is vᵀgv = |Lv|² + Σ d_i v_i² > 0.
+
+    Parameters
+    ----------
+    n : int or sequence of Symbol
+        The coordinates.
+    trig : bool, default True
+        Allow sin q, cos q among the atoms of the entries of L.
+    terms : int, default 1
+        Atoms per entry of L.
+    density : float, default 0.5
+        The probability that an off-diagonal entry of L is non-zero.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws symmetric sympy matrices g(q), expanded.
     """
     q = _coords(n)
     m = len(q)
@@ -91,13 +118,41 @@ def positive_definite_metrics(draw, n, trig: bool = True, terms: int = 1, densit
 
 @st.composite
 def potentials(draw, Y: FibredManifold, trig: bool = True):
-    """V(q): a small function of q (constants, linear, sin/cos terms)."""
+    """V(q): a small function of q (constants, linear, sin/cos terms).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle; V depends on its coordinates q.
+    trig : bool, default True
+        Allow sin q, cos q terms.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws expressions V(q) with at most two terms and coefficients in −2 … 2.
+    """
     return draw(_small_function(Y.q, trig, terms=2))
 
 
 @st.composite
 def forces(draw, Y: FibredManifold, velocity_dependent: bool = True, time_dependent: bool = False):
-    """Generalised forces A_σ(t, q, q̇): constants, small functions of q, damping −c q̇^σ (c ≥ 0)."""
+    """Generalised forces A_σ(t, q, q̇): constants, small functions of q, damping −c q̇^σ (c ≥ 0).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle.
+    velocity_dependent : bool, default True
+        Add a damping term −c q̇^σ, c ∈ {0, 1, 2} (dissipative: it never adds energy).
+    time_dependent : bool, default False
+        Add a term c t.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws lists of m expressions A_σ(t, q, q̇).
+    """
     out = []
     for s in range(Y.m):
         a = draw(_small_function(Y.q, True, terms=1)) + draw(_SMALL)
@@ -147,7 +202,29 @@ def _constraints(draw, Y: FibredManifold, k: int, degree: int, homogeneous: bool
 
 def affine_constraints(Y: FibredManifold, k: int, homogeneous: bool = False,
                        time_dependent: bool = False) -> st.SearchStrategy:
-    """k affine constraints a^i_σ(q) q̇^σ + b^i(t) = 0 of full rank everywhere."""
+    """k affine constraints a^i_σ(q) q̇^σ + b^i(t) = 0 of full rank everywhere.
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle, fibre dimension m.
+    k : int
+        The number of constraints, 1 ≤ k < m.
+    homogeneous : bool, default False
+        No velocity-free term (linear constraints).
+    time_dependent : bool, default False
+        Velocity-free terms may contain t (rheonomic constraints).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws lists of k expanded expressions f^i (meaning f^i = 0), ∂f/∂q̇^D unimodular.
+
+    Raises
+    ------
+    ValueError
+        When drawn, if k is not in 1 … m − 1.
+    """
     return _constraints(Y, k, 1, homogeneous, time_dependent)
 
 
@@ -157,6 +234,27 @@ def nonlinear_constraints(Y: FibredManifold, k: int, homogeneous: bool = False,
 
     ``homogeneous=True`` drops the velocity-free terms (the constraints are then
     still not homogeneous of one degree: they mix degrees 1 and 2).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle, fibre dimension m.
+    k : int
+        The number of constraints, 1 ≤ k < m.
+    homogeneous : bool, default False
+        Drop the velocity-free terms.
+    time_dependent : bool, default False
+        Velocity-free terms may contain t.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws lists of k expressions f^i = M (q̇^D − g(t, q, q̇^I)), g quadratic in q̇^I.
+
+    Raises
+    ------
+    ValueError
+        When drawn, if k is not in 1 … m − 1.
     """
     return _constraints(Y, k, 2, homogeneous, time_dependent)
 
@@ -170,6 +268,31 @@ def mechanical_systems(draw, dims=(2, 3), kind: str = "affine", with_forces: boo
     ``kind``: "affine", "nonlinear" or "any"; ``dims`` the allowed m; k is drawn in
     [1, m − 1].  With ``homogeneous=True`` (and no forces, no time dependence) the
     energy is conserved for affine constraints.
+
+    Parameters
+    ----------
+    dims : sequence of int, default (2, 3)
+        The allowed fibre dimensions m.
+    kind : str, default "affine"
+        ``"affine"``, ``"nonlinear"`` or ``"any"``.
+    with_forces : bool, default False
+        Add generalised forces (:func:`forces`).
+    with_potential : bool, default True
+        Add a potential (:func:`potentials`).
+    homogeneous, time_dependent : bool, default False
+        Passed to the constraint strategy.
+    trig : bool, default True
+        Allow trigonometric atoms in the metric.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Draws pairs (LagrangianSystem, ConstraintSubmanifold) with k ∈ [1, m − 1] constraints.
+
+    Raises
+    ------
+    ValueError
+        When drawn, for an unknown ``kind``.
     """
     m = draw(st.sampled_from(list(dims)))
     Y = FibredManifold([f"q{i + 1}" for i in range(m)])

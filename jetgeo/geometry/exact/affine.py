@@ -54,6 +54,26 @@ def matmul_dag(A, B) -> sp.Matrix:
     assumption query that walks the tree of an unexpanded DAG (11 of 30 s of Benenti's second
     kind on the Whipple bicycle).
 
+    Parameters
+    ----------
+    A : sympy.Matrix or nested list
+        The left factor, m × k; its entries may be unexpanded DAGs.
+    B : sympy.Matrix or nested list
+        The right factor, k × n.
+
+    Returns
+    -------
+    sympy.Matrix
+        The m × n product, each entry the sum of the products A_ik B_kj with both factors non-zero
+        (structurally), formed once — nothing is expanded or cancelled.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If the number of columns of ``A`` differs from the number of rows of ``B``.
+
+    Examples
+    --------
     >>> x, y = sp.symbols("x y")
     >>> matmul_dag(sp.Matrix([[1, 0], [x, 2]]), sp.Matrix([[y], [x + y]]))
     Matrix([
@@ -171,6 +191,28 @@ def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FR
     fits_polynomial_domain` — converting them expands the rows, 8 s for an articulated vehicle's
     reduced equations, which is why it is not the default).
 
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The square coefficient matrix, generically invertible (not checked here).
+    B : sympy.Matrix
+        The right-hand sides, one column each (as many rows as A).
+    max_terms : int or None, default 1000
+        Give up (return ``None``) once an intermediate polynomial of the elimination has more terms;
+        ``None``: no bound.
+    function_denominators : bool, default False
+        Accept function atoms (sin θ, …) inside denominators of the entries (cleared by multiplying
+        the rows, which expands them).
+
+    Returns
+    -------
+    sympy.Matrix or None
+        X, each entry det A^(i←B_c) / det A as one cancelled (when the gcd is affordable) fraction of
+        expanded polynomials; ``None`` when the entries do not fit a polynomial domain or an
+        intermediate grows beyond ``max_terms``.
+
+    Examples
+    --------
     >>> solve_cramer(sp.Matrix([[1, 2], [3, 4]]), sp.Matrix([5, 6])).T
     Matrix([[-4, 9/2]])
     """
@@ -272,7 +314,18 @@ def solve_exact(A, B) -> sp.Matrix:
 @dataclass(frozen=True)
 class SquareSolution:
     """X with M X = B (M square): ``X`` exact, valid where ``det`` = det M is non-zero;
-    ``canonical`` tells whether the entries are cancelled fractions or unexpanded DAGs."""
+    ``canonical`` tells whether the entries are cancelled fractions or unexpanded DAGs.
+
+    Attributes
+    ----------
+    X : sympy.Matrix
+        The solution of M X = B, one column per column of B.
+    det : sympy.Expr
+        det M (its numerator, factored, when ``canonical``); X is valid where it is non-zero.
+    canonical : bool
+        True when the entries of X are cancelled fractions (Cramer's rule in a polynomial ring,
+        :func:`solve_cramer`), False when they are unexpanded DAGs (:func:`~.solve.lu_solve_dag`).
+    """
 
     X: sp.Matrix
     det: sp.Expr
@@ -328,7 +381,21 @@ def solve_square(M, B, what: str, unknowns: Sequence | None = None) -> SquareSol
 class AffineSolution:
     """The solution of equations affine in ``unknowns``: ``values`` {unknown: expression},
     valid where ``det`` (the determinant of the coefficient matrix) is non-zero; ``canonical``
-    tells whether the values are cancelled fractions or unexpanded DAGs."""
+    tells whether the values are cancelled fractions or unexpanded DAGs.
+
+    Attributes
+    ----------
+    values : dict
+        {unknown: expression}: the solution of the affine equations, each value exact.
+    det : sympy.Expr
+        The determinant of the coefficient matrix of the unknowns (its numerator when the solution
+        is canonical); the solution holds where ``det ≠ 0`` — the regularity condition of the
+        equations, e.g. for the reduced equations of motion the condition of
+        [Stolařová 2009, eq. (12)].
+    canonical : bool
+        True when every value is one cancelled fraction of expanded polynomials; False when it is
+        an unexpanded DAG (exact, shared subexpressions) of :func:`~.solve.lu_solve_dag`.
+    """
 
     values: dict
     det: sp.Expr

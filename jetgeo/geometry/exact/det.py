@@ -69,7 +69,29 @@ def det_exact(M) -> sp.Expr:
 
 
 def berkowitz(M: sp.Matrix) -> sp.Expr:
-    """Berkowitz's division-free determinant with sympy's intermediate simplification off."""
+    """Berkowitz's division-free determinant with sympy's intermediate simplification off.
+
+    The characteristic-polynomial recursion of [Berkowitz 1984]: only ring operations, no division
+    and no zero test, so it is exact on any commutative ring and needs no pivot choice.  sympy's
+    ``dotprodsimp`` (which would try to simplify every intermediate dot product) is switched off
+    for the call.
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        A square matrix with symbolic entries.
+
+    Returns
+    -------
+    sympy.Expr
+        det M, exact, not simplified (products and sums of the entries as the recursion forms them).
+
+    Examples
+    --------
+    >>> a, b = sp.symbols("a b")
+    >>> sp.expand(berkowitz(sp.Matrix([[a, b], [b, a]])))
+    a**2 - b**2
+    """
     from sympy.matrices.utilities import dotprodsimp
 
     with dotprodsimp(False):

@@ -69,6 +69,24 @@ def det_sized(M) -> sp.Expr:
     product of the DAG elimination's pivots (:func:`~.solve.det_dag`).  Either is exact; the
     second is what a long chain of bodies can afford.
 
+    Parameters
+    ----------
+    M : sympy.Matrix or nested list
+        A square matrix (the 0 × 0 matrix has determinant 1).
+
+    Returns
+    -------
+    sympy.Expr
+        det M: with common factors pulled out (``factor_terms``) and normalised when small, else the
+        unexpanded signed pivot product of :func:`~.solve.det_dag`.
+
+    Raises
+    ------
+    jetgeo.errors.RankDeficientError
+        On the large route, if M is singular at two random points (det M ≡ 0).
+
+    Examples
+    --------
     >>> th = sp.Symbol("theta")
     >>> det_sized(sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]]))
     sin(theta)**2 + cos(theta)**2

@@ -20,7 +20,25 @@ __all__ = ["frozen_atoms", "freeze", "field_normal", "field_product", "fits_poly
 
 def frozen_atoms(exprs) -> set:
     """The atoms that are frozen: applied functions (sin θ, cos θ, exp x, …) and powers with a
-    non-integer exponent (√x), collected over the DAG (each shared subexpression once)."""
+    non-integer exponent (√x), collected over the DAG (each shared subexpression once).
+
+    Parameters
+    ----------
+    exprs : iterable of sympy.Basic
+        The expressions (e.g. the entries of a matrix); non-sympy items are ignored.
+
+    Returns
+    -------
+    set
+        The outermost applied functions and non-integer powers: the generators that
+        :func:`freeze` replaces by fresh symbols (their arguments are not searched further).
+
+    Examples
+    --------
+    >>> x, th = sp.symbols("x theta")
+    >>> sorted(frozen_atoms([sp.sin(th) * x + sp.sqrt(x)]), key=str)
+    [sin(theta), sqrt(x)]
+    """
     out: set = set()
     seen: set = set()
     stack = [e for e in exprs if isinstance(e, sp.Basic)]
@@ -60,7 +78,26 @@ def freeze(M: sp.Matrix) -> tuple[sp.Matrix, dict]:
 
 def fits_polynomial_domain(M: sp.Matrix) -> bool:
     """Cheap pre-check (no expansion) that, once frozen, the entries are rational functions:
-    no power with a symbolic exponent (x**y) outside a frozen atom."""
+    no power with a symbolic exponent (x**y) outside a frozen atom.
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The matrix whose entries are checked (walked as a DAG, each shared node once).
+
+    Returns
+    -------
+    bool
+        True when no power with a non-numeric exponent occurs outside a function atom — then sympy's
+        ``DomainMatrix.from_Matrix`` of the frozen matrix lands in a polynomial or fraction domain
+        (not EX).
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> fits_polynomial_domain(sp.Matrix([sp.sin(x) / y])), fits_polynomial_domain(sp.Matrix([x**y]))
+    (True, False)
+    """
     seen: set = set()
     stack = list(M)
     while stack:
@@ -81,7 +118,25 @@ def polynomial_fractions(M) -> bool:
     *and* the denominators hold no function atom: no non-integer power, no function atom inside
     a negative power (a walk over the DAG).  Stricter than :func:`fits_polynomial_domain`: what
     Cramer's rule in a polynomial ring needs (converting functions in denominators expands them:
-    8 s for an articulated vehicle's reduced equations)."""
+    8 s for an articulated vehicle's reduced equations).
+
+    Parameters
+    ----------
+    M : sympy.Matrix or iterable of sympy.Basic
+        The entries to check.
+
+    Returns
+    -------
+    bool
+        True when every entry is a quotient of polynomials in the symbols and function atoms, with
+        no function atom in a denominator and no non-integer power anywhere.
+
+    Examples
+    --------
+    >>> x, th = sp.symbols("x theta")
+    >>> polynomial_fractions([sp.cos(th) / x]), polynomial_fractions([x / sp.cos(th)])
+    (True, False)
+    """
     seen: set = set()
     stack = list(M)
     while stack:
@@ -97,7 +152,26 @@ def polynomial_fractions(M) -> bool:
 
 def field_normal(M: sp.Matrix) -> sp.Matrix:
     """Entries of M in lowest terms over the rational function field of the frozen atoms
-    (numerator and denominator expanded and cancelled; no trigonometric reduction)."""
+    (numerator and denominator expanded and cancelled; no trigonometric reduction).
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        Entries rational in the symbols and the frozen atoms (:func:`frozen_atoms`).
+
+    Returns
+    -------
+    sympy.Matrix
+        Same shape; each entry p/q with p, q expanded polynomials without common factor (sympy's
+        ``DomainMatrix`` over the fraction field), the atoms thawed back.  sin² θ + cos² θ is *not*
+        reduced to 1: sin θ and cos θ are independent generators here (:mod:`.trig` does that).
+
+    Examples
+    --------
+    >>> x, th = sp.symbols("x theta")
+    >>> field_normal(sp.Matrix([(x**2 - 1) / (x - 1) + sp.sin(th)]))
+    Matrix([[x + sin(theta) + 1]])
+    """
     from sympy.polys.matrices import DomainMatrix
 
     M = sp.Matrix(M)
@@ -112,7 +186,25 @@ def field_product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     entries of A and B are converted one by one (each already a small fraction) and multiplied
     there, every sum kept in lowest terms — never the expanded sympy product of large fractions
     converted as a whole (minutes for the reactions Fᵀλ of the heavy disc in Ghori's non-linear
-    form).  Entries in lowest terms, no trigonometric reduction."""
+    form).  Entries in lowest terms, no trigonometric reduction.
+
+    Parameters
+    ----------
+    A : sympy.Matrix
+        m × k, entries rational in the symbols and frozen atoms.
+    B : sympy.Matrix
+        k × n, likewise.
+
+    Returns
+    -------
+    sympy.Matrix
+        The m × n product A·B, every entry one fraction in lowest terms.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match (A.cols ≠ B.rows).
+    """
     from sympy.polys.matrices import DomainMatrix
 
     A, B = sp.Matrix(A), sp.Matrix(B)

@@ -37,6 +37,19 @@ class RankInfo:
     vanish identically; results that use the block hold where ``condition ≠ 0``.
     ``method`` is ``"exact"`` (exact arithmetic at the sample points: shadow values in the
     prime field, :mod:`.shadow`, or rationals) or ``"numerical"`` (60-digit floating point).
+
+    Parameters
+    ----------
+    rank : int
+        r, the generic rank of ``matrix``.
+    rows, cols : tuple of int
+        The row and column indices of the r × r pivot block (empty when r = 0).
+    method : str
+        ``"exact"`` or ``"numerical"``: the arithmetic the rank was found in.
+    matrix : sympy.Matrix
+        The matrix M itself, kept for :attr:`condition`.
+    _condition : sympy.Expr or None, optional
+        A precomputed det M[rows, cols]; ``None`` (the default) computes it on first use.
     """
 
     rank: int
@@ -65,6 +78,22 @@ def matrix_at_point(M: sp.Matrix, sampler: _zero.PointSampler):
 
     Returns ``(values, exact)`` with values a list of lists of Fractions (exact) or
     mpmath numbers, or ``None`` if the point is a pole of some entry.
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The symbolic matrix; multiple angles are expanded first so that sin, cos act on bare
+        symbols and the Pythagorean relation holds at the point.
+    sampler : jetgeo.geometry.zero.PointSampler
+        Draws the point: rationals for symbols, rational points of the unit circle for
+        (sin θ, cos θ), shared with the caller so that successive calls see fresh points.
+
+    Returns
+    -------
+    tuple or None
+        ``(values, exact)``: ``values`` a list of rows of ``fractions.Fraction`` when ``exact``,
+        else of 60-digit sympy Floats (all of them, as soon as one entry has no rational value
+        there); ``None`` when the point is a pole of some entry (the caller draws another).
     """
     prepared = M.applyfunc(expand_multiple_angles)
     atoms: set = set()
@@ -247,6 +276,25 @@ def generic_rank_dag(M: sp.Matrix) -> int:
     never exceeds the generic rank and equals it with overwhelming probability.  Falls back
     to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
     integer combinations of symbols; powers other than integers and halves, see
-    :mod:`~jetgeo.geometry.exact.shadow`)."""
+    :mod:`~jetgeo.geometry.exact.shadow`).
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        The matrix, entries possibly large unexpanded DAGs.
+
+    Returns
+    -------
+    int
+        The generic rank: the largest rank over F_p (p = 2⁶¹ − 1) at the random points, a lower
+        bound for the rank at almost every real point and equal to it with overwhelming probability
+        [Schwartz 1980; Zippel 1979].
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> generic_rank_dag(sp.Matrix([[sp.cos(th), sp.sin(th)], [sp.cos(th)**2, sp.sin(th) * sp.cos(th)]]))
+    1
+    """
     info = _generic_rank_mod(M, None, 2)  # no pivot preference: the rank alone is wanted
     return generic_rank(M).rank if info is None else info.rank

@@ -71,7 +71,40 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
     addition theorems give.  A non-zero value proves the function non-zero (a rational value
     that vanishes is 0 mod p).  Raises :class:`~jetgeo.errors.NotRationalError` for other
     functions and non-integer powers (unless ``memo`` already holds a value for them, see
-    :func:`free_values`), ``ZeroDivisionError`` if a denominator vanishes there."""
+    :func:`free_values`), ``ZeroDivisionError`` if a denominator vanishes there.
+
+    Parameters
+    ----------
+    e : sympy.Basic
+        The expression to evaluate.
+    rep : dict
+        The values already drawn for symbols, {Symbol: residue}; filled as new symbols are met.
+    angles : dict
+        The circle points already drawn, {angle symbol: (cos, sin) residues}; filled likewise.
+    memo : dict
+        {subexpression: residue}: shared between calls at the same point so that a DAG is evaluated
+        once; may be pre-filled by :func:`free_values`.
+    trial : int, default 0
+        Which random point (the values are deterministic in the symbol names and ``trial``).
+
+    Returns
+    -------
+    int
+        The residue of ``e`` mod p = 2⁶¹ − 1 at the point.
+
+    Raises
+    ------
+    jetgeo.errors.NotRationalError
+        For atoms it cannot evaluate and the memo does not hold.
+    ZeroDivisionError
+        If a denominator vanishes at the point (the caller draws another one).
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> mod_value(sp.sin(th)**2 + sp.cos(th)**2 - 1, {}, {}, {})
+    0
+    """
     got = memo.get(e)
     if got is not None:
         return got
@@ -184,7 +217,25 @@ def _certify(b, registry: dict) -> None:
 
 def shadow_evaluable(a: sp.Basic) -> bool:
     """Whether :func:`mod_value` evaluates the atom ``a`` (sin, cos of an integer combination of
-    symbols) with the relations among such atoms respected."""
+    symbols) with the relations among such atoms respected.
+
+    Parameters
+    ----------
+    a : sympy.Basic
+        An atom of an expression (a frozen function or power).
+
+    Returns
+    -------
+    bool
+        True for sin u and cos u with u an integer combination of symbols (2θ, θ₁ − θ₂); False for
+        anything else (exp, tan, roots), which :func:`free_values` must value.
+
+    Examples
+    --------
+    >>> a, b = sp.symbols("a b")
+    >>> shadow_evaluable(sp.cos(a - 2 * b)), shadow_evaluable(sp.cos(a / 2)), shadow_evaluable(sp.exp(a))
+    (True, False, False)
+    """
     if not isinstance(a, (sp.sin, sp.cos)):
         return False
     return all(th.is_Symbol and k.is_Integer for th, k in a.args[0].as_coefficients_dict().items())
@@ -192,7 +243,22 @@ def shadow_evaluable(a: sp.Basic) -> bool:
 
 def free_values(atoms, trial: int = 0) -> dict:
     """Random residues for atoms :func:`mod_value` cannot evaluate (treated as independent
-    generators), to pre-fill its ``memo``: ``{atom: value}``."""
+    generators), to pre-fill its ``memo``: ``{atom: value}``.
+
+    Parameters
+    ----------
+    atoms : iterable of sympy.Basic
+        The atoms to value (exp x, √(x² + 1), …).
+    trial : int, default 0
+        The index of the random point; the values are deterministic in (atom, trial).
+
+    Returns
+    -------
+    dict
+        {atom: residue in [2, p)}: the atoms become independent generators at this point, so a
+        non-zero value still proves the expression non-zero as a function of those generators (the
+        caller must not rely on relations among them).
+    """
     return {a: random.Random(f"{sp.srepr(a)}:{trial}:free").randrange(2, PRIME) for a in atoms}
 
 
@@ -201,7 +267,25 @@ def eliminate_mod(vals: list, pref: list | None = None) -> tuple:
     pivot cols).  Among the non-zero residues the pivot is the entry with the lowest ``pref``
     (structural simplicity of the symbolic entry, :func:`~jetgeo.geometry.exact.generic_rank`),
     the first one without.  The rank is a lower bound for the rank over ℚ of the matrix the
-    residues reduce, equal to it unless p divides a minor."""
+    residues reduce, equal to it unless p divides a minor.
+
+    Parameters
+    ----------
+    vals : list of list of int
+        The residues mod p, one list per row (not modified).
+    pref : list of list, optional
+        A sort key per entry (smaller is preferred as a pivot); ``None``: the first non-zero.
+
+    Returns
+    -------
+    tuple
+        ``(rank, pivot_rows, pivot_cols)`` with the pivot indices as tuples, in elimination order.
+
+    Examples
+    --------
+    >>> eliminate_mod([[1, 2], [2, 4]])
+    (1, (0,), (0,))
+    """
     a = [list(r) for r in vals]
     rows_left = list(range(len(a)))
     cols_left = list(range(len(a[0]) if a else 0))
@@ -225,5 +309,21 @@ def eliminate_mod(vals: list, pref: list | None = None) -> tuple:
 
 
 def rank_mod(vals: list) -> int:
-    """Rank over F_p of a matrix of residues (:func:`eliminate_mod`)."""
+    """Rank over F_p of a matrix of residues (:func:`eliminate_mod`).
+
+    Parameters
+    ----------
+    vals : list of list of int
+        The residues mod p, one list per row.
+
+    Returns
+    -------
+    int
+        The rank over F_p.
+
+    Examples
+    --------
+    >>> rank_mod([[1, 2, 3], [2, 4, 6], [0, 0, 1]])
+    2
+    """
     return eliminate_mod(vals)[0]

@@ -295,6 +295,20 @@ def describe(e, limit: int = 60) -> str:
     """``str(e)`` cut to ``limit`` characters for messages — or, for an expression of more than
     :data:`PRINT_MAX_NODES` tree nodes, a phrase with its size (printing would walk the tree).
 
+    Parameters
+    ----------
+    e : object
+        A sympy expression (measured before it is printed) or anything with a ``str``.
+    limit : int, default 60
+        The longest text returned; longer ones are cut and end in ``...``.
+
+    Returns
+    -------
+    str
+        The (cut) text, or "an expression of more than N tree nodes (k distinct subexpressions)".
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x")
     >>> describe(x + 1)
@@ -331,7 +345,22 @@ class SizeEstimate:
     an upper bound on the terms of the expanded numerators and denominators over a common
     denominator before any cancellation (saturating at :data:`ESTIMATE_CAP`); ``large``: more
     tree nodes than :data:`CANONICAL_MAX_NODES` in some expression — the size at which jetgeo's
-    own routes keep a result as a DAG rather than cancel it."""
+    own routes keep a result as a DAG rather than cancel it.
+
+    Attributes
+    ----------
+    expressions : int
+        How many expressions were measured.
+    dag_nodes : int
+        Their distinct subexpressions, counted once over all of them.
+    tree_nodes : int
+        Their nodes as trees (shared subexpressions counted at every occurrence).
+    expanded_terms : int
+        Upper bound on the terms of the expanded numerators and denominators, saturating at
+        :data:`ESTIMATE_CAP`.
+    large : bool
+        Whether some expression has more than :data:`CANONICAL_MAX_NODES` tree nodes.
+    """
 
     expressions: int
     dag_nodes: int

@@ -40,7 +40,15 @@ __all__ = ["FieldSolution", "solve_field", "solve_rational", "lu_solve_dag", "de
 @dataclass(frozen=True)
 class FieldSolution:
     """X with A X = B in the rational function field; ``det`` the numerator of det A
-    (up to sign conventions exact: the product of the pivots with the permutation's sign)."""
+    (up to sign conventions exact: the product of the pivots with the permutation's sign).
+
+    Attributes
+    ----------
+    X : sympy.Matrix
+        The solution of A X = B, entries expanded numerator over denominator in lowest terms.
+    det : sympy.Expr
+        The numerator of det A (the signed product of the pivots); X holds where it is non-zero.
+    """
 
     X: sp.Matrix
     det: sp.Expr
@@ -125,6 +133,29 @@ def solve_field(A, B, max_terms: int | None = None) -> FieldSolution | None:
     identically (decided by the zero test).  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points.
 
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The n × n coefficient matrix.
+    B : sympy.Matrix
+        The right-hand sides, n × k.
+    max_terms : int or None, optional
+        Give up (``None``) when an intermediate entry grows beyond this many terms; default no bound.
+
+    Returns
+    -------
+    FieldSolution or None
+        X in lowest terms and the numerator of det A; ``None`` in the cases above.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If A is not square or B has a different number of rows.
+    jetgeo.errors.RankDeficientError
+        If A is singular at two random points.
+
+    Examples
+    --------
     >>> a, th = sp.symbols("a theta")
     >>> solve_field(sp.Matrix([[0, sp.cos(th)], [a, sp.sin(th)]]), sp.Matrix([1, 0])).X
     Matrix([
@@ -193,7 +224,32 @@ def solve_rational(A, b) -> sp.Matrix | None:
     """X with A X = b exactly in the field of rational functions (:func:`solve_field`): entries
     ``numerator/denominator``, expanded and cancelled.  ``None`` when the entries do not fit a
     polynomial domain (callers fall back to :func:`lu_solve_dag`); raises
-    :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points."""
+    :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points.
+
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The n × n coefficient matrix, generically invertible.
+    b : sympy.Matrix
+        The right-hand side(s), n rows.
+
+    Returns
+    -------
+    sympy.Matrix or None
+        X, canonical (expanded numerator over denominator); ``None`` when the entries do not fit a
+        polynomial domain.
+
+    Raises
+    ------
+    jetgeo.errors.RankDeficientError
+        If A is singular at two random points.
+
+    Examples
+    --------
+    >>> a = sp.Symbol("a")
+    >>> solve_rational(sp.Matrix([[a, 1], [0, a]]), sp.Matrix([1, 1])).T
+    Matrix([[(a - 1)/a**2, 1/a]])
+    """
     res = solve_field(A, b)
     return None if res is None else res.X
 
@@ -272,6 +328,25 @@ def det_dag(A) -> sp.Expr:
     matrices of a long chain of bodies).  Raises :class:`~jetgeo.errors.RankDeficientError` if
     A is singular at two random points (then det A ≡ 0).
 
+    Parameters
+    ----------
+    A : sympy.Matrix
+        A square matrix, entries possibly unexpanded DAGs.
+
+    Returns
+    -------
+    sympy.Expr
+        det A = sign(π) Π_k p_k over the pivots p_k of the elimination, unexpanded.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If A is not square.
+    jetgeo.errors.RankDeficientError
+        If A is singular at two random points.
+
+    Examples
+    --------
     >>> a, th = sp.symbols("a theta")
     >>> sp.cancel(det_dag(sp.Matrix([[0, sp.cos(th)], [a, sp.sin(th)]])))
     -a*cos(theta)
@@ -308,6 +383,27 @@ def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     cannot evaluate (exp, nested or possibly-square roots, …) fall back to sympy's ``LUsolve``.  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points.
 
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The n × n coefficient matrix.
+    B : sympy.Matrix
+        The right-hand sides, n × k.
+
+    Returns
+    -------
+    sympy.Matrix
+        X (n × k), entries exact rational expressions in those of A and B, unexpanded.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        If A is not square or B has a different number of rows.
+    jetgeo.errors.RankDeficientError
+        If A is singular at two random points.
+
+    Examples
+    --------
     >>> a, b, th = sp.symbols("a b theta")
     >>> A = sp.Matrix([[0, sp.cos(th)], [a, sp.sin(th)]])
     >>> x = lu_solve_dag(A, sp.Matrix([b, 1]))
@@ -342,6 +438,25 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
     frozen atoms (as :func:`solve_field`): 3× faster than ``cancel`` of the substituted
     expression.  Returns ``None`` if ``expr`` is not affine in the keys or the entries do not
     fit a polynomial domain.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression affine in the keys of ``values`` (its coefficients c_k free of them).
+    values : dict
+        {y_k: v_k}, the values substituted (e.g. the solved accelerations).
+
+    Returns
+    -------
+    sympy.Expr or None
+        c₀ + Σ c_k v_k as one fraction in lowest terms; ``None`` if ``expr`` is not affine in the
+        keys or some entry does not fit a polynomial domain.
+
+    Examples
+    --------
+    >>> x, y, a = sp.symbols("x y a")
+    >>> substitute_affine(a * y + x, {y: 1 / a})
+    x + 1
     """
     from sympy.polys.matrices import DomainMatrix
 

@@ -33,7 +33,25 @@ _TRIG = (sp.sin, sp.cos, sp.tan)
 def reduce_pythagorean(p: sp.Expr) -> sp.Expr | None:
     """The expanded polynomial ``p`` reduced modulo sin²u + cos²u − 1 for every cos u occurring
     in it (cos^{2j+e} u ↦ cos^e u (1 − sin²u)^j); ``None`` if ``p`` is not polynomial in a
-    cosine it contains (cos u in a denominator or under a root)."""
+    cosine it contains (cos u in a denominator or under a root).
+
+    Parameters
+    ----------
+    p : sympy.Expr
+        An expanded polynomial in sines and cosines (over rational functions of other atoms).
+
+    Returns
+    -------
+    sympy.Expr or None
+        The reduced polynomial, even powers of cosines replaced through 1 − sin²; ``None`` when
+        ``p`` is not polynomial in a cosine it contains.
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> reduce_pythagorean(sp.expand(sp.cos(th)**2 + sp.sin(th)**2))
+    1
+    """
     p = sp.expand(p)
     for c in sorted(p.atoms(sp.cos), key=sp.default_sort_key):
         s = sp.sin(c.args[0])
@@ -54,6 +72,18 @@ def reduce_pythagorean_shortest(p: sp.Expr) -> sp.Expr | None:
     vanishes identically (for sin/cos of independent symbols).  ``None`` if ``p`` is not
     polynomial in a sine or cosine it contains.
 
+    Parameters
+    ----------
+    p : sympy.Expr
+        An expanded polynomial in sines and cosines.
+
+    Returns
+    -------
+    sympy.Expr or None
+        The reduced polynomial (equal to ``p`` modulo sin² + cos² = 1), or ``None``.
+
+    Examples
+    --------
     >>> th, a, b = sp.symbols("theta a b")
     >>> reduce_pythagorean_shortest(a * sp.cos(th)**2 + a * sp.sin(th)**2 + b * sp.cos(th)**2)
     a + b*cos(theta)**2
@@ -82,6 +112,18 @@ def trig_reduce(expr) -> sp.Expr:
     then cancelled.  Expressions without cosines, or not polynomial in them, are returned
     cancelled only.  Exact, cheap, idempotent; no ``simplify``.
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Any expression.
+
+    Returns
+    -------
+    sympy.Expr
+        An equal expression, numerator and denominator reduced modulo sin² + cos² − 1, cancelled.
+
+    Examples
+    --------
     >>> th, a = sp.symbols("theta a")
     >>> trig_reduce((a * sp.sin(th)**2 + a * sp.cos(th)**2) / (1 - sp.cos(th)**2))
     a/sin(theta)**2
@@ -105,7 +147,25 @@ def trig_reduce(expr) -> sp.Expr:
 def trig_reduce_if_small(expr) -> sp.Expr:
     """:func:`trig_reduce` for an expression of at most ``NORMALISE_MAX_NODES`` tree nodes; a
     larger one (an unexpanded DAG of a long chain of bodies) is returned as it is — exact, and
-    decided by the F_p tier of the zero test when needed (cancelling it costs minutes)."""
+    decided by the F_p tier of the zero test when needed (cancelling it costs minutes).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Any expression, possibly an unexpanded DAG.
+
+    Returns
+    -------
+    sympy.Expr
+        :func:`trig_reduce` of ``expr`` when it has at most ``NORMALISE_MAX_NODES`` tree nodes,
+        otherwise ``expr`` itself.
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> trig_reduce_if_small(sp.sin(th)**2 + sp.cos(th)**2)
+    1
+    """
     expr = as_expr(expr)
     return trig_reduce(expr) if is_small(expr) else expr
 
@@ -118,6 +178,18 @@ def trig_normal_form(expr) -> sp.Expr | None:
     bare symbols over rational functions of the remaining atoms — or ``None`` when the
     expression is not of that kind.
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression to decide (typically a difference of two results).
+
+    Returns
+    -------
+    sympy.Expr or None
+        The numerator of ``expr`` (after ``together``) reduced modulo sin²θ + cos²θ − 1, or ``None``.
+
+    Examples
+    --------
     >>> th = sp.Symbol("theta")
     >>> trig_normal_form(sp.sin(2 * th) - 2 * sp.sin(th) * sp.cos(th))
     0
@@ -133,7 +205,25 @@ def trig_normal_form(expr) -> sp.Expr | None:
 
 def expand_multiple_angles(expr: sp.Expr) -> sp.Expr:
     """``expand_trig`` when some sin/cos/tan acts on more than a bare symbol (sin 2θ, cos(θ₁ − θ₂)),
-    so that trigonometric functions act on bare angles where possible; else ``expr`` itself."""
+    so that trigonometric functions act on bare angles where possible; else ``expr`` itself.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Any expression.
+
+    Returns
+    -------
+    sympy.Expr
+        ``expr`` with sin(2θ), cos(θ₁ − θ₂), … written through sin, cos of the bare angles
+        (addition theorems), or ``expr`` unchanged when every trigonometric argument is a symbol.
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> expand_multiple_angles(sp.sin(2 * th))
+    2*sin(theta)*cos(theta)
+    """
     if atoms_dag(expr, *_TRIG) and not _trig_args_are_symbols(expr):
         expr = sp.expand_trig(expr)
     return expr

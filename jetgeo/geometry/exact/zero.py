@@ -83,6 +83,16 @@ class ZeroTest:
     ``"random points (F_p)"`` (probabilistic, failure bound ``bound``; the second for large
     expressions, evaluated on their DAG in the prime field), ``"random points (numerical)"`` or
     ``"counterexample"`` (a point where the value is provably/numerically non-zero).
+
+    Attributes
+    ----------
+    zero : bool
+        The verdict: the expression vanishes identically (truthiness of the report).
+    method : str
+        How the verdict was reached (one of the strings above).
+    bound : float, default 0.0
+        For the probabilistic methods, the bound on the probability that a non-zero expression
+        vanished at all the points tried [Schwartz 1980; Zippel 1979]; 0 for proofs.
     """
 
     zero: bool
@@ -103,6 +113,22 @@ def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical 
     expressions done (``progress``: None shows it in a terminal only, see :mod:`jetgeo.progress`).
     Exact; never ``simplify``.
 
+    Parameters
+    ----------
+    exprs : list or dict
+        The expressions, or a dict whose values are expressions.
+    progress : bool or None, optional
+        Show a progress bar (None: only in a terminal and only for large expressions).
+    what : str, default "canonical form"
+        Names the computation in the warning and the progress bar.
+
+    Returns
+    -------
+    list or dict
+        The normal forms (one cancelled fraction each), in a list, or in a dict with the same keys.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x")
     >>> canonical_forms({"a": (x**2 - 1) / (x - 1), "b": 1 / x + 1})
@@ -120,8 +146,19 @@ def canonical_forms(exprs, progress: bool | None = None, what: str = "canonical 
 class PointSampler:
     """Deterministic random points with rational circle points for angles.
 
-    ``substitution(expr)`` returns an ``xreplace`` dictionary mapping every free
-    symbol and every ``sin``/``cos``/``tan`` of a symbol in ``expr`` to a number.
+    :meth:`point` draws values for given symbols and angles, and the module function
+    ``substitution(point, trig_atoms)`` turns them into an ``xreplace`` dictionary mapping every
+    free symbol and every ``sin``/``cos``/``tan`` of an angle to a number.  Symbols get random
+    rationals num/den (num ≤ ``size``, den < 1000) respecting their sign assumptions; an angle θ
+    gets a rational parameter u of the circle point (cos θ, sin θ) = ((1 − u²)/(1 + u²),
+    2u/(1 + u²)), so that sin²θ + cos²θ = 1 holds exactly at the point.
+
+    Parameters
+    ----------
+    seed : int, default 20071036
+        Seed of the random generator: the same seed gives the same sequence of points.
+    size : int, default 10**6
+        Upper bound of the numerators drawn.
     """
 
     def __init__(self, seed: int = 20071036, size: int = 10**6) -> None:

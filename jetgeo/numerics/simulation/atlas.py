@@ -28,7 +28,27 @@ __all__ = ["ChartSwitch", "chart_quality", "chart_monitor", "chart_for", "border
 class ChartSwitch:
     """A change of the dependent velocities at time ``t``: ``old`` → ``new``, because the chart
     quality ρ = det(J_D)²/det(J Jᵀ) of the old choice fell to ``rho_old`` (the new one has
-    ``rho_new`` there)."""
+    ``rho_new`` there).
+
+    The dependent velocities D of the normal form q̇^D = g(t, q, q̇^I) are a chart of Q; ρ_D is
+    1 where the other velocities are far from the constraint's null directions and falls to 0
+    where ∂f/∂q̇^D becomes singular [Stolařová 2009, eq. (3)].
+
+    Attributes
+    ----------
+    t : float
+        The time of the switch.
+    old : tuple of Symbol
+        The dependent velocities before the switch.
+    new : tuple of Symbol
+        The dependent velocities after it.
+    reason : str
+        One sentence with both values of ρ and the threshold.
+    rho_old : float
+        ρ of the old choice at the switch (at or below the threshold).
+    rho_new : float
+        ρ of the new choice there (the largest over the admissible choices).
+    """
 
     t: float
     old: tuple
@@ -214,7 +234,32 @@ def bordered_monitor(prep: PreparedSystem, t0, y0, p):
 def chart_for(prep: PreparedSystem, t, y_full, p, switches: list, first_integrals, initial_check: bool = False):
     """(prepared system, None) in a chart regular at the full state (t, y_full) — the one in force if
     its ρ is above the switching threshold, else the choice of largest ρ (recorded in ``switches``);
-    or (prep, SingularEvent) when no chart continues there."""
+    or (prep, SingularEvent) when no chart continues there.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The prepared system in the chart in force (its model carries the ConstrainedSystem).
+    t : float
+        The time.
+    y_full : numpy.ndarray
+        The full state (q, q̇) at t.
+    p : numpy.ndarray
+        The parameter values.
+    switches : list
+        Receives the :class:`ChartSwitch` when the chart changes.
+    first_integrals : mapping or None
+        Passed on when the new chart's system is prepared.
+    initial_check : bool, default False
+        At the initial state: keep the chart in force whenever its ρ is above the threshold.
+
+    Returns
+    -------
+    tuple
+        ``(prep, None)`` with ``prep`` the prepared system of the chart to continue in, or
+        ``(prep, event)`` with a :class:`~jetgeo.numerics.simulation.events.SingularEvent` when no
+        choice is regular (proven) or the next chart cannot be entered (not proven).
+    """
     M = prep.model
     cs = M.cs
     J = np.asarray(prep.jacobian_of_constraints(t, y_full, p), dtype=float)

@@ -53,7 +53,23 @@ class SingularEvent:
 
     ``proven`` is False when the run stopped for a reason that is not a proof of a singular state
     (the atlas could not enter the next chart: a branch not identified at the state, …); the
-    result's status is then "failed", not "singular"."""
+    result's status is then "failed", not "singular".
+
+    Attributes
+    ----------
+    t : float
+        The time the run stopped.
+    explanation : str
+        What vanished and what that means (e.g. "det ∂f/∂q̇ → 0: the constraints are singular").
+    expr : object
+        The monitored quantity (a sympy expression or a label such as ``"rho"``).
+    value : float
+        Its value at ``t``.
+    initial_value : float
+        Its value at the start, against which the threshold is relative.
+    proven : bool, default True
+        Whether the stop proves a singular state.
+    """
 
     t: float
     explanation: str

@@ -17,6 +17,27 @@ __all__ = ["initial_data", "check_on_manifold", "complete_from_normal_form", "lo
 
 
 def lookup(values: Mapping, s: sp.Symbol):
+    """The value given for the symbol ``s`` in a user's mapping, whose keys may be symbols or their names.
+
+    Parameters
+    ----------
+    values : mapping
+        {Symbol or str: value}, e.g. an initial state or parameter values.
+    s : sympy.Symbol
+        The symbol looked up: by identity first, then by name (a symbol with other assumptions
+        but the same name matches too).
+
+    Returns
+    -------
+    object or None
+        The value, or None when ``s`` is not given.
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x", positive=True)
+    >>> lookup({"x": 1.5}, x), lookup({}, x)
+    (1.5, None)
+    """
     if s in values:
         return values[s]
     for k, v in values.items():

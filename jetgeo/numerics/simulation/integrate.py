@@ -275,7 +275,27 @@ def _output(prep: PreparedSystem, ts: list, ys: list, interps: list, y0, p, t0: 
 
 
 def project_velocities(prep: PreparedSystem, t, y, p, maxit: int = 8) -> np.ndarray:
-    """Newton projection of the velocities onto Q along the metric W (see module docstring)."""
+    """Newton projection of the velocities onto Q along the metric W (see module docstring).
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The prepared system: its compiled constraints f, their scales, J = ∂f/∂q̇ and the metric W.
+    t : float
+        The time.
+    y : numpy.ndarray
+        The full state (q, q̇); not modified.
+    p : numpy.ndarray
+        The parameter values.
+    maxit : int, default 8
+        The most Newton updates.
+
+    Returns
+    -------
+    numpy.ndarray
+        A copy of ``y`` with q unchanged and q̇ moved to the nearest point of Q in the metric W,
+        q̇ ← q̇ − W⁻¹Jᵀ(JW⁻¹Jᵀ)⁻¹ f, until |f^j| ≤ 4·10⁻¹⁶ (1 + Σ|terms of f^j|).
+    """
     y = np.array(y, dtype=float)
     m = len(prep.model.q)
     for _ in range(maxit):

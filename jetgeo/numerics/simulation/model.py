@@ -25,7 +25,17 @@ __all__ = ["Condition", "Model", "model_of", "pair_of"]
 
 @dataclass(frozen=True)
 class Condition:
-    """A quantity c(t, q, q̇) watched along a run, with what its vanishing means."""
+    """A quantity c(t, q, q̇) watched along a run, with what its vanishing means.
+
+    Attributes
+    ----------
+    expr : sympy.Expr
+        The expression c(t, q, q̇).
+    kind : str
+        ``"threshold"``, ``"sign"`` or ``"chart"`` (see the field's comment).
+    explanation : str
+        Why the run stops there, in one sentence.
+    """
 
     #: the expression c
     expr: sp.Expr
@@ -38,7 +48,41 @@ class Condition:
 
 @dataclass
 class Model:
-    """The symbolic pieces the integrator needs (one chart of Q)."""
+    """The symbolic pieces the integrator needs (one chart of Q).
+
+    Built by :func:`model_of` from what :func:`~jetgeo.numerics.simulate` is given.
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        The fibred manifold (t, q^σ, q̇^σ).
+    acc : list of sympy.Expr
+        F^σ with q̈^σ = F^σ(t, q, q̇), in the order of ``Y.qddot`` (empty in the multipliers formulation).
+    g : dict
+        The normal form {q̇^D: g(t, q, q̇^I)} ({} when none is known).
+    f : list of sympy.Expr
+        The constraints f^i(t, q, q̇).
+    system : LagrangianSystem or None
+        For the energy and the bordered system; None for a bare ODE.
+    lam : list or None
+        The route's symbolic multipliers λ_i.
+    reactions : list or None
+        The route's symbolic reactions R_σ.
+    conditions : list of Condition
+        The quantities watched along a run.
+    method : str
+        A label of the route.
+    cs : ConstrainedSystem or None, optional
+        The constrained system whose other charts the atlas may enter.
+    Q : ConstraintSubmanifold or None, optional
+        The constraint submanifold, when known.
+    atlas_chart : bool, default False
+        True for a chart entered by the atlas.
+    bordered : BorderedSystem or None, optional
+        The route's own bordered system (Hamel's equations); None: built from the Lagrangian.
+    energy : sympy.Expr or None, optional
+        E_L in a cheaper form than q̇·∂L/∂q̇ − L, when the route has one.
+    """
 
     #: the fibred manifold (t, q^σ, q̇^σ)
     Y: object
@@ -93,7 +137,18 @@ def names(symbols) -> str:
 def pair_of(obj):
     """(LagrangianSystem, ConstraintSubmanifold) if ``obj`` is such a pair (a tuple, or an object with
     ``.system`` and ``.Q`` that is not itself equations of motion: a catalogue entry, an imported
-    model), else None."""
+    model), else None.
+
+    Parameters
+    ----------
+    obj : object
+        Anything given to :func:`~jetgeo.numerics.simulate`.
+
+    Returns
+    -------
+    tuple or None
+        ``(system, Q)`` when ``obj`` is a LagrangianSystem with a ConstraintSubmanifold, else None.
+    """
     if isinstance(obj, (tuple, list)) and len(obj) == 2:
         system, Q = obj
     elif isinstance(obj, SystemOnQ) and not isinstance(obj, EquationsOfMotion):
@@ -125,6 +180,25 @@ def model_of(obj, formulation: str = "full") -> Model:
       formulations need that motion (pass it; without constraints it is used here);
     * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
     * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
+
+    Parameters
+    ----------
+    obj : object
+        One of the kinds listed above.
+    formulation : str, default "full"
+        ``"full"``, ``"reduced"`` or ``"multipliers"``: which pieces are needed.
+
+    Returns
+    -------
+    Model
+        The symbolic pieces.
+
+    Raises
+    ------
+    jetgeo.errors.InputError
+        For an object of another kind, a (system, Q) pair outside the multipliers formulation, a
+        constrained QuasiVelocitySystem without its motion outside it, or accelerations missing
+        for some coordinate.
     """
     pair = pair_of(obj)
     if pair is not None:

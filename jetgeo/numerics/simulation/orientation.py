@@ -62,7 +62,26 @@ class ChartConditioningWarning(UserWarning):
 class OrientationSwitch(ChartSwitch):
     """A change of the orientation chart at time ``t``: ``old`` → ``new`` (1-tuples holding the
     Euler sequences), because |det Φ| of the old chart fell to ``rho_old`` (the new one has
-    ``rho_new`` there)."""
+    ``rho_new`` there).
+
+    An Euler-angle chart (a) ↦ R(a) of SO(3) degenerates where |det Φ(a)| → 0 (Ω = Φ(a) ȧ: gimbal
+    lock); the run continues in another sequence, with the same rotation R.
+
+    Attributes
+    ----------
+    t : float
+        The time of the switch.
+    old : tuple of str
+        ``(sequence,)``: the Euler sequence left (e.g. ``("ZXZ",)``).
+    new : tuple of str
+        ``(sequence,)``: the Euler sequence entered.
+    reason : str
+        One sentence with both conditionings and the threshold.
+    rho_old : float
+        |det Φ| of the old chart at the switch.
+    rho_new : float
+        |det Φ| of the new chart there.
+    """
 
     def __str__(self) -> str:
         return f"t = {self.t:.6g}: orientation chart {self.old[0]} → {self.new[0]} ({self.reason})"

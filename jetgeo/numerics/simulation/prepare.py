@@ -39,7 +39,18 @@ class BorderedRHS:
     """q' = q̇ and (q̈, λ) from the bordered linear system [[W, −Jᵀ], [J, 0]] (q̈, λ) = (ℓ, −b)
     (:func:`~jetgeo.mechanics.bordered.bordered_system`), solved at every call: in the generated C
     code when ``dae`` was compiled with the C backend (``compile_rhs(..., bordered=(m, k))``: one
-    call evaluates the blocks and eliminates, no NumPy round trip), else with numpy."""
+    call evaluates the blocks and eliminates, no NumPy round trip), else with numpy.
+
+    Parameters
+    ----------
+    dae : CompiledFunction
+        The compiled blocks [W (row-major), ℓ, J (row-major), b] at a full state; with the C
+        backend it also carries ``bordered_rhs`` and ``bordered_solve``.
+    m : int
+        The number of coordinates (W is m × m).
+    k : int
+        The number of constraints (J is k × m).
+    """
 
     def __init__(self, dae: CompiledFunction, m: int, k: int) -> None:
         self.dae, self.m, self.k = dae, m, k
@@ -118,7 +129,33 @@ def term_scales(fs: list, state: tuple, params: tuple, t, vectorized: bool, name
 @dataclass(frozen=True)
 class PreparedSystem:
     """The compiled pieces of a model in one formulation (see the module docstring for the calling
-    conventions).  Built by :func:`prepare`; ``simulate(prepared, ...)`` accepts it."""
+    conventions).  Built by :func:`prepare`; ``simulate(prepared, ...)`` accepts it.
+
+    Not built directly: :func:`prepare` compiles it.  Each field is documented where it is
+    declared (``#:`` comments); they fall in four groups.
+
+    Parameters
+    ----------
+    model, formulation, backend
+        The symbolic :class:`~jetgeo.numerics.simulation.model.Model`, ``"full"`` / ``"reduced"`` /
+        ``"multipliers"``, and the compile backend.
+    state, full_state, dependent, independent, params
+        Symbols: the integration state, (q, q̇), the dependent and independent velocities of the
+        normal form in use, and the parameters in the order of the vector p.
+    integrals, energy_expression, rhs_expressions, bordered_expressions, constraint_jacobian
+        The symbolic pieces compiled: first integrals, E_L, the right-hand side F, the bordered
+        blocks [W, ℓ, J, b] and J = ∂f/∂q̇.
+    rhs, bordered, constraint_residuals, constraint_scales, normal_form
+        Evaluators of one state: y' = F(t, y, p), the bordered solve, f^j, Σ|terms of f^j| and g.
+    jacobian_of_constraints, metric, jacobian_of_constraints_in_state, condition_monitors
+        J and W at a full state, J at an integration state, and the singular-state monitors.
+    constraint_residuals_along, constraint_scales_along, normal_form_along, energy_along
+        f^j, its scales, g and E_L vectorised over the output points of a run (y of shape (n, N)).
+    multipliers_along, reactions_along, forces_along, explicit_power_along, integrals_along
+        λ, R, A, −∂L/∂t and the first integrals along a run (None where not available).
+    _variants : dict, optional
+        Internal: variants derived on demand (with ∂F/∂y compiled), shared between them.
+    """
 
     #: the symbolic model (:class:`~jetgeo.numerics.simulation.model.Model`)
     model: Model

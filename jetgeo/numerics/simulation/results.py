@@ -48,6 +48,70 @@ class SimulationResult:
     ``reactions[i, σ]`` R_σ = λ_j ∂f^j/∂q̇^σ (None when the method does not give them).
     ``reaction_power`` R·q̇, ``force_power`` A·q̇ and ``explicit_power`` −∂L/∂t make up
     dE_L/dt (theory/numerics.md, "The energy balance").  ``event`` tells why the integration stopped early.
+
+    Attributes
+    ----------
+    t : numpy.ndarray
+        The output times, shape (N,).
+    q : numpy.ndarray
+        The coordinates, shape (N, m).
+    qdot : numpy.ndarray
+        The velocities, shape (N, m).
+    q_symbols : tuple of Symbol
+        The coordinates' symbols (:meth:`column` looks a series up by symbol or name).
+    qdot_symbols : tuple of Symbol
+        The velocities' symbols.
+    constraints : list of sympy.Expr
+        The constraints f^j.
+    residuals : numpy.ndarray
+        f^j along the run, shape (N, k).
+    residual_scale : numpy.ndarray
+        Σ|terms of f^j| along the run, for relative figures (:attr:`max_relative_residual`).
+    energy : numpy.ndarray or None
+        E_L along the run.
+    multipliers : numpy.ndarray or None
+        λ_j, shape (N, k).
+    reactions : numpy.ndarray or None
+        R_σ = λ_j ∂f^j/∂q̇^σ, shape (N, m).
+    reaction_power : numpy.ndarray or None
+        R·q̇ (zero for Chetaev's reactions of homogeneous constraints).
+    force_power : numpy.ndarray or None
+        A·q̇, the power of the applied forces.
+    explicit_power : numpy.ndarray or None
+        −∂L/∂t; dE_L/dt is the sum of the three powers (:meth:`energy_balance`).
+    integrals : dict
+        {name: values} of the first integrals given to ``simulate``.
+    success : bool
+        False when a step failed (``status`` "failed").
+    status : str
+        ``"finished"`` (reached the end), ``"singular"`` (stopped at a proven singular state) or
+        ``"failed"``.
+    message : str
+        The integrator's message, or why it stopped.
+    event : SingularEvent or None
+        Where and why the run stopped early.
+    nfev : int
+        Right-hand side evaluations.
+    projected : bool
+        Whether the state was projected back onto Q after each step.
+    formulation : str
+        ``"full"``, ``"reduced"`` or ``"multipliers"``.
+    params : dict
+        {parameter: value} used.
+    sol : callable or None, optional
+        The dense output of the integration state (calling the result gives (q, q̇) at any t).
+    _to_full : callable or None, optional
+        Internal: maps the integration state to (q, q̇).
+    charts : list of ChartSwitch, optional
+        The chart switches of the atlas, in time order.
+    t_stop : float or None, optional
+        The time the integration ended at (may lie after ``t[-1]``).
+    orientation_charts : list or None, optional
+        The Euler sequence of each output row for a run across charts of SO(3).
+    orientation : numpy.ndarray or None, optional
+        For a rigid body stepped on SO(3): the unit quaternion at every node, shape (N, 4).
+    quasi_velocities : numpy.ndarray or None, optional
+        The quasi-velocities v at every node when the run stepped them, shape (N, m).
     """
 
     t: np.ndarray
@@ -216,6 +280,35 @@ class SimulationResult:
 
 
 def finish(prep: PreparedSystem, out: Out, p, params, ev_list, projected: bool, t0) -> SimulationResult:
+    """The :class:`SimulationResult` of one integration in one chart: the integrator's output mapped
+    to the full state (q, q̇), and the monitors evaluated along it — constraint residuals and their
+    scales, energy, multipliers and reactions (from the route, or solved from the bordered system
+    at every output point), the powers of the energy balance, the first integrals, and the
+    singular event that stopped it.
+
+    Parameters
+    ----------
+    prep : PreparedSystem
+        The prepared system integrated.
+    out : Out
+        The integrator's raw output (times, states, status, events, dense output).
+    p : numpy.ndarray
+        The parameter values, in the order of ``prep.params``.
+    params : dict
+        {parameter: value}, kept in the result.
+    ev_list : list
+        The singular-state events given to the integrator: (event, explanation, expression,
+        initial value), in the order of ``out.t_events``.
+    projected : bool
+        Whether states were projected onto Q.
+    t0 : float
+        The initial time.
+
+    Returns
+    -------
+    SimulationResult
+        Status ``"finished"``, ``"singular"`` or ``"failed"`` from the integrator's status.
+    """
     M = prep.model
     t = np.asarray(out.t, dtype=float)
     Y = np.asarray(out.y, dtype=float)
@@ -282,7 +375,20 @@ def finish(prep: PreparedSystem, out: Out, p, params, ev_list, projected: bool, 
 
 def merge(segments: list, have_t_eval: bool) -> SimulationResult:
     """One result from the segments of a run across charts (arrays concatenated, the duplicate state
-    at each switch dropped; the dense output piecewise, in the full state)."""
+    at each switch dropped; the dense output piecewise, in the full state).
+
+    Parameters
+    ----------
+    segments : list of SimulationResult
+        The results of the charts, in time order.
+    have_t_eval : bool
+        Whether the output times were given (then the switch points, added by the atlas, are dropped).
+
+    Returns
+    -------
+    SimulationResult
+        The whole run: status, message and event of the last segment, the chart switches of all.
+    """
     keep = []
     last_t = -np.inf
     for i, seg in enumerate(segments):
