@@ -70,6 +70,9 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 NAME_MIN_NODES = 8
 
 _PROOFS = ("structural", "normal form", "trig normal form")
+#: The dense gcd (:func:`_cofactors`) is used on at most this many generators; sparse above
+#: (the dense representation nests one level per generator: slower, and recursive).
+DENSE_GCD_MAX_GENS = 8
 _ATOM_TYPES: set = set()  # the types of the atoms (sympy Expr) met so far
 _Symbol = sp.Symbol
 _new = object.__new__
@@ -215,16 +218,29 @@ def _ring(n: int) -> PolyRing:
     return ring
 
 
-def _image(f, x: int, point: list) -> list:
-    """The coefficients (low degree first) in F_p of ``f`` as a polynomial in its generator
-    ``x``, every other generator i set to ``point[i]`` (p = :data:`PRIME`)."""
-    coeffs: dict = {}
+def _term_values(f, point: list) -> list:
+    """[(monomial, value in F_p of the term at ``point``)] of the ring element ``f``."""
+    out = []
     for monom, c in f.iterterms():
         v = int(c) % PRIME
         for i, k in enumerate(monom):
-            if k and i != x:
+            if k:
                 v = v * pow(point[i], k, PRIME) % PRIME
-        coeffs[monom[x]] = (coeffs.get(monom[x], 0) + v) % PRIME
+        out.append((monom, v))
+    return out
+
+
+def _image(terms: list, x: int, point: list) -> list:
+    """The coefficients (low degree first) in F_p, as a polynomial in the generator ``x``, of
+    the element whose :func:`_term_values` at ``point`` are ``terms`` (every other generator
+    set to its value: the value of x^k divided out; the point has no zero coordinate)."""
+    coeffs: dict = {}
+    inv = pow(point[x], PRIME - 2, PRIME)
+    for monom, v in terms:
+        k = monom[x]
+        if k:
+            v = v * pow(inv, k, PRIME) % PRIME
+        coeffs[k] = (coeffs.get(k, 0) + v) % PRIME
     return [coeffs.get(k, 0) for k in range(max(coeffs) + 1)]
 
 
@@ -246,7 +262,10 @@ def _gcd_degree_mod(a: list, b: list) -> int:
     return len(a) - 1
 
 
-_POINTS = [[(7919 * (i + 1) * (t + 3) ** 5 + 104729 * t) % PRIME for i in range(256)] for t in range(3)]
+def _points(n: int) -> list:
+    """Three fixed points of F_p^n for :func:`_coprime` (any points serve: a point where a
+    leading coefficient vanishes is skipped, and a failure only means "not proven")."""
+    return [[(7919 * (i + 1) * (t + 3) ** 5 + 104729 * t) % PRIME for i in range(n)] for t in range(3)]
 
 
 def _coprime(f, g) -> bool:
@@ -258,17 +277,19 @@ def _coprime(f, g) -> bool:
     common case (nothing to cancel, a factor with no content) costs evaluations instead of
     sympy's sparse heuristic gcd, which builds a polynomial ring per generator it evaluates
     away — rebuilt, monomial code generated anew, whenever sympy's cache was cleared."""
-    fv = [i for i, k in enumerate(f.degrees()) if k > 0]
-    gdeg = g.degrees()
-    for x in fv:
-        if gdeg[x] <= 0:
-            continue
-        for point in _POINTS:
-            if len(point) < f.ring.ngens:
-                return False
-            a = _image(f, x, point)
-            if len(a) - 1 == f.degrees()[x] and a[-1]:  # LC_x(f) does not vanish at the point
-                if _gcd_degree_mod(a, _image(g, x, point)) > 0:
+    fdeg, gdeg = f.degrees(), g.degrees()
+    common = [i for i, k in enumerate(fdeg) if k > 0 and gdeg[i] > 0]
+    if not common:
+        return True
+    values: dict = {}  # point index -> (terms of f, terms of g), computed when first needed
+    points = _points(f.ring.ngens)
+    for x in common:
+        for t, point in enumerate(points):
+            if t not in values:
+                values[t] = (_term_values(f, point), _term_values(g, point))
+            a = _image(values[t][0], x, point)
+            if len(a) - 1 == fdeg[x] and a[-1]:  # LC_x(f) does not vanish at the point
+                if _gcd_degree_mod(a, _image(values[t][1], x, point)) > 0:
                     return False
                 break
         else:
@@ -278,28 +299,34 @@ def _coprime(f, g) -> bool:
 
 def _cofactors(f, g) -> tuple:
     """(h, f/h, g/h), h = gcd(f, g) over ℤ with a positive leading coefficient, for ring elements
-    of at least two terms each.  sympy's dense heuristic gcd on the generators the two use (the
-    ring may have many more): ``PolyElement.gcd`` would run the sparse one on the whole ring,
-    building a ring for each generator it evaluates away, and those rings are rebuilt — their
-    monomial code generated anew — whenever sympy's cache was cleared."""
+    of at least two terms each, computed on the generators the two use (the ring may have
+    hundreds more): sympy's dense heuristic gcd on up to :data:`DENSE_GCD_MAX_GENS` of them,
+    its sparse one in the ring of just those above.  ``PolyElement.gcd`` on the whole ring
+    builds a ring for each generator it evaluates away — rebuilt, monomial code generated anew,
+    whenever sympy's cache was cleared: 27 s for one gcd in a ring of 260 generators (a piece of
+    Routh's sphere's ψ̈)."""
     used = sorted({i for p in (f, g) for m in p.itermonoms() for i, k in enumerate(m) if k})
     u = len(used) - 1
-    if u < 0:
-        return f.cofactors(g)
-    dense = [dmp_from_dict({tuple(m[i] for i in used): c for m, c in p.iterterms()}, u, ZZ) for p in (f, g)]
     ring = f.ring
+    if u < 0 or len(used) == ring.ngens:
+        return f.cofactors(g)
     zero = [0] * ring.ngens
 
-    def back(d):
+    def lift(terms):
         out = {}
-        for m, c in dmp_to_dict(d, u, ZZ).items():
+        for m, c in terms:
             full = list(zero)
             for i, k in zip(used, m):
                 full[i] = k
             out[tuple(full)] = c
         return ring.from_dict(out)
 
-    return tuple(back(d) for d in dmp_inner_gcd(dense[0], dense[1], u, ZZ))
+    small = [{tuple(m[i] for i in used): c for m, c in p.iterterms()} for p in (f, g)]
+    if u < DENSE_GCD_MAX_GENS:
+        dense = [dmp_from_dict(t, u, ZZ) for t in small]
+        return tuple(lift(dmp_to_dict(d, u, ZZ).items()) for d in dmp_inner_gcd(dense[0], dense[1], u, ZZ))
+    sub = _ring(len(used))
+    return tuple(lift(q.iterterms()) for q in sub.from_dict(small[0]).cofactors(sub.from_dict(small[1])))
 
 
 def _gcd(f, g):
