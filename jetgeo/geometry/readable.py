@@ -75,6 +75,7 @@ _PROOFS = ("structural", "normal form", "trig normal form")
 DENSE_GCD_MAX_GENS = 8
 _ATOM_TYPES: set = set()  # the types of the atoms (sympy Expr) met so far
 _Symbol = sp.Symbol
+_CHECKED: list = [None]  # the last tuple of velocities found to be symbols
 _new = object.__new__
 _TRIG = (sp.sin, sp.cos, sp.tan)
 
@@ -953,10 +954,12 @@ def readable(exprs, velocities=None) -> ReadableForm:
     >>> r.equations
     {'u': a*omega**2/(a**2 + 1), 'v': 0}
     """
-    vel = () if velocities is None else tuple(velocities)
-    for v in vel:
-        if type(v) is not _Symbol and not isinstance(v, _Symbol):  # the common case first: cheaper
-            raise InputError(f"readable: velocities must be symbols, got {v!r}")
+    if velocities is not None and velocities is not _CHECKED[0]:
+        for v in velocities:
+            if type(v) is not _Symbol and not isinstance(v, _Symbol):  # the common case first: cheaper
+                raise InputError(f"readable: velocities must be symbols, got {v!r}")
+        if type(velocities) is tuple:  # immutable: checked once for repeated calls with the same tuple
+            _CHECKED[0] = velocities
     if type(exprs) is dict:
         # an input of atoms (a bare 0, a symbol) is its own readable form: returned at once, a
         # copy of the dict — the catalogue's zero entries cost a fraction of a microsecond
@@ -979,6 +982,7 @@ def readable(exprs, velocities=None) -> ReadableForm:
         raise InputError(f"readable: expected a dict or a list of expressions, got {type(exprs).__name__}")
     if all(v.is_Atom for v in values):  # nothing to rewrite (a number, a symbol)
         return ReadableForm(dict(zip(keys, values)) if keys is not None else values)
+    vel = () if velocities is None else tuple(velocities)
     original = list(values)
     again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
     # 2-3. per entry: trigonometric normal form, common denominator, collected numerator; for a
