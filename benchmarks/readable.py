@@ -58,7 +58,7 @@ OUT = ROOT / "benchmarks" / "results" / "readable.txt"
 #: the published form of the system and the tests that hold the derived equations to it.
 PUBLISHED = {
     "veselova": [
-        "published form: [Veselov-Veselova 1988] state the problem in body-frame Omega (entry.quasi), not in",
+        "published form: [Veselov–Veselova 1988] state the problem in body-frame Omega (entry.quasi), not in",
         "  Euler-angle rates: no size comparison is possible.  Compared instead: the integral",
         "  |I Omega|^2 - <I Omega, gamma>^2 of the paper is exact along entry.quasi",
         "  (tests/systems/test_rigid_bodies.py::test_veselova_integral_is_exact), entry.quasi is the",
@@ -66,7 +66,7 @@ PUBLISHED = {
         "  equals these accelerations (the (all) line; tests/geometry/test_readable.py::",
         "  test_catalogue_readable_expands_to_the_accelerations)."],
     "routh_sphere": [
-        "published form: [Borisov-Mamaev 2002] give Routh's sphere in body frame (Omega, gamma), not in",
+        "published form: [Borisov–Mamaev 2002] give Routh's sphere in body frame (Omega, gamma), not in",
         "  Euler-angle rates: no size comparison is possible.  Compared instead: Jellett's and Routh's",
         "  integrals of the paper are kept along entry.quasi (tests/systems/test_rigid_bodies.py::",
         "  test_routh_sphere_keeps_jellett_and_routh_integrals), entry.quasi is the coordinate route",
