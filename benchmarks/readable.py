@@ -26,7 +26,9 @@ time.  A last line per system gives readable of the whole system at once (names 
 entries), the number the ≤ 10 s criterion for the largest system is read from.
 
 ``python -m benchmarks.readable [--cap 600] [--out benchmarks/results/readable.txt]
-[--reuse benchmarks/results/readable_sympy_rigid.json] [--systems NAME ...]`` — ``--reuse`` takes
+[--reuse benchmarks/results/readable_sympy_rigid.json] [--systems NAME ...] [--merge TABLE ...]`` —
+``--merge`` puts the rows of separately run tables (a slow system run alongside) into ``--out``
+(:func:`merge`; nothing measured); ``--reuse`` takes
 sympy's cells from the JSON a previous run of this script wrote next to its table, for the
 entries where that run's cell is one call under the rule above in both versions of it (sympy
 took ≥ 1 s, or did not finish within the cap); the header names the run.  The jetgeo column is
@@ -196,7 +198,12 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--reuse", type=Path, default=None, help="JSON of a previous run: take sympy's column from it")
     ap.add_argument("--systems", nargs="*", default=None)
+    ap.add_argument("--merge", type=Path, nargs="+", default=None,
+                    help="tables of separate runs (--systems): merge their rows into --out, measure nothing")
     args = ap.parse_args(argv)
+    if args.merge:
+        merge(args.out, args.merge, args.cap)
+        return
     prov = provenance()
     reused = json.loads(args.reuse.read_text()) if args.reuse else {}
     reusable = {k: v for k, v in reused.get("entries", {}).items()
@@ -273,16 +280,53 @@ def main(argv=None) -> None:
             lines += ["  " + ln for ln in PUBLISHED.get(name, ["published form: no comparison recorded"])]
         args.out.write_text("\n".join(lines) + "\n")
         args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
-    rows = [ln for ln in lines[len(header):] if "(all)" not in ln and not ln.startswith(" ")]
+    lines += ["", summary(lines[len(header):], sympy_cap),
+              f"load:    {os.getloadavg()[0]:.2f} (1-minute average at the end)"]
+    args.out.write_text("\n".join(lines) + "\n")
+    args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
+
+
+def summary(body: list, cap: float) -> str:
+    """The count line of a table's rows (``body``: rows, (all) lines and notes)."""
+    rows = [ln for ln in body if ln and "(all)" not in ln and not ln.startswith(" ")]
     n_size = sum(ln.split()[-2] == "yes" for ln in rows)
     n_time = sum(ln.split()[-1] == "yes" for ln in rows)
     n_run = sum("not run" not in ln for ln in rows)
     n_cap = sum("did not finish" in ln for ln in rows)
-    lines += ["", f"entries: {len(rows)} ({n_run} given to sympy, {n_cap} of them did not finish in "
-                  f"{sympy_cap:g} s); size ok: {n_size}; time ok: {n_time}",
-              f"load:    {os.getloadavg()[0]:.2f} (1-minute average at the end)"]
-    args.out.write_text("\n".join(lines) + "\n")
-    args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
+    return (f"entries: {len(rows)} ({n_run} given to sympy, {n_cap} of them did not finish in {cap:g} s); "
+            f"size ok: {n_size}; time ok: {n_time}")
+
+
+def _parts(text: str) -> tuple:
+    """(header lines, body lines, footer lines) of a table written by :func:`main`."""
+    lines = text.rstrip("\n").split("\n")
+    rule = next(i for i, ln in enumerate(lines) if ln.startswith("-----"))
+    end = next(i for i in range(rule + 1, len(lines)) if not lines[i])
+    return lines[:rule + 1], lines[rule + 1:end], lines[end + 1:]
+
+
+def merge(out: Path, others: list, cap: float) -> None:
+    """Merge the rows of ``others`` — tables of this script run separately, with ``--systems``
+    (a slow system alongside the rest, so that both finish in time) — into the table ``out``:
+    their rows after its own, the count line recomputed, and a header line per merged table
+    naming its run (command, commit, date, load).  Nothing is re-measured."""
+    header, body, footer = _parts(out.read_text())
+    note = []
+    for other in others:
+        o_head, o_body, o_foot = _parts(other.read_text())
+        field = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_head if ":" in ln}
+        end = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_foot if ":" in ln}
+        systems = sorted({ln.split()[0] for ln in o_body if ln and not ln.startswith(" ")})
+        note += [f"rows of {', '.join(systems)} merged (benchmarks/readable.py --merge) from a separate run of this",
+                 f"  script, alongside this one: {field.get('command', '?')}",
+                 f"  commit {field.get('commit', '?')}, {field.get('date', '?')}; load {field.get('load', '?')},",
+                 f"  {end.get('load', '?')}; its own count: {end.get('entries', '?')}"]
+        body += o_body
+    rule = len(header) - 1
+    title_end = next(i for i, ln in enumerate(header) if not ln)  # the blank line before the column titles
+    header = header[:title_end] + note + header[title_end:rule + 1]
+    footer = [summary(body, cap) if ln.startswith("entries:") else ln for ln in footer]
+    out.write_text("\n".join(header + body + [""] + footer) + "\n")
 
 
 if __name__ == "__main__":
