@@ -401,9 +401,9 @@ def test_heavy_catalogue_readable_expands_to_the_accelerations(name):
     # computed on the DAGs (their difference cannot be formed as a tree)
     cs = load(name).constrained()
     acc = cs.accelerations()
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the bound holds for the code, whatever else the machine runs
     r = readable(acc, velocities=cs.Y.qdot)
-    assert time.perf_counter() - t0 <= 10.0
+    assert time.process_time() - t0 <= 10.0
     assert list(r.equations) == list(acc) and r.size() < 20000
 
     def untan(e):
