@@ -30,21 +30,31 @@ an *exact* rewriting (theory/readable.md):
    gcds of step 3) then apply to each named piece small enough.
 
 No step calls ``simplify``; :meth:`ReadableForm.expand` substitutes the names back.
+
+Fast paths, none changing a result: a dict of atoms (a bare 0, a symbol) is returned at once;
+two ring elements are first tried for a coprimality certificate by images in F_p
+(:func:`_coprime`: most gcds of step 3 are 1) and otherwise their gcd is taken on the
+generators they use (:func:`_cofactors`); products are built by sympy's own unevaluated
+constructor where that is its evaluated product (:func:`_mul`).  With sympy's cache cleared
+(a fresh session), these cut a small entry's time by a factor 2-3 (benchmarks/readable.py).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import sympy as sp
+from sympy.core.mul import _unevaluated_Mul
+from sympy.polys.densebasic import dmp_from_dict, dmp_to_dict
 from sympy.polys.domains import ZZ
+from sympy.polys.euclidtools import dmp_inner_gcd
 from sympy.polys.orderings import lex
 from sympy.polys.rings import PolyRing
 
 from ..errors import InputError
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
+from .exact.shadow import PRIME
 from .exact.size import FACTOR_MAX_TERMS, READABLE_MAX_NODES, tree_size
 from .exact.trig import reduce_pythagorean_poly
 from .zero import ZeroTest, zero_tests
@@ -60,6 +70,13 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 NAME_MIN_NODES = 8
 
 _PROOFS = ("structural", "normal form", "trig normal form")
+#: The dense gcd (:func:`_cofactors`) is used on at most this many generators; sparse above
+#: (the dense representation nests one level per generator: slower, and recursive).
+DENSE_GCD_MAX_GENS = 8
+_ATOM_TYPES: set = set()  # the types of the atoms (sympy Expr) met so far
+_Symbol = sp.Symbol
+_CHECKED: list = [None]  # the last tuple of velocities found to be symbols
+_new = object.__new__
 _TRIG = (sp.sin, sp.cos, sp.tan)
 
 
@@ -74,14 +91,15 @@ def _proven_zero(t: ZeroTest) -> bool:
     return False  # numerical evaluation decides nothing here
 
 
-@dataclass(frozen=True)
 class ReadableForm:
     """The readable form of a dict or list of expressions (:func:`readable`).
 
     ``equations`` has the keys (or the order) of the input, written with the names of
     ``definitions``: ordered (Symbol, expression) pairs, each expression in the input's symbols
     and the names defined before it.  ``zeros``: the keys (indices for a list) of the entries
-    proven identically zero, with their :class:`~jetgeo.geometry.zero.ZeroTest`.
+    proven identically zero, with their :class:`~jetgeo.geometry.zero.ZeroTest`.  Read-only
+    attributes in slots: building one costs a fraction of a microsecond (an input of atoms
+    returns at once, :func:`readable`).
 
     Parameters
     ----------
@@ -95,9 +113,39 @@ class ReadableForm:
         {key: ZeroTest} of the entries proven identically zero.
     """
 
-    equations: dict | list
-    definitions: tuple = ()
-    zeros: dict = field(default_factory=dict)
+    __slots__ = ("_parts",)  # (equations, definitions, zeros or None): one store builds it
+
+    def __init__(self, equations: dict | list, definitions: tuple = (), zeros: dict | None = None):
+        self._parts = (equations, definitions, zeros)
+
+    @property
+    def equations(self) -> dict | list:
+        """The entries, written with the names of :attr:`definitions`."""
+        return self._parts[0]
+
+    @property
+    def definitions(self) -> tuple:
+        """Ordered (Symbol, expression) pairs: the named subexpressions."""
+        return self._parts[1]
+
+    @property
+    def zeros(self) -> dict:
+        """{key: ZeroTest} of the entries proven identically zero."""
+        eqs, defs, zeros = self._parts
+        if zeros is None:
+            zeros = {}
+            self._parts = (eqs, defs, zeros)
+        return zeros
+
+    def __repr__(self) -> str:
+        return f"ReadableForm(equations={self.equations!r}, definitions={self.definitions!r}, zeros={self.zeros!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReadableForm):
+            return NotImplemented
+        return (self.equations, self.definitions, self.zeros) == (other.equations, other.definitions, other.zeros)
+
+    __hash__ = None  # type: ignore[assignment]  # the equations are a dict or a list
 
     def _items(self) -> list:
         eqs = self.equations
@@ -180,6 +228,141 @@ def _ring(n: int) -> PolyRing:
     if ring is None:
         ring = _RINGS[n] = PolyRing([sp.Symbol(f"_readable_g{i}") for i in range(n)], ZZ, lex)
     return ring
+
+
+def _term_values(f, point: list) -> list:
+    """[(monomial, value in F_p of the term at ``point``)] of the ring element ``f``."""
+    out = []
+    for monom, c in f.iterterms():
+        v = int(c) % PRIME
+        for i, k in enumerate(monom):
+            if k:
+                v = v * pow(point[i], k, PRIME) % PRIME
+        out.append((monom, v))
+    return out
+
+
+def _image(terms: list, x: int, point: list) -> list:
+    """The coefficients (low degree first) in F_p, as a polynomial in the generator ``x``, of
+    the element whose :func:`_term_values` at ``point`` are ``terms`` (every other generator
+    set to its value: the value of x^k divided out; the point has no zero coordinate)."""
+    coeffs: dict = {}
+    inv = pow(point[x], PRIME - 2, PRIME)
+    for monom, v in terms:
+        k = monom[x]
+        if k:
+            v = v * pow(inv, k, PRIME) % PRIME
+        coeffs[k] = (coeffs.get(k, 0) + v) % PRIME
+    return [coeffs.get(k, 0) for k in range(max(coeffs) + 1)]
+
+
+def _gcd_degree_mod(a: list, b: list) -> int:
+    """Degree of gcd(a, b) in F_p[x] (coefficient lists, low degree first; -1 for 0)."""
+    def trim(c):
+        while c and not c[-1]:
+            c.pop()
+        return c
+    a, b = trim(list(a)), trim(list(b))
+    while b:
+        inv = pow(b[-1], PRIME - 2, PRIME)
+        while len(a) >= len(b):  # a := a mod b
+            q, shift = a[-1] * inv % PRIME, len(a) - len(b)
+            for i, c in enumerate(b):
+                a[i + shift] = (a[i + shift] - q * c) % PRIME
+            trim(a)
+        a, b = b, a
+    return len(a) - 1
+
+
+def _points(n: int) -> list:
+    """Three fixed points of F_p^n for :func:`_coprime` (any points serve: a point where a
+    leading coefficient vanishes is skipped, and a failure only means "not proven")."""
+    return [[(7919 * (i + 1) * (t + 3) ** 5 + 104729 * t) % PRIME for i in range(n)] for t in range(3)]
+
+
+def _coprime(f, g) -> bool:
+    """Whether the ring elements ``f``, ``g`` are proven to have no common factor of positive
+    degree, by images: a common factor h involves only generators x present in both; h | f gives
+    LC_x(h) | LC_x(f), so at a point of the other generators where LC_x(f) ≢ 0 (mod p) the image
+    of h keeps its degree in x and divides the images of f and g in F_p[x] — a gcd of degree 0
+    there proves deg_x h = 0.  ``False`` means "not proven" (the caller computes the gcd).  The
+    common case (nothing to cancel, a factor with no content) costs evaluations instead of
+    sympy's sparse heuristic gcd, which builds a polynomial ring per generator it evaluates
+    away — rebuilt, monomial code generated anew, whenever sympy's cache was cleared."""
+    fdeg, gdeg = f.degrees(), g.degrees()
+    common = [i for i, k in enumerate(fdeg) if k > 0 and gdeg[i] > 0]
+    if not common:
+        return True
+    values: dict = {}  # point index -> (terms of f, terms of g), computed when first needed
+    points = _points(f.ring.ngens)
+    for x in common:
+        for t, point in enumerate(points):
+            if t not in values:
+                values[t] = (_term_values(f, point), _term_values(g, point))
+            a = _image(values[t][0], x, point)
+            if len(a) - 1 == fdeg[x] and a[-1]:  # LC_x(f) does not vanish at the point
+                if _gcd_degree_mod(a, _image(values[t][1], x, point)) > 0:
+                    return False
+                break
+        else:
+            return False
+    return True
+
+
+def _cofactors(f, g) -> tuple:
+    """(h, f/h, g/h), h = gcd(f, g) over ℤ with a positive leading coefficient, for ring elements
+    of at least two terms each, computed on the generators the two use (the ring may have
+    hundreds more): sympy's dense heuristic gcd on up to :data:`DENSE_GCD_MAX_GENS` of them,
+    its sparse one in the ring of just those above.  ``PolyElement.gcd`` on the whole ring
+    builds a ring for each generator it evaluates away — rebuilt, monomial code generated anew,
+    whenever sympy's cache was cleared: 27 s for one gcd in a ring of 260 generators (a piece of
+    Routh's sphere's ψ̈)."""
+    used = sorted({i for p in (f, g) for m in p.itermonoms() for i, k in enumerate(m) if k})
+    u = len(used) - 1
+    ring = f.ring
+    if u < 0 or len(used) == ring.ngens:
+        return f.cofactors(g)
+    zero = [0] * ring.ngens
+
+    def lift(terms):
+        out = {}
+        for m, c in terms:
+            full = list(zero)
+            for i, k in zip(used, m):
+                full[i] = k
+            out[tuple(full)] = c
+        return ring.from_dict(out)
+
+    small = [{tuple(m[i] for i in used): c for m, c in p.iterterms()} for p in (f, g)]
+    if u < DENSE_GCD_MAX_GENS:
+        dense = [dmp_from_dict(t, u, ZZ) for t in small]
+        return tuple(lift(dmp_to_dict(d, u, ZZ).items()) for d in dmp_inner_gcd(dense[0], dense[1], u, ZZ))
+    sub = _ring(len(used))
+    return tuple(lift(q.iterterms()) for q in sub.from_dict(small[0]).cofactors(sub.from_dict(small[1])))
+
+
+def _gcd(f, g):
+    """gcd of the ring elements ``f``, ``g`` over ℤ (as ``PolyElement.gcd``): their integer
+    content's gcd when :func:`_coprime` proves them coprime, else :func:`_cofactors`."""
+    if not f or not g or len(f) == 1 or len(g) == 1:
+        return f.gcd(g)
+    if _coprime(f, g):
+        return f.ring(math.gcd(int(f.content()), int(g.content())))
+    return _cofactors(f, g)[0]
+
+
+def _cancel(n, d) -> tuple:
+    """n/d cancelled (as ``PolyElement.cancel`` over ℤ: the denominator's leading coefficient
+    positive), without a gcd when :func:`_coprime` proves there is nothing but integers to
+    cancel, else by :func:`_cofactors`."""
+    if not n or len(n) == 1 or len(d) == 1:
+        return n.cancel(d)
+    if _coprime(n, d):
+        c = math.gcd(int(n.content()), int(d.content()))
+        p, q = (n.quo_ground(c), d.quo_ground(c)) if c != 1 else (n, d)
+    else:
+        _, p, q = _cofactors(n, d)
+    return (-p, -q) if q.LC < 0 else (p, q)
 
 
 class _OutsideTheRing(Exception):
@@ -295,14 +478,14 @@ class _Fraction:
         n, d = self.num, self.den
         if not d:
             raise _OutsideTheRing("a division by zero")
-        n, d = n.cancel(d)
+        n, d = _cancel(n, d)
         for _ in range(4):  # the gcd of reduced polynomials can bring cos² back: to a fixed point
             rn, rd = self._reduced(n), self._reduced(d)
             if (rn, rd) == (n, d):  # cancelled and reduced
                 break
             if not rd:
                 raise _OutsideTheRing("a division by zero")
-            n, d = rn.cancel(rd)
+            n, d = _cancel(rn, rd)
             if (n, d) == (rn, rd):  # reduced, and nothing cancels
                 break
         for c, s in self.pairs:  # both directions are normal forms: keep the shorter one
@@ -376,7 +559,7 @@ def _gcd_of(polys: list):
         return None
     g = polys[0]
     for q in polys[1:]:
-        g = g.gcd(q)
+        g = _gcd(g, q)
         if g.is_ground:
             return None
     return g
@@ -426,7 +609,7 @@ def _split(p, deep: bool = True) -> tuple:
             continue
         g = _content_in_one_generator(f) if deep and len(f) > 1 else None
         if g is None and deep and len(f) > 1:  # a repeated factor of f divides ∂f/∂x (x any of its generators)
-            g = f.gcd(f.diff(f.ring.gens[next(i for i, k in enumerate(f.degrees()) if k)]))
+            g = _gcd(f, f.diff(f.ring.gens[next(i for i, k in enumerate(f.degrees()) if k)]))
             g = None if g.is_ground else g
         if g is None:
             if 2 * sum(c < 0 for c in f.itercoeffs()) > len(f):  # the sign with fewer minus signs
@@ -442,6 +625,42 @@ def _split(p, deep: bool = True) -> tuple:
                 coeff = -coeff
                 break
     return coeff, list(out.items())
+
+
+def _plain_base(b) -> bool:
+    """A base whose integer powers sympy leaves as they are: a symbol, sin/cos of an angle, a
+    sum that is not a number."""
+    return b.is_Symbol or (b.is_Add and not b.is_number) or (b.func in (sp.sin, sp.cos) and b.args[0].is_Symbol)
+
+
+def _pow(b: sp.Expr, k: int) -> sp.Expr:
+    """``b**k`` as sympy writes it, built without evaluating when :func:`_plain_base` (sympy's
+    Pow of a two-term sum asks whether its terms are infinite: on fresh expressions — after a
+    cleared cache — that query costs milliseconds; the result is the same expression)."""
+    if k == 1:
+        return b
+    return sp.Pow(b, k, evaluate=False) if _plain_base(b) else b**k
+
+
+def _mul(*factors: sp.Expr) -> sp.Expr:
+    """``sp.Mul(*factors)``, built by sympy's ``_unevaluated_Mul`` (numbers collected in front,
+    products flattened, the factors sorted — sympy's own order) when that is the evaluated
+    product: the factors' bases plain (:func:`_plain_base`) and distinct, and not a number
+    times one sum (which sympy distributes).  Else the evaluated ``sp.Mul``."""
+    bases = []
+    numbers = 0
+    for f in factors:
+        for a in sp.Mul.make_args(f):
+            if a.is_Number:
+                numbers += 1
+                continue
+            b, k = a.as_base_exp()
+            if not (_plain_base(b) and k.is_Integer):
+                return sp.Mul(*factors)
+            bases.append(b)
+    if len(set(bases)) < len(bases) or (len(bases) == 1 and bases[0].is_Add) or len(bases) == 0:
+        return sp.Mul(*factors)
+    return _unevaluated_Mul(*factors)
 
 
 class _Form:
@@ -464,7 +683,7 @@ def _product(fr: _Fraction, coeff: sp.Rational, factors: list) -> _Form:
     nodes = _coeff_nodes(coeff) + sum(fr.size(f) + (0 if k == 1 else 2) for f, k in factors)
     items = len(factors) + (coeff != 1)
     return _Form(nodes + (items > 1),
-                 lambda: sp.Mul(coeff, *[fr.expr(f) if k == 1 else fr.expr(f) ** k for f, k in factors]))
+                 lambda: _mul(coeff, *[_pow(fr.expr(f), k) for f, k in factors]))
 
 
 def _forms(fr: _Fraction, p, scale: sp.Rational | None = None, deep: bool = True, split=None) -> list:
@@ -509,7 +728,7 @@ def _collected(fr: _Fraction, p, velocities: set, scale: sp.Rational, deep: bool
 
     if common is not None:
         front = _best(_forms(fr, common, scale, deep))
-        return _Form(nodes + front.size + 1, lambda: sp.Mul(front.build(), build_sum()))
+        return _Form(nodes + front.size + 1, lambda: _mul(front.build(), build_sum()))
     return _Form(nodes + _coeff_nodes(scale) * len(parts), lambda: scale * build_sum())
 
 
@@ -532,7 +751,7 @@ def _numerators(fr: _Fraction, n, velocities: set, scale: sp.Rational, deep: boo
             parts.append((best, k))
         if len(parts) > 1 and any(len(f) > 1 for f, _ in factors):
             nodes = _coeff_nodes(coeff) + sum(b.size + (0 if k == 1 else 2) for b, k in parts) + 1
-            forms.append(_Form(nodes, lambda: sp.Mul(coeff, *[b.build() ** k for b, k in parts])))
+            forms.append(_Form(nodes, lambda: _mul(coeff, *[_pow(b.build(), k) for b, k in parts])))
     return forms
 
 
@@ -624,7 +843,7 @@ def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tu
     scale = sp.Rational(1, int(coeff))
     # the shortest as a whole: a factored numerator merges into the product with the denominator
     forms = sorted(_numerators(fr, n, set(velocities), scale, deep), key=lambda f: f.size)
-    outs = [_tangents(sp.Mul(f.build(), *den)) for f in forms[:2]]  # the estimates are close, not exact
+    outs = [_tangents(_mul(f.build(), *den)) for f in forms[:2]]  # the estimates are close, not exact
     return _shortest(*outs, e), canonical
 
 
@@ -746,6 +965,24 @@ def readable(exprs, velocities=None) -> ReadableForm:
     >>> r.equations
     {'u': a*omega**2/(a**2 + 1), 'v': 0}
     """
+    if velocities is not None and velocities is not _CHECKED[0]:
+        for v in velocities:
+            if type(v) is not _Symbol and not isinstance(v, _Symbol):  # the common case first: cheaper
+                raise InputError(f"readable: velocities must be symbols, got {v!r}")
+        if type(velocities) is tuple:  # immutable: checked once for repeated calls with the same tuple
+            _CHECKED[0] = velocities
+    if type(exprs) is dict:
+        # an input of atoms (a bare 0, a symbol) is its own readable form: returned at once, a
+        # copy of the dict — the catalogue's zero entries cost a fraction of a microsecond
+        for v in exprs.values():
+            if type(v) not in _ATOM_TYPES:
+                if not (isinstance(v, sp.Expr) and v.is_Atom):
+                    break
+                _ATOM_TYPES.add(type(v))
+        else:
+            form = _new(ReadableForm)
+            form._parts = (exprs.copy(), (), None)
+            return form
     if isinstance(exprs, dict):
         keys = list(exprs)
         values = [as_expr(v) for v in exprs.values()]
@@ -754,12 +991,9 @@ def readable(exprs, velocities=None) -> ReadableForm:
         values = [as_expr(v) for v in exprs]
     else:
         raise InputError(f"readable: expected a dict or a list of expressions, got {type(exprs).__name__}")
-    vel = tuple(velocities or ())
-    bad = [v for v in vel if not isinstance(v, sp.Symbol)]
-    if bad:
-        raise InputError(f"readable: velocities must be symbols, got {bad[0]!r}")
     if all(v.is_Atom for v in values):  # nothing to rewrite (a number, a symbol)
         return ReadableForm(dict(zip(keys, values)) if keys is not None else values)
+    vel = () if velocities is None else tuple(velocities)
     original = list(values)
     again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
     # 2-3. per entry: trigonometric normal form, common denominator, collected numerator; for a
