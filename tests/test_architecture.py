@@ -358,14 +358,9 @@ FOREIGN_GETATTR = {
     ("jetgeo/numerics/compile.py", "sp", "name"): "the sympy module: is the name one of sympy's functions?",
 }
 
-#: Probes of jetgeo's own objects still left: ``simulate``'s undocumented fifth kind of input ("any object with
-#: ``.Y`` and ``.accelerations()``), kept until that input is refused with a clear error (a behaviour change, tested
-#: in tests/numerics/test_numerics_simulate.py).  Each is a defect, and the test fails once one disappears so that
-#: this list only shrinks.
-PENDING_GETATTR = {
-    ("jetgeo/numerics/simulation/model.py", "obj", "'Y'"),
-    ("jetgeo/numerics/simulation/model.py", "obj", "'accelerations'"),
-}
+#: Probes of jetgeo's own objects still left (none: ``simulate``'s fifth kind of input is the documented protocol
+#: ``jetgeo.mechanics.SecondOrderEquations`` now).  The test fails once a listed one disappears.
+PENDING_GETATTR: set = set()
 
 
 def _getattr_probes(tree: ast.AST) -> list:

@@ -12,7 +12,7 @@ sympy's mechanics package.
 
 from .constrained import ConstrainedSystem
 from .constraints import Branch, Classification, ConstraintSubmanifold, NormalForm
-from .eom import EquationsOfMotion
+from .eom import EquationsOfMotion, SecondOrderEquations
 from .lagrangian import LagrangianSystem
 from .linearisation import Linearisation, linearise
 from .momentum import MomentumEquation, momentum_equation
@@ -32,6 +32,7 @@ __all__ = [
     "QuasiVelocitySystem",
     "Motion",
     "EquationsOfMotion",
+    "SecondOrderEquations",
     "Linearisation",
     "linearise",
     "NormalForm",

@@ -1,5 +1,6 @@
 r"""The protocols of mechanics' results: :class:`EquationsOfMotion` (every route's equations of
-motion) and :class:`SampledSystem` (a constrained system with sample data, as the catalogue gives).
+motion), :class:`SecondOrderEquations` (a bare q̈ = F(t, q, q̇), the smallest thing ``simulate``
+integrates) and :class:`SampledSystem` (a constrained system with sample data, as the catalogue gives).
 
 A route (Krupková's constrained system ``sys.constrain(Q)``, a recipe's :class:`Motion`, the
 parametric system q̇ = ψ(t, q, z), the implicit route's ``NonholonomicProblem.solve()``) ends
@@ -47,11 +48,13 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ..jets import FibredManifold
 from .constrained import ConstrainedSystem
 from .constraints import ConstraintSubmanifold
 from .lagrangian import LagrangianSystem
 
-__all__ = ["EquationsOfMotion", "SampledSystem", "SystemOnQ", "dependent_velocities", "is_parametrised"]
+__all__ = ["EquationsOfMotion", "SecondOrderEquations", "SampledSystem", "SystemOnQ", "dependent_velocities",
+           "is_parametrised"]
 
 
 @runtime_checkable
@@ -85,6 +88,43 @@ class EquationsOfMotion(Protocol):
 
     def reactions(self) -> list | None:
         """R_σ (covariant components), or None."""
+        ...
+
+
+@runtime_checkable
+class SecondOrderEquations(Protocol):
+    """A second-order ODE q̈ = F(t, q, q̇) on J¹Y with no constraints and no Lagrangian: the smallest input
+    :func:`jetgeo.numerics.simulate` integrates (a hand-written model, an oscillator in a test).
+    ``isinstance(obj, SecondOrderEquations)`` tells whether ``obj`` carries the two members; a
+    :class:`~jetgeo.mechanics.LagrangianSystem` has them too, but ``simulate`` asks for it first.
+
+    Attributes
+    ----------
+    Y : FibredManifold
+        The configuration bundle Y → R whose jet coordinates the accelerations are written in.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> class Oscillator:
+    ...     Y = FibredManifold(["x"])
+    ...     def accelerations(self):
+    ...         return {self.Y.qddot[0]: -self.Y.q[0]}
+    >>> isinstance(Oscillator(), SecondOrderEquations)
+    True
+    """
+
+    #: the configuration bundle Y → R
+    Y: FibredManifold
+
+    def accelerations(self) -> dict:
+        """{q̈^σ: F^σ(t, q, q̇)} for every coordinate.
+
+        Returns
+        -------
+        dict
+            One expression per acceleration symbol of ``Y``.
+        """
         ...
 
 

@@ -289,6 +289,27 @@ class _Oscillator:
         return {self.Y.qddot[0]: -self.w**2 * self.Y.q[0]}
 
 
+def test_second_order_equations_are_a_declared_protocol_and_other_objects_are_refused():
+    """``simulate``'s smallest input is the protocol ``jetgeo.mechanics.SecondOrderEquations`` (``.Y``, a
+    FibredManifold, and ``.accelerations()``), asked by ``isinstance``, not probed; an object with a ``.Y`` that
+    is not a FibredManifold, or without ``.accelerations()``, is refused with the protocol's name."""
+    from jetgeo.mechanics import SecondOrderEquations
+
+    assert isinstance(_Oscillator(), SecondOrderEquations)
+
+    class NoAccelerations:
+        Y = FibredManifold(["x"])
+
+    class WrongY(_Oscillator):
+        def __init__(self):
+            super().__init__()
+            self.Y = "x"
+
+    for bad in (NoAccelerations(), WrongY(), object()):
+        with pytest.raises(InputError, match="SecondOrderEquations"):
+            simulate(bad, (0, 1), {"x": 1, "xdot": 0})
+
+
 def test_any_object_with_accelerations_and_a_lagrangian_system():
     osc = _Oscillator()
     T = np.linspace(0, 10, 11)

@@ -2,7 +2,7 @@ r"""Objects → the numerical model of a system: :func:`model_of`.
 
 What :func:`~jetgeo.numerics.simulate` is given — equations of motion
 (:class:`~jetgeo.mechanics.eom.EquationsOfMotion`), a (LagrangianSystem, ConstraintSubmanifold)
-pair, a LagrangianSystem, or any object with ``.Y`` and ``.accelerations()`` — becomes a
+pair, a LagrangianSystem, or :class:`~jetgeo.mechanics.eom.SecondOrderEquations` — becomes a
 :class:`Model`: the accelerations q̈ = F(t, q, q̇) of every coordinate, the normal form
 q̇^D = g, the constraints f, the Lagrangian system, the conditions to watch and, when the route
 gives them, multipliers and reactions.  Everything is asked through the protocol.
@@ -17,8 +17,9 @@ import sympy as sp
 from ...errors import BranchError, InputError, RankDeficientError, UndecidedError
 from ...geometry.coerce import as_expr
 from ...geometry.exact import describe, free_symbols_dag, xreplace_dag
+from ...jets import FibredManifold
 from ...mechanics import ConstrainedSystem, ConstraintSubmanifold, LagrangianSystem, Motion, QuasiVelocitySystem
-from ...mechanics.eom import EquationsOfMotion, SystemOnQ, dependent_velocities
+from ...mechanics.eom import EquationsOfMotion, SecondOrderEquations, SystemOnQ, dependent_velocities
 
 __all__ = ["Condition", "Model", "model_of", "pair_of"]
 
@@ -179,7 +180,8 @@ def model_of(obj, formulation: str = "full") -> Model:
       QuasiVelocitySystem.motion` solves for (9 million tree nodes for a rattleback); the other
       formulations need that motion (pass it; without constraints it is used here);
     * a :class:`~jetgeo.mechanics.LagrangianSystem`: the free motion;
-    * any other object with ``.Y`` and ``.accelerations()``: a second-order ODE on J¹Y.
+    * :class:`~jetgeo.mechanics.eom.SecondOrderEquations` (``.Y`` and ``.accelerations()``): a second-order
+      ODE on J¹Y.
 
     Parameters
     ----------
@@ -244,11 +246,12 @@ def model_of(obj, formulation: str = "full") -> Model:
     if isinstance(obj, LagrangianSystem):
         acc = obj.accelerations()
         return Model(obj.Y, [acc[a] for a in obj.Y.qddot], {}, [], obj, None, None, [], "LagrangianSystem")
-    Y = getattr(obj, "Y", None)
-    if Y is None or not callable(getattr(obj, "accelerations", None)):
+    if not isinstance(obj, SecondOrderEquations) or not isinstance(obj.Y, FibredManifold):
         raise InputError("simulate needs equations of motion (jetgeo.mechanics.EquationsOfMotion), a "
-                        "LagrangianSystem, a pair (system, Q) or an object with .Y and .accelerations(); "
+                        "LagrangianSystem, a pair (system, Q) or second-order equations "
+                        "(jetgeo.mechanics.SecondOrderEquations: .Y, a FibredManifold, and .accelerations()); "
                         f"got {type(obj).__name__}")
+    Y = obj.Y
     acc = obj.accelerations()
     missing = [a for a in Y.qddot if a not in acc]
     if missing:
