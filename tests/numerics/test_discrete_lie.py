@@ -10,6 +10,7 @@ import shutil
 import numpy as np
 import pytest
 import sympy as sp
+from rigid_fixtures import chaplygin_ball
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
@@ -19,7 +20,7 @@ from jetgeo.jets import FibredManifold
 from jetgeo.mechanics import QuasiVelocitySystem
 from jetgeo.mechanics.discrete_lie import LieDiscreteSystem, in_rotation_entries, lie_discrete_system
 from jetgeo.mechanics.quasi import QuasiVelocities
-from jetgeo.mechanics.rigid import body_angular_velocity, rotation_matrix
+from jetgeo.mechanics.rigid import rotation_matrix
 from jetgeo.numerics import codegen, simulate
 
 HAVE_CC = shutil.which(codegen.compiler_command()[0]) is not None
@@ -28,20 +29,8 @@ SUSLOV = {"I1": 2, "I2": 3, "I3": 4, "I13": 0.3, "I23": 0.5}
 
 
 def _chaplygin_sphere():
-    """Chaplygin's ball in body-frame Ω (the ball of tests/numerics/test_discrete_simulate.py)."""
-    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
-    F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
-    R = rotation_matrix(Y, "ZXZ")
-    m, r, A1, A2, A3 = sp.symbols("m r A1 A2 A3", positive=True)
-    W = sp.Matrix(F.v[:3])
-    u, v = F.v[3:]
-    Om = R * W
-    S = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
-                            constraints=[u - r * Om[1], v + r * Om[0]])
-    par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
-    ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,
-                       W[0]: 1.0, W[1]: -0.5, W[2]: 2.0}, params=par)
-    return S, par, ini
+    """Chaplygin's ball in body-frame Ω (tests/numerics/rigid_fixtures.py)."""
+    return chaplygin_ball()
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from rigid_fixtures import chaplygin_ball
 
 from jetgeo import systems
 from jetgeo.errors import InputError
 from jetgeo.jets import FibredManifold
-from jetgeo.mechanics import QuasiVelocitySystem
-from jetgeo.mechanics.rigid import body_angular_velocity, ellipsoid_support, rolling_on_plane, rotation_matrix
+from jetgeo.mechanics.rigid import ellipsoid_support, rolling_on_plane
 from jetgeo.numerics import codegen, simulate
 from jetgeo.numerics.simulation.discrete import DISCRETE_METHODS
 from jetgeo.numerics.simulation.discrete_lie import on_the_group
@@ -26,21 +26,9 @@ ORDER = {"dla-midpoint": 2, "dla-trapezoid": 2, "dla-4": 4}
 
 
 def _chaplygin_sphere():
-    """Chaplygin's ball (centre of mass at the centre, unequal moments) in its coordinate form
-    L(q, q̇) = ℓ(Φ q̇), ZXZ Euler angles [Chaplygin 1903]; the same ball as
-    tests/mechanics/test_quasi_velocities.py."""
-    Y = FibredManifold(["a1", "a2", "a3", "x", "y"])
-    F = body_angular_velocity(Y, "ZXZ", ["w1", "w2", "w3", "u", "v"])
-    R = rotation_matrix(Y, "ZXZ")
-    m, r, A1, A2, A3 = sp.symbols("m r A1 A2 A3", positive=True)
-    W = sp.Matrix(F.v[:3])
-    u, v = F.v[3:]
-    Om = R * W
-    S = QuasiVelocitySystem(F, (A1 * W[0] ** 2 + A2 * W[1] ** 2 + A3 * W[2] ** 2) / 2 + m * (u**2 + v**2) / 2,
-                            constraints=[u - r * Om[1], v + r * Om[0]])
-    par = {m: 1.0, r: 1.0, A1: 0.3, A2: 0.4, A3: 0.5}
-    ini = S.jet_state({Y.q[0]: 0.1, Y.q[1]: 1.0, Y.q[2]: 0.2, Y.q[3]: 0, Y.q[4]: 0,
-                       W[0]: 1.0, W[1]: -0.5, W[2]: 2.0}, params=par)
+    """Chaplygin's ball in its coordinate form L(q, q̇) = ℓ(Φ q̇), ZXZ Euler angles [Chaplygin 1903]
+    (the quasi-velocity system of tests/numerics/rigid_fixtures.py)."""
+    S, par, ini = chaplygin_ball()
     return (S.lagrangian_system(), S.constraint_submanifold()), par, ini
 
 
