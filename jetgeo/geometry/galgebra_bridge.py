@@ -65,10 +65,12 @@ z*e_0^e_1 + x*e_1^e_2
 
 from __future__ import annotations
 
+import builtins
 from functools import lru_cache
 from typing import Any
 
 import sympy as sp
+from sympy.core._print_helpers import Printable
 
 from ..errors import InputError
 from .chart import Chart
@@ -82,7 +84,16 @@ _INSTALL = 'pip install "jetgeo[galgebra]"'
 
 
 def _galgebra():
-    """galgebra's ``Ga`` and ``Mv``, imported on first use."""
+    """galgebra's ``Ga`` and ``Mv``, imported on first use, leaving the process's printing alone.
+
+    Importing ``galgebra.printer`` replaces ``builtins.print`` and the ``__repr__`` of every
+    sympy object with galgebra's printer.  A user's session (and a test's traceback) would then
+    print every sympy expression through galgebra, which takes minutes on large expressions.
+    The hooks are saved before the import and put back after it; multivectors keep their own
+    printing (``Mv`` defines it on its class).
+    """
+    saved_print, saved_repr = builtins.print, Printable.__repr__
+    had_ga_str = "__ga_print_str__" in vars(Printable)
     try:
         from galgebra.ga import Ga
         from galgebra.mv import Mv
@@ -90,6 +101,11 @@ def _galgebra():
         raise InputError(
             f"the galgebra bridge needs the optional package galgebra, which is not installed ({_INSTALL})"
         ) from exc
+    finally:
+        builtins.print = saved_print
+        Printable.__repr__ = saved_repr
+        if not had_ga_str and "__ga_print_str__" in vars(Printable):
+            delattr(Printable, "__ga_print_str__")
     return Ga, Mv
 
 

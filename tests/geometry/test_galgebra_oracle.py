@@ -273,3 +273,24 @@ def test_import_jetgeo_does_not_import_galgebra():
         "assert 'galgebra' not in sys.modules, sorted(m for m in sys.modules if 'galgebra' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_the_bridge_leaves_the_processs_printing_alone():
+    # galgebra's import replaces builtins.print and every sympy object's __repr__ with its own
+    # printer (minutes on large expressions, in a user's session or a test's traceback); the
+    # bridge puts them back.  In a fresh process: galgebra is imported once per process.
+    code = (
+        "import builtins, sympy\n"
+        "from sympy.core._print_helpers import Printable\n"
+        "before = (builtins.print, Printable.__repr__)\n"
+        "from jetgeo.geometry import Chart\n"
+        "from jetgeo.geometry.galgebra_bridge import to_multivector\n"
+        "C = Chart(['p', 'q'])\n"
+        "A = to_multivector(C.d(C[0]))\n"
+        "assert 'galgebra.printer' in __import__('sys').modules\n"
+        "assert (builtins.print, Printable.__repr__) == before\n"
+        "assert not hasattr(sympy.Symbol('x'), '__ga_print_str__')\n"
+        "assert repr(sympy.sin(sympy.Symbol('x')) ** 2) == 'sin(x)**2'\n"
+        "assert str(A)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
