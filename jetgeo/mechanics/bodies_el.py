@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import diff_dag, free_symbols_dag
+from ..geometry.exact import diff_dag, free_symbols_dag, power_dag, product_dag
 from ..jets import FibredManifold
 
 __all__ = ["VelocityPart", "kinetic_energy_of", "euler_lagrange_of_bodies"]
@@ -104,7 +104,7 @@ def kinetic_energy_of(Y: FibredManifold, parts: Sequence) -> sp.Expr:
             if w[i] == 0:
                 continue
             if M[i, i] != 0:
-                terms.append(M[i, i] * w[i] ** 2 / 2)
+                terms.append(product_dag(M[i, i], power_dag(w[i], 2), sp.S.Half))
             terms += [M[i, j] * w[i] * w[j] for j in range(i + 1, n) if M[i, j] != 0 and w[j] != 0]
     return sp.Add(*terms)
 
@@ -181,7 +181,7 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
         if scalar:
             for n_a, a in enumerate(used):
                 for b in used[n_a:]:
-                    val = sp.Add(*[J[i][a] * J[i][b] for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
+                    val = sp.Add(*[product_dag(J[i][a], J[i][b]) for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
                     if val != 0:
                         g_terms.setdefault((a, b), []).append(M[0, 0] * val)
             p = [M[0, 0] * c for c in w]

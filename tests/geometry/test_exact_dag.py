@@ -18,6 +18,8 @@ from jetgeo.geometry.exact import (
     det_exact,
     det_sized,
     diff_dag,
+    power_dag,
+    product_dag,
     solve_affine,
     solve_cramer,
     solve_exact,
@@ -236,3 +238,40 @@ def test_atoms_dag_is_atoms(e):
     # the zero test's atoms (trigonometric functions, powers, exp/log) collected on the DAG are sympy's
     for types in ((sp.sin, sp.cos, sp.tan), (sp.Pow,), (sp.Function,), (sp.exp, sp.log), (sp.Symbol,)):
         assert atoms_dag(e, *types) == e.atoms(*types)
+
+
+_nc = sp.Symbol("n", commutative=False)
+_plain = st.recursive(
+    st.sampled_from([a, b, x, sp.sin(th), sp.cos(th), sp.Integer(2), sp.Rational(-1, 3), sp.Integer(-1)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=6,
+)
+_factors = st.one_of(_plain, _plain, _plain, exprs,
+                     st.sampled_from([sp.Float(1.5), _nc, _nc + a, sp.exp(a), sp.sqrt(a + b), (a + b)**-1,
+                                      a + sp.oo, b + sp.zoo * a, sp.I * sp.oo + a, sp.Symbol("w", infinite=True) + a]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_factors, min_size=1, max_size=4), st.integers(2, 4))
+def test_product_dag_and_power_dag_are_sympys_expressions(factors, k):
+    """The product and power built without sympy's assumption queries are the very expressions
+    sympy's ``Mul`` and ``**`` build (``srepr`` equal: same arguments, same order) — sums, sin,
+    cos, symbols, rationals, and the inputs that go through ``Mul`` (infinities, floats,
+    non-commuting symbols, exp, square roots, cancelling powers, a number times a sum)."""
+    assert sp.srepr(product_dag(*factors)) == sp.srepr(sp.Mul(*factors))
+    assert sp.srepr(power_dag(factors[0], k)) == sp.srepr(factors[0] ** k)
+
+
+def test_product_dag_skips_the_infinity_query_of_sums():
+    """A square of a fresh two-term sum: sympy's ``Pow`` asks each term ``is_infinite`` (an
+    assumption query, recorded on the term), ``power_dag`` asks nothing."""
+    p, q = sp.Dummy("p"), sp.Dummy("q")  # fresh terms: no assumption asked yet
+    s = p * sp.sin(q) + q * sp.cos(p)
+    got, got3 = power_dag(s, 2), product_dag(s, p, s)
+    assert all("infinite" not in t._assumptions for t in s.args)
+    assert got == s**2 and got3 == p * s**2
+    assert any("infinite" in t._assumptions for t in s.args)  # sympy's Pow asked
