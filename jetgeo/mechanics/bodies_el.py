@@ -70,7 +70,9 @@ def _checked(Y: FibredManifold, parts: Sequence) -> list:
         M = sp.Matrix(part.M)
         if M.shape != (len(w), len(w)) or M != M.T:
             raise InputError(f"velocity part {k}: M must be a symmetric {len(w)} × {len(w)} matrix, got {M.shape}")
-        if any(Y.jet_order(c) > 1 for c in w) or any(Y.jet_order(c) > 0 for c in M):
+        # the jet orders of the free symbols, collected on the DAG (``jet_order`` walks each tree)
+        if (max((Y.jet_order(x) for x in free_symbols_dag(w)), default=0) > 1
+                or max((Y.jet_order(x) for x in free_symbols_dag(list(M))), default=0) > 0):
             raise InputError(f"velocity part {k}: w must depend on (t, q, q̇) and M on (t, q) only")
         out.append(VelocityPart(w, M, bool(part.derivative)))
     return out
@@ -98,13 +100,14 @@ def kinetic_energy_of(Y: FibredManifold, parts: Sequence) -> sp.Expr:
     xdot**2
     """
     terms = []
+    flags: dict = {}  # product_dag's memo
     for w, M, _ in _checked(Y, parts):
         n = len(w)
         for i in range(n):
             if w[i] == 0:
                 continue
             if M[i, i] != 0:
-                terms.append(product_dag(M[i, i], power_dag(w[i], 2), sp.S.Half))
+                terms.append(product_dag(M[i, i], power_dag(w[i], 2, flags), sp.S.Half, memo=flags))
             terms += [M[i, j] * w[i] * w[j] for j in range(i + 1, n) if M[i, j] != 0 and w[j] != 0]
     return sp.Add(*terms)
 
@@ -168,6 +171,7 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
     memo_v = {v: {} for v in Y.qdot}
     memo_q = {s: {} for s in Y.q}
     g_terms: dict = {}  # (a, b), a ≤ b: the terms of g_ab
+    flags: dict = {}  # product_dag's memo
     e_terms = [[-sp.diff(V, s), a] for s, a in zip(Y.q, A)]
     for w, M, derivative in parts:
         k = len(w)
@@ -181,7 +185,8 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
         if scalar:
             for n_a, a in enumerate(used):
                 for b in used[n_a:]:
-                    val = sp.Add(*[product_dag(J[i][a], J[i][b]) for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
+                    val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
+                                   for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
                     if val != 0:
                         g_terms.setdefault((a, b), []).append(M[0, 0] * val)
             p = [M[0, 0] * c for c in w]

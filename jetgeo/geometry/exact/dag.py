@@ -149,7 +149,7 @@ def free_symbols_dag(exprs) -> set:
 
 
 
-def _plain_base(b) -> bool:
+def _plain_base(b, flags: dict) -> bool:
     """A base whose integer powers and products sympy builds without evaluating anything: a
     commutative symbol that is not infinite, sin or cos, or a commutative sum that is not a number
     and has no infinite atom (its powers ask ``is_infinite`` of its terms and get None)."""
@@ -157,10 +157,10 @@ def _plain_base(b) -> bool:
         return b.is_commutative and not _infinite_atom(b)
     if b.func in (sp.sin, sp.cos):
         return not b.args[0].is_number
-    return b.is_Add and b.is_commutative and not b.is_number and not _contains_infinity(b, {})
+    return b.is_Add and b.is_commutative and not b.is_number and not _contains_infinity(b, flags)
 
 
-def product_dag(*factors) -> sp.Expr:
+def product_dag(*factors, memo: dict | None = None) -> sp.Expr:
     """``sp.Mul(*factors)``, the same expression, built without sympy's assumption queries when the
     factors are products of integer powers of plain bases (symbols, sin, cos, sums that are not
     numbers — no infinity among their atoms) and rational numbers: equal bases are merged
@@ -175,6 +175,9 @@ def product_dag(*factors) -> sp.Expr:
     ----------
     *factors : sympy.Expr
         The factors.
+    memo : dict, optional
+        Whether a visited sum has an infinite atom (by identity): pass one dict to several calls
+        on shared subexpressions, so that each is walked once.
 
     Returns
     -------
@@ -192,6 +195,7 @@ def product_dag(*factors) -> sp.Expr:
     factors = [as_expr(f) for f in factors]
     if len(factors) < 2:
         return sp.Mul(*factors)
+    memo = {} if memo is None else memo
     coeff = sp.S.One
     powers: dict = {}
     for f in factors:
@@ -200,7 +204,7 @@ def product_dag(*factors) -> sp.Expr:
                 coeff *= a
                 continue
             b, e = a.as_base_exp()
-            if not (e.is_Integer and _plain_base(b)):
+            if not (e.is_Integer and _plain_base(b, memo)):
                 return sp.Mul(*factors)
             powers[b] = powers.get(b, 0) + e
     if coeff == 0 or not powers or any(e == 0 for e in powers.values()) or (
@@ -212,7 +216,7 @@ def product_dag(*factors) -> sp.Expr:
     return _unevaluated_Mul(coeff, *args)
 
 
-def power_dag(base, k: int) -> sp.Expr:
+def power_dag(base, k: int, memo: dict | None = None) -> sp.Expr:
     """``base**k`` for an integer k ≥ 2: the same expression as sympy's, built as the product of k
     copies by :func:`product_dag` (a plain sum's power unevaluated, a product's factors raised).
 
@@ -227,6 +231,8 @@ def power_dag(base, k: int) -> sp.Expr:
         The base.
     k : int
         The exponent, an integer ≥ 2.
+    memo : dict, optional
+        As for :func:`product_dag`.
 
     Returns
     -------
@@ -251,4 +257,4 @@ def power_dag(base, k: int) -> sp.Expr:
     base = as_expr(base)
     if base.is_Number:
         return base**k
-    return product_dag(*[base] * k)
+    return product_dag(*[base] * k, memo=memo)
