@@ -15,14 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia, kinetic_energy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from benchmarks import same_bodies as SB  # noqa: E402
 from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError  # noqa: E402
 from jetgeo.io.sympy_import import from_mechanics  # noqa: E402
+from jetgeo.testing.checks import vanishes_on_points  # noqa: E402
 
 
 def test_rolling_disc_round_trip_matches_kane_and_lagrange():
@@ -237,3 +239,21 @@ def test_velocity_check_accepts_components_that_cancel_between_frames():
     P.set_vel(N, x.diff() * B.x)
     with pytest.raises(InputError, match="not the time derivative of its position from O"):
         from_mechanics([th, x], [Particle("p", P, m)], N)
+
+
+def test_translation_is_sympys_energy_and_constraints_in_jet_coordinates():
+    """The conversion to jet coordinates (derivatives of q(t) built unevaluated, substituted on the DAG
+    with one memo for every expression) gives what sympy's own ``kinetic_energy`` and the constraints
+    become under the plain map {q(t).diff(t, 2): q̈, q(t).diff(t): q̇, q(t): q, t: t} with ``xreplace``:
+    equal at random exact points, and the constraints the very same expressions."""
+    N, q, _, bodies, cons = SB.chain(3, kane=False)
+    imp = from_mechanics(q, bodies, N, velocity_constraints=cons)
+    t = dynamicsymbols._t
+    Y = imp.Y
+    old = {t: Y.t}
+    for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
+        old.update({c.diff(t, 2): s2, c.diff(t): s1, c: s0})
+    T = kinetic_energy(N, *bodies).xreplace(old)
+    assert not T.atoms(sp.core.function.AppliedUndef)
+    assert vanishes_on_points(imp.T - T)
+    assert list(imp.Q.f) == [f.xreplace(old) for f in cons]
