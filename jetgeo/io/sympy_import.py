@@ -44,7 +44,16 @@ import sympy as sp
 
 from ..errors import InputError, NoRootAtPointError, NotRationalError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import atoms_dag, det_exact, diff_dag, mod_value, solve_exact, xreplace_dag
+from ..geometry.exact import (
+    PRIME,
+    atoms_dag,
+    det_exact,
+    diff_dag,
+    mod_derivative,
+    mod_value,
+    solve_exact,
+    xreplace_dag,
+)
 from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -168,25 +177,27 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
 
     ``translations``: (k, point, w) with w the point's velocity along ``frame``'s axes in jet
     coordinates (k its index among the velocity parts); returns the indices k of the velocities found
-    to be the derivatives of their positions.  The position's components r along the same axes are differentiated in jet
-    coordinates (d̄r = ∂_t r + ∂_q r q̇ on the DAG, :func:`~jetgeo.geometry.exact.diff_dag`) and
-    w − d̄r is tested for zero — not sympy's frame-by-frame ``dt`` of the position vector, which took
+    to be the derivatives of their positions.  The position's components r along the same axes, in
+    jet coordinates, are compared with w in F_p (:func:`_derivatives_match`: w and d̄r = ∂_t r + ∂_q r q̇
+    evaluated at random points, d̄r by forward differentiation, never built); only when that does
+    not show w = d̄r is d̄r built on the DAG (:func:`~jetgeo.geometry.exact.diff_dag`) and w − d̄r
+    given to the zero test — not sympy's frame-by-frame ``dt`` of the position vector, which took
     0.36 of 0.46 s of the check on the 6-trailer."""
     along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: r depends on (t, q) only
-    memo: dict = {}
     axes = (frame.x, frame.y, frame.z)
-    diffs = []
+    items = []
     for k, P, w in translations:
         O = _fixed_point_from(P, frame)
         if O is None:
             continue
         pos = _components(P.pos_from(O), frame)
-        diffs += [(k, P, O, e, wi - diff_dag(jet(r, f"the position of {P}"), along, memo))
-                  for e, r, wi in zip(axes, pos, w)]
-    checked = {k for k, *_ in diffs}
-    if _shadows_vanish([d for *_, d in diffs]):
+        items += [(k, P, O, e, wi, jet(r, f"the position of {P}")) for e, r, wi in zip(axes, pos, w)]
+    checked = {k for k, *_ in items}
+    if _derivatives_match([(wi, r) for *_, wi, r in items], along):
         return checked
-    for _, P, O, e, d in diffs:
+    memo: dict = {}
+    for _, P, O, e, wi, r in items:
+        d = wi - diff_dag(r, along, memo)
         if not is_zero(d):
             raise InputError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
@@ -197,25 +208,28 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
     return checked
 
 
-#: points of F_p at which :func:`_shadows_vanish` evaluates
+#: points of F_p at which :func:`_derivatives_match` evaluates
 _SHADOW_POINTS = 3
 
 
-def _shadows_vanish(exprs: list) -> bool:
-    """Whether every expression has value 0 in F_p at :data:`_SHADOW_POINTS` random points
-    (:func:`~jetgeo.geometry.exact.mod_value`: each shared node once, sin and cos on the unit circle,
-    so the addition theorems hold exactly): zero with failure probability ≤ (D/p)³ per expression,
-    D its degree, p = 2⁶¹ − 1 — the tier the zero test uses for large expressions.  False when a
-    value is non-zero (then the expression is non-zero) or the field arithmetic does not apply
-    (a pole, a function F_p cannot evaluate): the caller decides with the zero test.  The
-    6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the direction cosines)
-    → a few milliseconds."""
+def _derivatives_match(pairs: list, along: dict) -> bool:
+    """Whether w − d̄r has value 0 in F_p at :data:`_SHADOW_POINTS` random points for every pair (w, r),
+    d̄ the derivative along ``along`` (:func:`~jetgeo.geometry.exact.mod_value` of w,
+    :func:`~jetgeo.geometry.exact.mod_derivative` of r — the value of d̄r without building it: each
+    shared node once, sin and cos on the unit circle, so the addition theorems hold exactly): zero
+    with failure probability ≤ (D/p)³ per difference, D its degree, p = 2⁶¹ − 1 — the tier the zero
+    test uses for large expressions.  False when a value is non-zero (then w ≠ d̄r) or the field
+    arithmetic does not apply (a pole, a function F_p cannot evaluate): the caller decides with the
+    zero test.  The 6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the
+    direction cosines) → a few milliseconds."""
     for trial in range(1, _SHADOW_POINTS + 1):
         rep: dict = {}
         angles: dict = {}
         memo: dict = {}
+        dmemo: dict = {}
         try:
-            if any(mod_value(d, rep, angles, memo, trial) for d in exprs):
+            if any((mod_value(w, rep, angles, memo, trial) - mod_derivative(r, along, rep, angles, memo, dmemo, trial))
+                   % PRIME for w, r in pairs):
                 return False
         except (ZeroDivisionError, NotRationalError, NoRootAtPointError):
             return False

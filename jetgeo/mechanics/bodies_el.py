@@ -112,6 +112,30 @@ def kinetic_energy_of(Y: FibredManifold, parts: Sequence) -> sp.Expr:
     return sp.Add(*terms)
 
 
+def _add_mass_terms(w: tuple, M: sp.Matrix, J: list, g_terms: dict, flags: dict) -> list:
+    """Add one part's terms of the mass matrix Jᵀ M J to ``g_terms`` ({(a, b), a ≤ b: terms}: the columns
+    that occur, symmetric) and return its momentum p = M w.  M = c·1 (a mass) as c Σ_i J_ia J_ib — a
+    third of the products of sums — each product by :func:`~jetgeo.geometry.exact.product_dag`
+    (``flags`` its memo)."""
+    k = len(w)
+    used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
+    if M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k)):
+        for n_a, a in enumerate(used):
+            for b in used[n_a:]:
+                val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
+                               for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
+                if val != 0:
+                    g_terms.setdefault((a, b), []).append(M[0, 0] * val)
+        return [M[0, 0] * c for c in w]
+    MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
+              for i in range(k)] for j in used}
+    for n_a, a in enumerate(used):
+        for b in used[n_a:]:
+            g_terms.setdefault((a, b), []).extend(
+                J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
+    return [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
+
+
 def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, forces: Sequence | None = None
                              ) -> tuple | None:
     """The mass matrix g and the Euler–Lagrange expressions without accelerations e (module docstring).
@@ -178,36 +202,19 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
         J = [[diff_dag(w[i], v, memo_v[v]) for v in Y.qdot] for i in range(k)]
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None
-        used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
-        # the mass matrix: Jᵀ M J on the columns that occur (symmetric: a ≤ b); M = c·1 (a mass)
-        # as c Σ_i J_ia J_ib — a third of the products of sums
-        scalar = M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k))
-        if scalar:
-            for n_a, a in enumerate(used):
-                for b in used[n_a:]:
-                    val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
-                                   for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
-                    if val != 0:
-                        g_terms.setdefault((a, b), []).append(M[0, 0] * val)
-            p = [M[0, 0] * c for c in w]
-        else:
-            MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
-                      for i in range(k)] for j in used}
-            for n_a, a in enumerate(used):
-                for b in used[n_a:]:
-                    g_terms.setdefault((a, b), []).extend(
-                        J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
-            p = [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
-        dp = [diff_dag(c, along, memo_dbar) for c in p]
+        p = _add_mass_terms(w, M, J, g_terms, flags)
+        # −d̄p and −p, negated once (not once per coordinate)
+        ndp = [-diff_dag(c, along, memo_dbar) for c in p]
+        np_ = [-c for c in p] if not derivative else p
         for j, s in enumerate(Y.q):
             terms = e_terms[j]
             for i in range(k):
-                if J[i][j] != 0 and dp[i] != 0:
-                    terms.append(-dp[i] * J[i][j])
+                if J[i][j] != 0 and ndp[i] != 0:
+                    terms.append(ndp[i] * J[i][j])
                 if p[i] != 0 and not derivative:  # p·(d̄J_j − ∂w/∂q^j)
                     D = diff_dag(J[i][j], along, memo_dbar) - diff_dag(w[i], s, memo_q[s])
                     if D != 0:
-                        terms.append(-p[i] * D)
+                        terms.append(np_[i] * D)
             dM = [(a, b, diff_dag(M[a, b], s)) for a in range(k) for b in range(k) if M[a, b].has(s)]
             terms += [w[a] * c * w[b] / 2 for a, b, c in dM if c != 0]
     g = sp.zeros(m, m)

@@ -23,6 +23,7 @@ from benchmarks import same_bodies as SB  # noqa: E402
 from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError  # noqa: E402
+from jetgeo.io import sympy_import as SI  # noqa: E402
 from jetgeo.io.sympy_import import from_mechanics  # noqa: E402
 from jetgeo.testing.checks import vanishes_on_points  # noqa: E402
 
@@ -257,3 +258,31 @@ def test_translation_is_sympys_energy_and_constraints_in_jet_coordinates():
     assert not T.atoms(sp.core.function.AppliedUndef)
     assert vanishes_on_points(imp.T - T)
     assert list(imp.Q.f) == [f.xreplace(old) for f in cons]
+
+
+def test_accepted_velocity_check_builds_no_derivative(monkeypatch):
+    """The 4-trailer's velocities are shown to be the derivatives of the positions by their values in
+    F_p (w and d̄r, d̄r by forward differentiation): no symbolic derivative is built on the way;
+    the refusal of a wrong velocity still builds it and names the difference."""
+    built = []
+    real = SI.diff_dag
+
+    def counting(*args, **kw):
+        built.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(SI, "diff_dag", counting)
+    N, q, _, bodies, cons = SB.chain(4, kane=False)
+    model = from_mechanics(q, bodies, N, velocity_constraints=cons)
+    assert model.system._el_given
+    assert built == []  # the Euler–Lagrange form differentiates in bodies_el, not here
+    th, x = dynamicsymbols("th x")
+    N = ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    O = Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * B.x)
+    P.set_vel(N, x.diff() * B.x)  # the rotation's part x θ̇ B.y is missing
+    with pytest.raises(InputError, match="not the time derivative of its position from O"):
+        from_mechanics([th, x], [Particle("p", P, 1)], N)
+    assert built

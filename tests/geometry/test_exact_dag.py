@@ -8,16 +8,20 @@ Bareiss on numbers) at rational points; ``sympy.diff`` evaluated at rational poi
 expression that is zero by the Pythagorean identity.
 """
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jetgeo.errors import NotRationalError
 from jetgeo.geometry.exact import (
     atoms_dag,
     det_dag,
     det_exact,
     det_sized,
     diff_dag,
+    mod_derivative,
+    mod_value,
     power_dag,
     product_dag,
     solve_affine,
@@ -275,3 +279,37 @@ def test_product_dag_skips_the_infinity_query_of_sums():
     assert all("infinite" not in t._assumptions for t in s.args)
     assert got == s**2 and got3 == p * s**2
     assert any("infinite" in t._assumptions for t in s.args)  # sympy's Pow asked
+
+
+_angle_sums = st.recursive(
+    st.sampled_from([a, b, x, sp.sin(th), sp.cos(th), sp.sin(2 * th - x), sp.cos(th + x), sp.Integer(3),
+                     sp.Rational(-2, 5)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(_angle_sums, exprs))
+def test_mod_derivative_is_the_value_of_the_built_derivative(e):
+    """Forward differentiation in F_p gives the value, at the same point, of the derivative
+    ``diff_dag`` builds along the same direction (angles' rates included: d sin = cos·rate on the
+    circle points).  It refuses (NotRationalError) only expressions the field cannot evaluate."""
+    along = {x: b, th: a + 1, a: sp.Integer(2)}
+    for trial in (1, 2):
+        rep, angles, memo = {}, {}, {}
+        try:
+            want = mod_value(diff_dag(e, along), rep, angles, memo, trial)
+        except (ZeroDivisionError, NotRationalError):
+            continue
+        try:
+            got = mod_derivative(e, along, rep, angles, memo, {}, trial)
+        except NotRationalError:
+            with pytest.raises(NotRationalError):
+                mod_value(e, {}, {}, {}, trial)
+            continue
+        assert got == want

@@ -42,7 +42,7 @@ from .dag import power_dag, product_dag
 from .det import berkowitz, det_exact
 from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms, polynomial_fractions
 from .rank import RankInfo, generic_rank, generic_rank_dag, matrix_at_point
-from .shadow import PRIME, free_values, mod_value, rank_mod, shadow_evaluable
+from .shadow import PRIME, free_values, mod_derivative, mod_value, rank_mod, shadow_evaluable
 from .size import (
     AFFINE_CANONICAL_MAX_NODES,
     BOUND_EXACT_MAX_NODES,
@@ -100,6 +100,7 @@ __all__ = [
     "PRIME",
     "free_values",
     "mod_value",
+    "mod_derivative",
     "rank_mod",
     "shadow_evaluable",
     "AFFINE_CANONICAL_MAX_NODES",
