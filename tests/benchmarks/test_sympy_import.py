@@ -286,3 +286,12 @@ def test_accepted_velocity_check_builds_no_derivative(monkeypatch):
     with pytest.raises(InputError, match="not the time derivative of its position from O"):
         from_mechanics([th, x], [Particle("p", P, 1)], N)
     assert built
+
+
+def test_same_bodies_split_times_every_piece():
+    """benchmarks/same_bodies.py's ``split`` (the floor of the same-bodies ratios): every piece timed,
+    Kane's cell containing its chain."""
+    parts = SB.split(2, repeats=1)
+    assert set(parts) == {"chain", "from_mechanics", "TQ route", "acc route", "Kane chain", "Kane"}
+    assert all(v > 0 for v in parts.values())
+    assert parts["Kane"] > parts["Kane chain"]
