@@ -130,24 +130,63 @@ def _load_parts(load):
     raise InputError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
-def _components(vec, frame) -> list:
+def _components(vec, frame, convert=None) -> list:
     """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes: Σ over the
     frames F the vector is written in of (direction cosines of ``frame`` relative to F) × (its measure
     numbers in F) — what ``vec.dot(frame.x)`` … compute, without building a Vector per product
     (the 6-trailer's velocity parts and check: 0.22 s → 0.1 s), and only over the non-zero entries
     (a matrix product multiplies the zeros too, and ``0 * e`` asks ``e.is_finite``: 9 of 65 ms of
-    the 4-trailer's import)."""
+    the 4-trailer's import).  ``convert`` (e.g. to jet coordinates) is applied to the measure numbers
+    and direction cosines before they are combined: the pieces are small and shared between vectors
+    (a memo converts each once), where converting the combined components rebuilds every sum and
+    product (2 % of the 4-trailer's TQ cell)."""
+    convert = convert or (lambda e: e)
     terms: list = [[], [], []]
     for measures, F in vec.args:
         if F is frame:
             for i in range(3):
-                terms[i].append(measures[i])
+                terms[i].append(convert(measures[i]))
             continue
         D = frame.dcm(F)
-        nonzero = [j for j in range(3) if measures[j] != 0]
+        nonzero = [(j, convert(measures[j])) for j in range(3) if measures[j] != 0]
         for i in range(3):
-            terms[i] += [D[i, j] * measures[j] for j in nonzero if D[i, j] != 0]
+            terms[i] += [convert(D[i, j]) * mj for j, mj in nonzero if D[i, j] != 0]
     return [sp.Add(*t) for t in terms]
+
+
+class _ToJets:
+    """The translation of ``sympy.physics.mechanics`` expressions to jet coordinates: the speeds
+    u(t) replaced by their solutions, then q(t), its derivatives and t by the jet symbols, on the
+    DAG with one memo per map (shared nodes converted once); a time function left over is an
+    :class:`~jetgeo.errors.InputError` naming ``what`` it was found in."""
+
+    def __init__(self, rep: dict, speeds: dict) -> None:
+        self.rep, self.speeds = rep, speeds
+        self.memo_speeds: dict = {}
+        self.memo_rep: dict = {}
+
+    def convert(self, expr) -> sp.Expr:
+        out = as_expr(expr)
+        if self.speeds:
+            out = xreplace_dag(out, self.speeds, self.memo_speeds)
+        # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
+        return xreplace_dag(out, self.rep, self.memo_rep)
+
+    @staticmethod
+    def _checked(out, what: str):
+        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
+        if left:
+            raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
+                            "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
+                            "through the coordinates' derivatives")
+        return out
+
+    def __call__(self, expr, what: str) -> sp.Expr:
+        return self._checked(self.convert(expr), what)
+
+    def components(self, vec, frame, what: str) -> list:
+        """The components of ``vec`` along ``frame``'s axes (:func:`_components`) in jet coordinates."""
+        return [self._checked(c, what) for c in _components(vec, frame, self.convert)]
 
 
 def _fixed_point_from(P, frame):
@@ -190,8 +229,8 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
         O = _fixed_point_from(P, frame)
         if O is None:
             continue
-        pos = _components(P.pos_from(O), frame)
-        items += [(k, P, O, e, wi, jet(r, f"the position of {P}")) for e, r, wi in zip(axes, pos, w)]
+        pos = jet.components(P.pos_from(O), frame, f"the position of {P}")
+        items += [(k, P, O, e, wi, r) for e, r, wi in zip(axes, pos, w)]
     checked = {k for k, *_ in items}
     if _derivatives_match([(wi, r) for *_, wi, r in items], along):
         return checked
@@ -267,13 +306,13 @@ def _velocity_parts(bodies, frame, jet) -> tuple:
             raise InputError(f"bodies must be sympy.physics.mechanics RigidBody or Particle objects; got {b!r}")
         try:
             P = b.masscenter
-            w = tuple(jet(c, f"the velocity of {P}") for c in _components(P.vel(frame), frame))
+            w = tuple(jet.components(P.vel(frame), frame, f"the velocity of {P}"))
             translations.append((len(parts), P, w))
             parts.append(VelocityPart(w, jet(b.mass, f"the mass of {b}") * sp.eye(3)))
             if isinstance(b, RigidBody):
                 F, M = _inertia_matrix(b.central_inertia, b.frame)
-                om = _components(b.frame.ang_vel_in(frame), F)
-                parts.append(VelocityPart(tuple(jet(c, f"the angular velocity of {b.frame}") for c in om),
+                om = jet.components(b.frame.ang_vel_in(frame), F, f"the angular velocity of {b.frame}")
+                parts.append(VelocityPart(tuple(om),
                                           M.applyfunc(lambda c, b=b: jet(c, f"the inertia of {b}"))))
         except ValueError as exc:
             raise InputError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
@@ -291,8 +330,8 @@ def _generalised_forces(Y: FibredManifold, loads: Sequence, frame, jet) -> list:
             vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
         except ValueError as exc:
             raise InputError(f"the load {load!r}: {exc}") from exc
-        F = sp.Matrix([jet(c, f"the load on {where}") for c in _components(vec, frame)])
-        v = sp.Matrix([jet(c, f"the velocity of {where}") for c in _components(vel, frame)])
+        F = sp.Matrix(jet.components(vec, frame, f"the load on {where}"))
+        v = sp.Matrix(jet.components(vel, frame, f"the velocity of {where}"))
         for s in range(Y.m):
             forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
     return [sp.expand(f) for f in forces]
@@ -360,21 +399,7 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
     rep[tt] = Y.t
 
     speeds = _solve_speeds(kinematic_equations, allowed, tt)
-    memo_speeds: dict = {}  # one memo per rule, shared by every conversion: shared nodes converted once
-    memo_rep: dict = {}
-
-    def jet(expr, what):
-        out = as_expr(expr)
-        if speeds:
-            out = xreplace_dag(out, speeds, memo_speeds)
-        # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
-        out = xreplace_dag(out, rep, memo_rep)
-        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
-        if left:
-            raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
-                            "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
-                            "through the coordinates' derivatives")
-        return out
+    jet = _ToJets(rep, speeds)
 
     parts, translations = _velocity_parts(bodies, frame, jet)
     checked = _check_velocities(Y, translations, frame, jet)
