@@ -29,10 +29,16 @@ positions (``v2pt_theory`` from the first hitch, whose velocity is ẋ N.x + ẏ
 
     PYTHONPATH=. python -m benchmarks.same_bodies 6        # medians of 3, alternating, one process
     PYTHONPATH=. python -m benchmarks.same_bodies disc     # the rolling disc; ``whipple``: the bicycle
+    PYTHONPATH=. python -m benchmarks.same_bodies 4 split  # where the time goes (:func:`split`)
+
+The n-trailer's floor: building the bodies (:func:`chain`, sympy's ``orientnew`` and ``v2pt_theory``)
+is paid by both tools and is about a fifth of Kane's time at n = 4, so jetgeo's own part (conversion
+and route) has to fit in the rest of the target; :func:`split` times the pieces separately.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -47,7 +53,7 @@ from jetgeo.io.sympy_import import from_mechanics
 from jetgeo.mechanics import accelerations_on_TQ
 from jetgeo.systems import load
 
-__all__ = ["chain", "kane", "jet", "disc", "whipple", "timed_cell", "compare"]
+__all__ = ["chain", "kane", "jet", "disc", "whipple", "timed_cell", "compare", "split"]
 
 
 def _params(n: int):
@@ -204,8 +210,44 @@ def compare(model: str, repeats: int = 3) -> dict:
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
+def split(n: int, repeats: int = 5) -> dict:
+    """Medians of ``repeats`` alternating runs of the n-trailer's pieces, each after
+    ``clear_caches()`` and timed in one run: ``"chain"`` (the bodies, as jetgeo gets them),
+    ``"from_mechanics"``, ``"TQ route"`` and ``"acc route"`` (each on its own import), ``"Kane chain"``
+    (the bodies with speeds) and ``"Kane"`` (its whole cell, the chain included), in seconds."""
+    runs: dict = {k: [] for k in ("chain", "from_mechanics", "TQ route", "acc route", "Kane chain", "Kane")}
+    for _ in range(repeats):
+        clear_caches()
+        t0 = time.perf_counter()
+        chain(n, kane=True)
+        runs["Kane chain"].append(time.perf_counter() - t0)
+        runs["Kane"].append(_timed(lambda: kane(n)))
+        for route in ("TQ", "acc"):
+            clear_caches()
+            t0 = time.perf_counter()
+            N, q, _, bodies, cons = chain(n, kane=False)
+            t1 = time.perf_counter()
+            model = from_mechanics(q, bodies, N, velocity_constraints=cons)
+            t2 = time.perf_counter()
+            if route == "TQ":
+                accelerations_on_TQ(model.system, model.Q)
+            else:
+                model.constrain().accelerations()
+            t3 = time.perf_counter()
+            runs["chain"].append(t1 - t0)
+            runs["from_mechanics"].append(t2 - t1)
+            runs[f"{route} route"].append(t3 - t2)
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
 if __name__ == "__main__":
     arg = sys.argv[1] if len(sys.argv) > 1 else "6"
+    if len(sys.argv) > 2 and sys.argv[2] == "split":
+        load = os.getloadavg()[0]
+        parts = split(int(arg))
+        print(f"n_trailer_{arg} (medians of 5, load {load:.2f}): "
+              + ", ".join(f"{k} {v:.3g} s ({v / parts['Kane']:.3g} x Kane)" for k, v in parts.items()))
+        sys.exit(0)
     name = {"disc": "rolling_disc", "whipple": "whipple_bicycle"}.get(arg, f"n_trailer_{arg}")
     med = compare(name)
     print(f"{name}: Kane {med['Kane']:.3g} s, jetgeo TQ {med['TQ']:.3g} s ({med['TQ'] / med['Kane']:.3g} x), "

@@ -44,7 +44,16 @@ import sympy as sp
 
 from ..errors import InputError, NoRootAtPointError, NotRationalError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import atoms_dag, det_exact, diff_dag, mod_value, solve_exact
+from ..geometry.exact import (
+    PRIME,
+    atoms_dag,
+    det_exact,
+    diff_dag,
+    mod_derivative,
+    mod_value,
+    solve_exact,
+    xreplace_dag,
+)
 from ..geometry.zero import is_zero
 from ..jets import FibredManifold
 from ..mechanics import ConstraintSubmanifold, LagrangianSystem
@@ -121,15 +130,63 @@ def _load_parts(load):
     raise InputError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
-def _components(vec, frame) -> list:
+def _components(vec, frame, convert=None) -> list:
     """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes: Σ over the
     frames F the vector is written in of (direction cosines of ``frame`` relative to F) × (its measure
     numbers in F) — what ``vec.dot(frame.x)`` … compute, without building a Vector per product
-    (the 6-trailer's velocity parts and check: 0.22 s → 0.1 s)."""
-    out = sp.zeros(3, 1)
+    (the 6-trailer's velocity parts and check: 0.22 s → 0.1 s), and only over the non-zero entries
+    (a matrix product multiplies the zeros too, and ``0 * e`` asks ``e.is_finite``: 9 of 65 ms of
+    the 4-trailer's import).  ``convert`` (e.g. to jet coordinates) is applied to the measure numbers
+    and direction cosines before they are combined: the pieces are small and shared between vectors
+    (a memo converts each once), where converting the combined components rebuilds every sum and
+    product (2 % of the 4-trailer's TQ cell)."""
+    convert = convert or (lambda e: e)
+    terms: list = [[], [], []]
     for measures, F in vec.args:
-        out += measures if F is frame else frame.dcm(F) * measures
-    return list(out)
+        if F is frame:
+            for i in range(3):
+                terms[i].append(convert(measures[i]))
+            continue
+        D = frame.dcm(F)
+        nonzero = [(j, convert(measures[j])) for j in range(3) if measures[j] != 0]
+        for i in range(3):
+            terms[i] += [convert(D[i, j]) * mj for j, mj in nonzero if D[i, j] != 0]
+    return [sp.Add(*t) for t in terms]
+
+
+class _ToJets:
+    """The translation of ``sympy.physics.mechanics`` expressions to jet coordinates: the speeds
+    u(t) replaced by their solutions, then q(t), its derivatives and t by the jet symbols, on the
+    DAG with one memo per map (shared nodes converted once); a time function left over is an
+    :class:`~jetgeo.errors.InputError` naming ``what`` it was found in."""
+
+    def __init__(self, rep: dict, speeds: dict) -> None:
+        self.rep, self.speeds = rep, speeds
+        self.memo_speeds: dict = {}
+        self.memo_rep: dict = {}
+
+    def convert(self, expr) -> sp.Expr:
+        out = as_expr(expr)
+        if self.speeds:
+            out = xreplace_dag(out, self.speeds, self.memo_speeds)
+        # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
+        return xreplace_dag(out, self.rep, self.memo_rep)
+
+    @staticmethod
+    def _checked(out, what: str):
+        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
+        if left:
+            raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
+                            "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
+                            "through the coordinates' derivatives")
+        return out
+
+    def __call__(self, expr, what: str) -> sp.Expr:
+        return self._checked(self.convert(expr), what)
+
+    def components(self, vec, frame, what: str) -> list:
+        """The components of ``vec`` along ``frame``'s axes (:func:`_components`) in jet coordinates."""
+        return [self._checked(c, what) for c in _components(vec, frame, self.convert)]
 
 
 def _fixed_point_from(P, frame):
@@ -159,25 +216,27 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
 
     ``translations``: (k, point, w) with w the point's velocity along ``frame``'s axes in jet
     coordinates (k its index among the velocity parts); returns the indices k of the velocities found
-    to be the derivatives of their positions.  The position's components r along the same axes are differentiated in jet
-    coordinates (d̄r = ∂_t r + ∂_q r q̇ on the DAG, :func:`~jetgeo.geometry.exact.diff_dag`) and
-    w − d̄r is tested for zero — not sympy's frame-by-frame ``dt`` of the position vector, which took
+    to be the derivatives of their positions.  The position's components r along the same axes, in
+    jet coordinates, are compared with w in F_p (:func:`_derivatives_match`: w and d̄r = ∂_t r + ∂_q r q̇
+    evaluated at random points, d̄r by forward differentiation, never built); only when that does
+    not show w = d̄r is d̄r built on the DAG (:func:`~jetgeo.geometry.exact.diff_dag`) and w − d̄r
+    given to the zero test — not sympy's frame-by-frame ``dt`` of the position vector, which took
     0.36 of 0.46 s of the check on the 6-trailer."""
     along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: r depends on (t, q) only
-    memo: dict = {}
     axes = (frame.x, frame.y, frame.z)
-    diffs = []
+    items = []
     for k, P, w in translations:
         O = _fixed_point_from(P, frame)
         if O is None:
             continue
-        pos = _components(P.pos_from(O), frame)
-        diffs += [(k, P, O, e, wi - diff_dag(jet(r, f"the position of {P}"), along, memo))
-                  for e, r, wi in zip(axes, pos, w)]
-    checked = {k for k, *_ in diffs}
-    if _shadows_vanish([d for *_, d in diffs]):
+        pos = jet.components(P.pos_from(O), frame, f"the position of {P}")
+        items += [(k, P, O, e, wi, r) for e, r, wi in zip(axes, pos, w)]
+    checked = {k for k, *_ in items}
+    if _derivatives_match([(wi, r) for *_, wi, r in items], along):
         return checked
-    for _, P, O, e, d in diffs:
+    memo: dict = {}
+    for _, P, O, e, wi, r in items:
+        d = wi - diff_dag(r, along, memo)
         if not is_zero(d):
             raise InputError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
@@ -188,25 +247,28 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
     return checked
 
 
-#: points of F_p at which :func:`_shadows_vanish` evaluates
+#: points of F_p at which :func:`_derivatives_match` evaluates
 _SHADOW_POINTS = 3
 
 
-def _shadows_vanish(exprs: list) -> bool:
-    """Whether every expression has value 0 in F_p at :data:`_SHADOW_POINTS` random points
-    (:func:`~jetgeo.geometry.exact.mod_value`: each shared node once, sin and cos on the unit circle,
-    so the addition theorems hold exactly): zero with failure probability ≤ (D/p)³ per expression,
-    D its degree, p = 2⁶¹ − 1 — the tier the zero test uses for large expressions.  False when a
-    value is non-zero (then the expression is non-zero) or the field arithmetic does not apply
-    (a pole, a function F_p cannot evaluate): the caller decides with the zero test.  The
-    6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the direction cosines)
-    → a few milliseconds."""
+def _derivatives_match(pairs: list, along: dict) -> bool:
+    """Whether w − d̄r has value 0 in F_p at :data:`_SHADOW_POINTS` random points for every pair (w, r),
+    d̄ the derivative along ``along`` (:func:`~jetgeo.geometry.exact.mod_value` of w,
+    :func:`~jetgeo.geometry.exact.mod_derivative` of r — the value of d̄r without building it: each
+    shared node once, sin and cos on the unit circle, so the addition theorems hold exactly): zero
+    with failure probability ≤ (D/p)³ per difference, D its degree, p = 2⁶¹ − 1 — the tier the zero
+    test uses for large expressions.  False when a value is non-zero (then w ≠ d̄r) or the field
+    arithmetic does not apply (a pole, a function F_p cannot evaluate): the caller decides with the
+    zero test.  The 6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the
+    direction cosines) → a few milliseconds."""
     for trial in range(1, _SHADOW_POINTS + 1):
         rep: dict = {}
         angles: dict = {}
         memo: dict = {}
+        dmemo: dict = {}
         try:
-            if any(mod_value(d, rep, angles, memo, trial) for d in exprs):
+            if any((mod_value(w, rep, angles, memo, trial) - mod_derivative(r, along, rep, angles, memo, dmemo, trial))
+                   % PRIME for w, r in pairs):
                 return False
         except (ZeroDivisionError, NotRationalError, NoRootAtPointError):
             return False
@@ -244,13 +306,13 @@ def _velocity_parts(bodies, frame, jet) -> tuple:
             raise InputError(f"bodies must be sympy.physics.mechanics RigidBody or Particle objects; got {b!r}")
         try:
             P = b.masscenter
-            w = tuple(jet(c, f"the velocity of {P}") for c in _components(P.vel(frame), frame))
+            w = tuple(jet.components(P.vel(frame), frame, f"the velocity of {P}"))
             translations.append((len(parts), P, w))
             parts.append(VelocityPart(w, jet(b.mass, f"the mass of {b}") * sp.eye(3)))
             if isinstance(b, RigidBody):
                 F, M = _inertia_matrix(b.central_inertia, b.frame)
-                om = _components(b.frame.ang_vel_in(frame), F)
-                parts.append(VelocityPart(tuple(jet(c, f"the angular velocity of {b.frame}") for c in om),
+                om = jet.components(b.frame.ang_vel_in(frame), F, f"the angular velocity of {b.frame}")
+                parts.append(VelocityPart(tuple(om),
                                           M.applyfunc(lambda c, b=b: jet(c, f"the inertia of {b}"))))
         except ValueError as exc:
             raise InputError(f"the kinetic energy needs every body's velocity in {frame}: {exc}") from exc
@@ -268,8 +330,8 @@ def _generalised_forces(Y: FibredManifold, loads: Sequence, frame, jet) -> list:
             vel = where.vel(frame) if kind == "force" else where.ang_vel_in(frame)
         except ValueError as exc:
             raise InputError(f"the load {load!r}: {exc}") from exc
-        F = sp.Matrix([jet(c, f"the load on {where}") for c in _components(vec, frame)])
-        v = sp.Matrix([jet(c, f"the velocity of {where}") for c in _components(vel, frame)])
+        F = sp.Matrix(jet.components(vec, frame, f"the load on {where}"))
+        v = sp.Matrix(jet.components(vel, frame, f"the velocity of {where}"))
         for s in range(Y.m):
             forces[s] += (F.T * v.diff(qdot[s]))[0, 0]
     return [sp.expand(f) for f in forces]
@@ -329,24 +391,15 @@ def from_mechanics(coordinates: Sequence, bodies: Sequence, frame, loads: Sequen
 
     # one xreplace pass (top-down: Derivative(q(t), t) is matched before q(t) inside it);
     # the map of jets.interop.from_dynamicsymbols, built from the given functions themselves
+    # (q(t)'s derivatives unevaluated: the expression ``q.diff(t)`` gives — q(t) is an undefined
+    # function — without sympy's attempt to evaluate them, 1.4 % of the 4-trailer's TQ cell)
     rep = {}
     for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
-        rep.update({c.diff(tt, 2): s2, c.diff(tt): s1, c: s0})
+        rep.update({sp.Derivative(c, (tt, 2), evaluate=False): s2, sp.Derivative(c, tt, evaluate=False): s1, c: s0})
     rep[tt] = Y.t
 
     speeds = _solve_speeds(kinematic_equations, allowed, tt)
-
-    def jet(expr, what):
-        out = as_expr(expr)
-        if speeds:
-            out = out.xreplace(speeds)
-        out = out.xreplace(rep)  # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
-        left = atoms_dag(out, sp.core.function.AppliedUndef)  # each shared node once
-        if left:
-            raise InputError(f"{what} contains time functions that are not coordinates: {sorted(map(str, left))}; "
-                            "give auxiliary speeds u(t) with their kinematic_equations (kd_eqs), or express them "
-                            "through the coordinates' derivatives")
-        return out
+    jet = _ToJets(rep, speeds)
 
     parts, translations = _velocity_parts(bodies, frame, jet)
     checked = _check_velocities(Y, translations, frame, jet)

@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import diff_dag, free_symbols_dag
+from ..geometry.exact import diff_dag, free_symbols_dag, power_dag, product_dag
 from ..jets import FibredManifold
 
 __all__ = ["VelocityPart", "kinetic_energy_of", "euler_lagrange_of_bodies"]
@@ -70,7 +70,9 @@ def _checked(Y: FibredManifold, parts: Sequence) -> list:
         M = sp.Matrix(part.M)
         if M.shape != (len(w), len(w)) or M != M.T:
             raise InputError(f"velocity part {k}: M must be a symmetric {len(w)} × {len(w)} matrix, got {M.shape}")
-        if any(Y.jet_order(c) > 1 for c in w) or any(Y.jet_order(c) > 0 for c in M):
+        # the jet orders of the free symbols, collected on the DAG (``jet_order`` walks each tree)
+        if (max((Y.jet_order(x) for x in free_symbols_dag(w)), default=0) > 1
+                or max((Y.jet_order(x) for x in free_symbols_dag(list(M))), default=0) > 0):
             raise InputError(f"velocity part {k}: w must depend on (t, q, q̇) and M on (t, q) only")
         out.append(VelocityPart(w, M, bool(part.derivative)))
     return out
@@ -98,15 +100,40 @@ def kinetic_energy_of(Y: FibredManifold, parts: Sequence) -> sp.Expr:
     xdot**2
     """
     terms = []
+    flags: dict = {}  # product_dag's memo
     for w, M, _ in _checked(Y, parts):
         n = len(w)
         for i in range(n):
             if w[i] == 0:
                 continue
             if M[i, i] != 0:
-                terms.append(M[i, i] * w[i] ** 2 / 2)
+                terms.append(product_dag(M[i, i], power_dag(w[i], 2, flags), sp.S.Half, memo=flags))
             terms += [M[i, j] * w[i] * w[j] for j in range(i + 1, n) if M[i, j] != 0 and w[j] != 0]
     return sp.Add(*terms)
+
+
+def _add_mass_terms(w: tuple, M: sp.Matrix, J: list, g_terms: dict, flags: dict) -> list:
+    """Add one part's terms of the mass matrix Jᵀ M J to ``g_terms`` ({(a, b), a ≤ b: terms}: the columns
+    that occur, symmetric) and return its momentum p = M w.  M = c·1 (a mass) as c Σ_i J_ia J_ib — a
+    third of the products of sums — each product by :func:`~jetgeo.geometry.exact.product_dag`
+    (``flags`` its memo)."""
+    k = len(w)
+    used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
+    if M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k)):
+        for n_a, a in enumerate(used):
+            for b in used[n_a:]:
+                val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
+                               for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
+                if val != 0:
+                    g_terms.setdefault((a, b), []).append(M[0, 0] * val)
+        return [M[0, 0] * c for c in w]
+    MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
+              for i in range(k)] for j in used}
+    for n_a, a in enumerate(used):
+        for b in used[n_a:]:
+            g_terms.setdefault((a, b), []).extend(
+                J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
+    return [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
 
 
 def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, forces: Sequence | None = None
@@ -168,41 +195,26 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
     memo_v = {v: {} for v in Y.qdot}
     memo_q = {s: {} for s in Y.q}
     g_terms: dict = {}  # (a, b), a ≤ b: the terms of g_ab
+    flags: dict = {}  # product_dag's memo
     e_terms = [[-sp.diff(V, s), a] for s, a in zip(Y.q, A)]
     for w, M, derivative in parts:
         k = len(w)
         J = [[diff_dag(w[i], v, memo_v[v]) for v in Y.qdot] for i in range(k)]
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None
-        used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
-        # the mass matrix: Jᵀ M J on the columns that occur (symmetric: a ≤ b); M = c·1 (a mass)
-        # as c Σ_i J_ia J_ib — a third of the products of sums
-        scalar = M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k))
-        if scalar:
-            for n_a, a in enumerate(used):
-                for b in used[n_a:]:
-                    val = sp.Add(*[J[i][a] * J[i][b] for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
-                    if val != 0:
-                        g_terms.setdefault((a, b), []).append(M[0, 0] * val)
-            p = [M[0, 0] * c for c in w]
-        else:
-            MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
-                      for i in range(k)] for j in used}
-            for n_a, a in enumerate(used):
-                for b in used[n_a:]:
-                    g_terms.setdefault((a, b), []).extend(
-                        J[i][a] * MJ[b][i] for i in range(k) if J[i][a] != 0 and MJ[b][i] != 0)
-            p = [sp.Add(*[M[i, r] * w[r] for r in range(k) if M[i, r] != 0 and w[r] != 0]) for i in range(k)]
-        dp = [diff_dag(c, along, memo_dbar) for c in p]
+        p = _add_mass_terms(w, M, J, g_terms, flags)
+        # −d̄p and −p, negated once (not once per coordinate)
+        ndp = [-diff_dag(c, along, memo_dbar) for c in p]
+        np_ = [-c for c in p] if not derivative else p
         for j, s in enumerate(Y.q):
             terms = e_terms[j]
             for i in range(k):
-                if J[i][j] != 0 and dp[i] != 0:
-                    terms.append(-dp[i] * J[i][j])
+                if J[i][j] != 0 and ndp[i] != 0:
+                    terms.append(ndp[i] * J[i][j])
                 if p[i] != 0 and not derivative:  # p·(d̄J_j − ∂w/∂q^j)
                     D = diff_dag(J[i][j], along, memo_dbar) - diff_dag(w[i], s, memo_q[s])
                     if D != 0:
-                        terms.append(-p[i] * D)
+                        terms.append(np_[i] * D)
             dM = [(a, b, diff_dag(M[a, b], s)) for a in range(k) for b in range(k) if M[a, b].has(s)]
             terms += [w[a] * c * w[b] / 2 for a, b, c in dM if c != 0]
     g = sp.zeros(m, m)

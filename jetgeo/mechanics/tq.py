@@ -148,8 +148,10 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> Reduced
                 out = out + ds * P.lift(v)
         return out.expr
 
-    Jd = sp.Matrix(k, k, lambda i, j: d(i, dep[j]))
-    rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: -(d(i, ind[c]) if c < len(ind) else dbar(i)))
+    # (∂f/∂q̇^D) X = −(∂f/∂q̇^I | d̄f) solved as (−∂f/∂q̇^D) X = (∂f/∂q̇^I | d̄f): the sign on the small
+    # Jacobian entries, not on the large d̄f (negating a sum rebuilds every term)
+    Jd = sp.Matrix(k, k, lambda i, j: -d(i, dep[j]))
+    rhs = sp.Matrix(k, len(ind) + 1, lambda i, c: d(i, ind[c]) if c < len(ind) else dbar(i))
     try:
         sol = lu_solve_dag(Jd, rhs)
     except RankDeficientError as exc:

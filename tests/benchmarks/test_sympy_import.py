@@ -15,14 +15,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia, kinetic_energy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import jetgeo.mechanics.tq as tq  # noqa: E402
+from benchmarks import same_bodies as SB  # noqa: E402
 from benchmarks import systems as S  # noqa: E402
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError  # noqa: E402
+from jetgeo.io import sympy_import as SI  # noqa: E402
 from jetgeo.io.sympy_import import from_mechanics  # noqa: E402
+from jetgeo.mechanics import accelerations_on_TQ  # noqa: E402
+from jetgeo.systems import load  # noqa: E402
+from jetgeo.testing.checks import vanishes_on_points  # noqa: E402
 
 
 def test_rolling_disc_round_trip_matches_kane_and_lagrange():
@@ -196,9 +202,6 @@ def test_velocity_check_differentiates_in_jet_coordinates_not_sympy_vectors(monk
     derivative of its position."""
     from sympy.physics.vector import Vector
 
-    from benchmarks import same_bodies as SB
-    from jetgeo.io import sympy_import as SI
-
     N, q, _, bodies, cons = SB.chain(4, kane=False)
     calls = []
     real_dt = Vector.dt
@@ -215,9 +218,9 @@ def test_velocity_check_differentiates_in_jet_coordinates_not_sympy_vectors(monk
     rep = {}
     for c, s0, s1 in zip(q, Y.q, Y.qdot):
         rep.update({c.diff(t): s1, c: s0})
-    parts, translations = SI._velocity_parts(bodies, N, lambda e, what: sp.sympify(e).xreplace(rep))
-    assert SI._check_velocities(Y, translations, N, lambda e, what: sp.sympify(e).xreplace(rep)) == {
-        k for k, *_ in translations}
+    jet = SI._ToJets(rep, {})
+    parts, translations = SI._velocity_parts(bodies, N, jet)
+    assert SI._check_velocities(Y, translations, N, jet) == {k for k, *_ in translations}
 
 
 def test_velocity_check_accepts_components_that_cancel_between_frames():
@@ -237,3 +240,79 @@ def test_velocity_check_accepts_components_that_cancel_between_frames():
     P.set_vel(N, x.diff() * B.x)
     with pytest.raises(InputError, match="not the time derivative of its position from O"):
         from_mechanics([th, x], [Particle("p", P, m)], N)
+
+
+def test_translation_is_sympys_energy_and_constraints_in_jet_coordinates():
+    """The conversion to jet coordinates (derivatives of q(t) built unevaluated, substituted on the DAG
+    with one memo for every expression) gives what sympy's own ``kinetic_energy`` and the constraints
+    become under the plain map {q(t).diff(t, 2): q̈, q(t).diff(t): q̇, q(t): q, t: t} with ``xreplace``:
+    equal at random exact points, and the constraints the very same expressions."""
+    N, q, _, bodies, cons = SB.chain(3, kane=False)
+    imp = from_mechanics(q, bodies, N, velocity_constraints=cons)
+    t = dynamicsymbols._t
+    Y = imp.Y
+    old = {t: Y.t}
+    for c, s0, s1, s2 in zip(q, Y.q, Y.qdot, Y.qddot):
+        old.update({c.diff(t, 2): s2, c.diff(t): s1, c: s0})
+    T = kinetic_energy(N, *bodies).xreplace(old)
+    assert not T.atoms(sp.core.function.AppliedUndef)
+    assert vanishes_on_points(imp.T - T)
+    assert list(imp.Q.f) == [f.xreplace(old) for f in cons]
+
+
+def test_accepted_velocity_check_builds_no_derivative(monkeypatch):
+    """The 4-trailer's velocities are shown to be the derivatives of the positions by their values in
+    F_p (w and d̄r, d̄r by forward differentiation): no symbolic derivative is built on the way;
+    the refusal of a wrong velocity still builds it and names the difference."""
+    built = []
+    real = SI.diff_dag
+
+    def counting(*args, **kw):
+        built.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(SI, "diff_dag", counting)
+    N, q, _, bodies, cons = SB.chain(4, kane=False)
+    model = from_mechanics(q, bodies, N, velocity_constraints=cons)
+    assert model.system._el_given
+    assert built == []  # the Euler–Lagrange form differentiates in bodies_el, not here
+    th, x = dynamicsymbols("th x")
+    N = ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [th, N.z])
+    O = Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * B.x)
+    P.set_vel(N, x.diff() * B.x)  # the rotation's part x θ̇ B.y is missing
+    with pytest.raises(InputError, match="not the time derivative of its position from O"):
+        from_mechanics([th, x], [Particle("p", P, 1)], N)
+    assert built
+
+
+def test_same_bodies_split_times_every_piece():
+    """benchmarks/same_bodies.py's ``split`` (the floor of the same-bodies ratios): every piece timed,
+    Kane's cell containing its chain."""
+    parts = SB.split(2, repeats=1)
+    assert set(parts) == {"chain", "from_mechanics", "TQ route", "acc route", "Kane chain", "Kane"}
+    assert all(v > 0 for v in parts.values())
+    assert parts["Kane"] > parts["Kane chain"]
+
+
+def test_large_knife_edges_are_differentiated_on_the_dag_the_catalogues_in_the_ring(monkeypatch):
+    """The TQ route's d̄f: the 4-trailer built from bodies has knife edges of 2, 6, 13 and 27 terms;
+    the last one's d̄f is taken on its DAG (smaller than the expanded form, and faster), while every
+    constraint of the catalogue's hand-written 8-trailer (at most 18 terms) keeps the ring's form."""
+    on_dag = []
+    real = tq.diff_dag
+
+    def counting(e, *args, **kw):
+        on_dag.append(e)
+        return real(e, *args, **kw)
+
+    monkeypatch.setattr(tq, "diff_dag", counting)
+    model = SB.imported(4)
+    accelerations_on_TQ(model.system, model.Q)
+    assert on_dag == [model.Q.f[3]]
+    on_dag.clear()
+    entry = load("n_trailer", n=8)
+    accelerations_on_TQ(entry.system, entry.Q)
+    assert on_dag == []

@@ -8,16 +8,22 @@ Bareiss on numbers) at rational points; ``sympy.diff`` evaluated at rational poi
 expression that is zero by the Pythagorean identity.
 """
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jetgeo.errors import NotRationalError
 from jetgeo.geometry.exact import (
     atoms_dag,
     det_dag,
     det_exact,
     det_sized,
     diff_dag,
+    mod_derivative,
+    mod_value,
+    power_dag,
+    product_dag,
     solve_affine,
     solve_cramer,
     solve_exact,
@@ -236,3 +242,74 @@ def test_atoms_dag_is_atoms(e):
     # the zero test's atoms (trigonometric functions, powers, exp/log) collected on the DAG are sympy's
     for types in ((sp.sin, sp.cos, sp.tan), (sp.Pow,), (sp.Function,), (sp.exp, sp.log), (sp.Symbol,)):
         assert atoms_dag(e, *types) == e.atoms(*types)
+
+
+_nc = sp.Symbol("n", commutative=False)
+_plain = st.recursive(
+    st.sampled_from([a, b, x, sp.sin(th), sp.cos(th), sp.Integer(2), sp.Rational(-1, 3), sp.Integer(-1)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=6,
+)
+_factors = st.one_of(_plain, _plain, _plain, exprs,
+                     st.sampled_from([sp.Float(1.5), _nc, _nc + a, sp.exp(a), sp.sqrt(a + b), (a + b)**-1,
+                                      a + sp.oo, b + sp.zoo * a, sp.I * sp.oo + a, sp.Symbol("w", infinite=True) + a]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_factors, min_size=1, max_size=4), st.integers(2, 4))
+def test_product_dag_and_power_dag_are_sympys_expressions(factors, k):
+    """The product and power built without sympy's assumption queries are the very expressions
+    sympy's ``Mul`` and ``**`` build (``srepr`` equal: same arguments, same order) — sums, sin,
+    cos, symbols, rationals, and the inputs that go through ``Mul`` (infinities, floats,
+    non-commuting symbols, exp, square roots, cancelling powers, a number times a sum)."""
+    assert sp.srepr(product_dag(*factors)) == sp.srepr(sp.Mul(*factors))
+    assert sp.srepr(power_dag(factors[0], k)) == sp.srepr(factors[0] ** k)
+
+
+def test_product_dag_skips_the_infinity_query_of_sums():
+    """A square of a fresh two-term sum: sympy's ``Pow`` asks each term ``is_infinite`` (an
+    assumption query, recorded on the term), ``power_dag`` asks nothing."""
+    p, q = sp.Dummy("p"), sp.Dummy("q")  # fresh terms: no assumption asked yet
+    s = p * sp.sin(q) + q * sp.cos(p)
+    got, got3 = power_dag(s, 2), product_dag(s, p, s)
+    assert all("infinite" not in t._assumptions for t in s.args)
+    assert got == s**2 and got3 == p * s**2
+    assert any("infinite" in t._assumptions for t in s.args)  # sympy's Pow asked
+
+
+_angle_sums = st.recursive(
+    st.sampled_from([a, b, x, sp.sin(th), sp.cos(th), sp.sin(2 * th - x), sp.cos(th + x), sp.Integer(3),
+                     sp.Rational(-2, 5)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(_angle_sums, exprs))
+def test_mod_derivative_is_the_value_of_the_built_derivative(e):
+    """Forward differentiation in F_p gives the value, at the same point, of the derivative
+    ``diff_dag`` builds along the same direction (angles' rates included: d sin = cos·rate on the
+    circle points).  It refuses (NotRationalError) only expressions the field cannot evaluate."""
+    along = {x: b, th: a + 1, a: sp.Integer(2)}
+    for trial in (1, 2):
+        rep, angles, memo = {}, {}, {}
+        try:
+            want = mod_value(diff_dag(e, along), rep, angles, memo, trial)
+        except (ZeroDivisionError, NotRationalError):
+            continue
+        try:
+            got = mod_derivative(e, along, rep, angles, memo, {}, trial)
+        except NotRationalError:
+            with pytest.raises(NotRationalError):
+                mod_value(e, {}, {}, {}, trial)
+            continue
+        assert got == want

@@ -17,7 +17,8 @@ linear system over rational functions, decides a rank or reduces sin² + cos² b
 * :mod:`.affine` — equations affine in a set of unknowns (every recipe's final solve), and
   substitution on expression DAGs;
 * :mod:`.trig` — the one reduction modulo sin² + cos² − 1;
-* :mod:`.dag` — substitution and free symbols on expression DAGs (each distinct node once);
+* :mod:`.dag` — substitution and free symbols on expression DAGs (each distinct node once), and
+  powers of sums built without sympy's assumption queries;
 * :mod:`.zero` — the zero test in three tiers (public path :mod:`jetgeo.geometry.zero`), which the
   solves above ask about their pivots' denominators.
 """
@@ -37,10 +38,11 @@ from .affine import (
     solve_square,
     xreplace_dag,
 )
+from .dag import power_dag, product_dag
 from .det import berkowitz, det_exact
 from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms, polynomial_fractions
 from .rank import RankInfo, generic_rank, generic_rank_dag, matrix_at_point
-from .shadow import PRIME, free_values, mod_value, rank_mod, shadow_evaluable
+from .shadow import PRIME, free_values, mod_derivative, mod_value, rank_mod, shadow_evaluable
 from .size import (
     AFFINE_CANONICAL_MAX_NODES,
     BOUND_EXACT_MAX_NODES,
@@ -78,6 +80,8 @@ __all__ = [
     "diff_dag",
     "depends_on",
     "free_symbols_dag",
+    "power_dag",
+    "product_dag",
     "matmul_dag",
     "berkowitz",
     "det_exact",
@@ -96,6 +100,7 @@ __all__ = [
     "PRIME",
     "free_values",
     "mod_value",
+    "mod_derivative",
     "rank_mod",
     "shadow_evaluable",
     "AFFINE_CANONICAL_MAX_NODES",

@@ -46,6 +46,7 @@ __all__ = [
     "RADICAND_CERTIFICATE_POINTS",
     "NoRootAtPointError",
     "mod_value",
+    "mod_derivative",
     "rank_mod",
     "eliminate_mod",
     "free_values",
@@ -134,24 +135,112 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
             raise ZeroDivisionError
         v = pow(s_, int(e.exp.p), PRIME)
     elif isinstance(e, (sp.sin, sp.cos)):
-        terms = e.args[0].as_coefficients_dict()
-        c, s_ = 1, 0
-        for th, k in terms.items():
-            if not (th.is_Symbol and k.is_Integer):
-                raise NotRationalError(e)
-            if th not in angles:
-                u = random.Random(f"angle {th.name}:{trial}:mod").randrange(1, PRIME)
-                den = pow((1 + u * u) % PRIME, -1, PRIME)  # 1 + u² ≠ 0: −1 is not a square mod p
-                angles[th] = ((1 - u * u) * den % PRIME, 2 * u * den % PRIME)
-            c1, s1 = angles[th]
-            if k < 0:
-                s1 = -s1 % PRIME
-            for _ in range(abs(int(k))):
-                c, s_ = (c * c1 - s_ * s1) % PRIME, (c * s1 + s_ * c1) % PRIME
+        c, s_ = _circle_value(e, angles, trial)
         v = s_ if isinstance(e, sp.sin) else c
     else:
         raise NotRationalError(e)
     memo[e] = v
+    return v
+
+
+def _circle_value(e, angles: dict, trial: int) -> tuple:
+    """(cos, sin) of the argument of ``e`` (sin or cos of an integer combination of angle symbols)
+    in F_p: the angles' random circle points (drawn into ``angles``) combined by the addition
+    theorems."""
+    c, s_ = 1, 0
+    for th, k in e.args[0].as_coefficients_dict().items():
+        if not (th.is_Symbol and k.is_Integer):
+            raise NotRationalError(e)
+        if th not in angles:
+            u = random.Random(f"angle {th.name}:{trial}:mod").randrange(1, PRIME)
+            den = pow((1 + u * u) % PRIME, -1, PRIME)  # 1 + u² ≠ 0: −1 is not a square mod p
+            angles[th] = ((1 - u * u) * den % PRIME, 2 * u * den % PRIME)
+        c1, s1 = angles[th]
+        if k < 0:
+            s1 = -s1 % PRIME
+        for _ in range(abs(int(k))):
+            c, s_ = (c * c1 - s_ * s1) % PRIME, (c * s1 + s_ * c1) % PRIME
+    return c, s_
+
+
+def mod_derivative(e, along: dict, rep: dict, angles: dict, memo: dict, dmemo: dict, trial: int = 0) -> int:
+    """The value in F_p, at the point of :func:`mod_value`, of the derivative of ``e`` along the
+    direction {symbol: rate} — Σ rate·∂e/∂symbol — without building the derivative: forward-mode
+    differentiation over F_p[ε]/(ε²), each shared subexpression once.  The rates are expressions
+    evaluated at the same point (``rep``, ``angles``, ``memo`` shared with :func:`mod_value`), and
+    d sin(Σkθ) = cos(Σkθ)·Σk·rate(θ), d cos = −sin·(…) hold exactly on the circle points.  So the
+    result is ``mod_value`` of the symbolic derivative (:func:`~jetgeo.geometry.exact.diff_dag`
+    along the same direction), with the same guarantee: a non-zero value proves the derivative
+    non-zero.  Sums, products, integer powers, rationals, symbols, sin and cos only; anything else
+    raises :class:`~jetgeo.errors.NotRationalError`.
+
+    Parameters
+    ----------
+    e : sympy.Basic
+        The expression.
+    along : dict
+        {Symbol: rate}: the direction (e.g. {t: 1, q: q̇}, the total derivative without q̈);
+        symbols not in it have rate 0.
+    rep, angles, memo : dict
+        As for :func:`mod_value` (one point: pass the same dicts to both).
+    dmemo : dict
+        {subexpression: value of its derivative}, shared between calls at the same point and
+        direction.
+    trial : int, default 0
+        Which random point.
+
+    Returns
+    -------
+    int
+        The residue of the derivative mod p at the point.
+
+    Raises
+    ------
+    jetgeo.errors.NotRationalError
+        For a node other than the ones above.
+    ZeroDivisionError
+        If a denominator vanishes at the point.
+
+    Examples
+    --------
+    >>> x, th = sp.symbols("x theta")
+    >>> e = x**2 * sp.sin(th)
+    >>> along = {x: sp.Integer(1), th: x}
+    >>> rep, angles, memo = {}, {}, {}
+    >>> d = 2 * x * sp.sin(th) + x**3 * sp.cos(th)
+    >>> mod_derivative(e, along, rep, angles, memo, {}) == mod_value(d, rep, angles, memo)
+    True
+    """
+    got = dmemo.get(e)
+    if got is not None:
+        return got
+    if e.is_Rational:
+        v = 0
+    elif e.is_Symbol:
+        r = along.get(e)
+        v = 0 if r is None else mod_value(r, rep, angles, memo, trial)
+    elif e.is_Add:
+        v = sum(mod_derivative(a, along, rep, angles, memo, dmemo, trial) for a in e.args) % PRIME
+    elif e.is_Mul:
+        v, prod = 0, 1  # (value, derivative) of the product of the factors so far
+        for a in e.args:
+            va = mod_value(a, rep, angles, memo, trial)
+            da = mod_derivative(a, along, rep, angles, memo, dmemo, trial)
+            v, prod = (v * va + prod * da) % PRIME, prod * va % PRIME
+    elif e.is_Pow and e.exp.is_Integer:
+        k = int(e.exp)
+        b = mod_value(e.base, rep, angles, memo, trial)
+        if b == 0 and k < 1:
+            raise ZeroDivisionError
+        v = k * pow(b, k - 1, PRIME) * mod_derivative(e.base, along, rep, angles, memo, dmemo, trial) % PRIME
+    elif isinstance(e, (sp.sin, sp.cos)):
+        c, s_ = _circle_value(e, angles, trial)
+        rate = sum(int(k) * mod_derivative(th, along, rep, angles, memo, dmemo, trial)
+                   for th, k in e.args[0].as_coefficients_dict().items()) % PRIME
+        v = (c if isinstance(e, sp.sin) else -s_) * rate % PRIME
+    else:
+        raise NotRationalError(e)
+    dmemo[e] = v
     return v
 
 
