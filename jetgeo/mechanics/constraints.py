@@ -49,6 +49,7 @@ from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
 from ..limits import staged
+from .branch_solve import solve_branches
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
@@ -495,8 +496,8 @@ class ConstraintSubmanifold:
         dep = list(self.dependent)
         cols = [self.Y.qdot.index(d) for d in dep]
         jac = self._jacobian.extract(list(range(self.k)), cols)
-        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints", check_degree=True, jacobian=jac),
-                               self.f)
+        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints", check_degree=True, jacobian=jac,
+                                          branches=True), self.f)
         out = []
         for i, sol in enumerate(sols):
             g = {d: sol[d] for d in dep}
@@ -959,10 +960,13 @@ def _tidy_condition(det: sp.Expr) -> sp.Expr:
     return sp.factor_terms(normalise_if_small(det, NORMAL_FORM_MAX_NODES))
 
 
-def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None) -> list:
+def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None,
+               branches: bool = False) -> list:
     """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve (with
-    ``check_degree``, after :func:`_check_solvable_degree`).  ``jacobian``: ∂eqs/∂unknowns if
-    already known (then the affine case is recognised without expanding the equations).
+    ``check_degree``, after :func:`_check_solvable_degree`), or with ``branches`` by
+    :func:`~jetgeo.mechanics.branch_solve.solve_branches` (exact elimination, candidates verified by the
+    zero test, the order of the values).  ``jacobian``: ∂eqs/∂unknowns if already known (then the affine
+    case is recognised without expanding the equations).
 
     Returns a list of solution dicts in a deterministic order.
     """
@@ -978,6 +982,8 @@ def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: s
         return [{u: normalise_if_small(s, NORMAL_FORM_MAX_NODES) for u, s in zip(unknowns, sol)}]
     if check_degree:
         _check_solvable_degree(eqs, unknowns)
+    if branches:
+        return solve_branches(list(eqs), list(unknowns), what)
     try:
         sols = sp.solve(list(eqs), list(unknowns), dict=True)
     except NotImplementedError as exc:
