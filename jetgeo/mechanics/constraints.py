@@ -66,7 +66,7 @@ class Branch:
     Parameters
     ----------
     index : int
-        The branch's number (in the order the solutions are found).
+        The branch's number in the value order of :meth:`ConstraintSubmanifold.branches`.
     solution : dict
         {q̇^D: g^D}.
     nonnegative : list
@@ -526,7 +526,31 @@ class ConstraintSubmanifold:
         return cache[dep]
 
     def branches(self) -> list:
-        """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
+        """All solution branches q̇^D = g(t, q, q̇^I), numbered by their values.
+
+        Non-linear constraints are solved by :func:`~jetgeo.mechanics.branch_solve.solve_branches`
+        (elimination and the quadratic formula where they apply, else ``sympy.solve`` without its
+        ``simplify``-based check; every candidate verified by the zero test, a spurious one dropped).
+        The order depends on the branches as functions, not on how they are written: they are sorted
+        by their values at fixed rational sample points of the base
+        (:func:`~jetgeo.mechanics.branch_solve.order_branches`) — the largest value of the first
+        dependent velocity first (real parts, then imaginary parts), then the next dependent velocity,
+        a tie broken at the next point — so ż = ±√(ẋ² + ẏ²)/a has the + branch as branch 0, and
+        multiplying, expanding or factoring f keeps every number (theory/constraints.md, 'Branches').
+
+        Returns
+        -------
+        list of Branch
+            The branches, ``branch.index`` their position.
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold
+        >>> Y = FibredManifold(["x", "y", "z"])
+        >>> xd, yd, zd = Y.qdot
+        >>> [b.solution for b in ConstraintSubmanifold(Y, [xd**2 + yd**2 - 4 * zd**2], dependent=[zd]).branches()]
+        [{zdot: sqrt(xdot**2 + ydot**2)/2}, {zdot: -sqrt(xdot**2 + ydot**2)/2}]
+        """
         return list(self._branches)
 
     @staged("normal form")
