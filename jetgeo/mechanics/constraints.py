@@ -49,6 +49,7 @@ from ..geometry.readable import readable
 from ..geometry.zero import is_zero, normalise, normalise_if_small
 from ..jets import FibredManifold
 from ..limits import staged
+from .branch_solve import solve_branches
 
 __all__ = ["ConstraintSubmanifold", "NormalForm", "Branch", "Classification", "AdmissibleChoices"]
 
@@ -65,7 +66,7 @@ class Branch:
     Parameters
     ----------
     index : int
-        The branch's number (in the order the solutions are found).
+        The branch's number in the value order of :meth:`ConstraintSubmanifold.branches`.
     solution : dict
         {q̇^D: g^D}.
     nonnegative : list
@@ -495,8 +496,8 @@ class ConstraintSubmanifold:
         dep = list(self.dependent)
         cols = [self.Y.qdot.index(d) for d in dep]
         jac = self._jacobian.extract(list(range(self.k)), cols)
-        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints", check_degree=True, jacobian=jac),
-                               self.f)
+        sols = _real_solutions(_solve_for(list(self.f), dep, "the constraints", check_degree=True, jacobian=jac,
+                                          branches=True), self.f)
         out = []
         for i, sol in enumerate(sols):
             g = {d: sol[d] for d in dep}
@@ -525,7 +526,31 @@ class ConstraintSubmanifold:
         return cache[dep]
 
     def branches(self) -> list:
-        """All solution branches q̇^D = g(t, q, q̇^I), in a deterministic order."""
+        """All solution branches q̇^D = g(t, q, q̇^I), numbered by their values.
+
+        Non-linear constraints are solved by :func:`~jetgeo.mechanics.branch_solve.solve_branches`
+        (elimination and the quadratic formula where they apply, else ``sympy.solve`` without its
+        ``simplify``-based check; every candidate verified by the zero test, a spurious one dropped).
+        The order depends on the branches as functions, not on how they are written: they are sorted
+        by their values at fixed rational sample points of the base
+        (:func:`~jetgeo.mechanics.branch_solve.order_branches`) — the largest value of the first
+        dependent velocity first (real parts, then imaginary parts), then the next dependent velocity,
+        a tie broken at the next point — so ż = ±√(ẋ² + ẏ²)/a has the + branch as branch 0, and
+        multiplying, expanding or factoring f keeps every number (theory/constraints.md, 'Branches').
+
+        Returns
+        -------
+        list of Branch
+            The branches, ``branch.index`` their position.
+
+        Examples
+        --------
+        >>> from jetgeo import FibredManifold
+        >>> Y = FibredManifold(["x", "y", "z"])
+        >>> xd, yd, zd = Y.qdot
+        >>> [b.solution for b in ConstraintSubmanifold(Y, [xd**2 + yd**2 - 4 * zd**2], dependent=[zd]).branches()]
+        [{zdot: sqrt(xdot**2 + ydot**2)/2}, {zdot: -sqrt(xdot**2 + ydot**2)/2}]
+        """
         return list(self._branches)
 
     @staged("normal form")
@@ -959,10 +984,13 @@ def _tidy_condition(det: sp.Expr) -> sp.Expr:
     return sp.factor_terms(normalise_if_small(det, NORMAL_FORM_MAX_NODES))
 
 
-def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None) -> list:
+def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: sp.Matrix | None = None,
+               branches: bool = False) -> list:
     """Solve eqs = 0 for unknowns: linear systems by LU, otherwise sympy.solve (with
-    ``check_degree``, after :func:`_check_solvable_degree`).  ``jacobian``: ∂eqs/∂unknowns if
-    already known (then the affine case is recognised without expanding the equations).
+    ``check_degree``, after :func:`_check_solvable_degree`), or with ``branches`` by
+    :func:`~jetgeo.mechanics.branch_solve.solve_branches` (exact elimination, candidates verified by the
+    zero test, the order of the values).  ``jacobian``: ∂eqs/∂unknowns if already known (then the affine
+    case is recognised without expanding the equations).
 
     Returns a list of solution dicts in a deterministic order.
     """
@@ -978,6 +1006,8 @@ def _solve_for(eqs, unknowns, what: str, check_degree: bool = False, jacobian: s
         return [{u: normalise_if_small(s, NORMAL_FORM_MAX_NODES) for u, s in zip(unknowns, sol)}]
     if check_degree:
         _check_solvable_degree(eqs, unknowns)
+    if branches:
+        return solve_branches(list(eqs), list(unknowns), what)
     try:
         sols = sp.solve(list(eqs), list(unknowns), dict=True)
     except NotImplementedError as exc:

@@ -303,7 +303,7 @@ def _two_wheels(form: str = "linear") -> SystemSpec:
     else:
         # Ghori's artificially nonlinear form (3.2.2): |v_G|² = a²(ψ̇ + φ̇)², v_G ⊥ the rod.
         f = [xd**2 + yd**2 - a**2 * s**2, xd * cos(ps) + yd * sin(ps)]
-        dependent, branch = [yd, phd], 1  # branch 1: φ̇ = −ψ̇ + ẋ/(a sin ψ), the rolling wheel
+        dependent, branch = [yd, phd], 0  # branch 0: φ̇ = −ψ̇ + ẋ/(a sin ψ), the rolling wheel
     return SystemSpec(
         Y=Y,
         T=(m1 + 2 * m) / 2 * (xd**2 + yd**2) + (m1 / 3 + 5 * m / 2) * a**2 / 2 * psd**2

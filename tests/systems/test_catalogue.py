@@ -261,7 +261,7 @@ def test_two_wheels_axle_324():
 
 
 def test_two_wheels_axle_nonlinear_form_322_same_dynamics():
-    """Ghori's artificially nonlinear constraints (3.2.2), on branch 1, are the rolling constraints."""
+    """Ghori's artificially nonlinear constraints (3.2.2), on the entry's branch (0), are the rolling constraints."""
     lin = entry("two_wheels_axle")
     nl = entry("two_wheels_axle", form="nonlinear")
     assert len(nl.Q.branches()) == 2

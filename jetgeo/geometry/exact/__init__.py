@@ -66,7 +66,15 @@ from .size import (
     within_ops,
 )
 from .solve import FieldSolution, det_dag, lu_solve_dag, solve_field, solve_rational, substitute_affine
-from .trig import reduce_pythagorean, reduce_pythagorean_shortest, trig_normal_form, trig_reduce, trig_reduce_if_small
+from .trig import (
+    pythagorean_forms,
+    reduce_pythagorean,
+    reduce_pythagorean_shortest,
+    trig_cancel,
+    trig_normal_form,
+    trig_reduce,
+    trig_reduce_if_small,
+)
 
 __all__ = [
     "affine_system",
@@ -133,4 +141,6 @@ __all__ = [
     "trig_normal_form",
     "trig_reduce",
     "trig_reduce_if_small",
+    "trig_cancel",
+    "pythagorean_forms",
 ]

@@ -12,6 +12,8 @@ matrices the recipes and the implicit-equation algorithm solve, never a general 
 
 from __future__ import annotations
 
+from itertools import product
+
 import sympy as sp
 
 from ..coerce import as_expr
@@ -24,8 +26,13 @@ __all__ = [
     "reduce_pythagorean",
     "reduce_pythagorean_shortest",
     "reduce_pythagorean_poly",
+    "pythagorean_forms",
+    "trig_cancel",
     "expand_multiple_angles",
 ]
+
+#: at most this many angles get every combination of reduction directions in :func:`pythagorean_forms`
+PYTHAGOREAN_FORMS_MAX_ANGLES = 3
 
 _TRIG = (sp.sin, sp.cos, sp.tan)
 
@@ -94,17 +101,111 @@ def reduce_pythagorean_shortest(p: sp.Expr) -> sp.Expr | None:
         s, c = sp.sin(u), sp.cos(u)
         forms = []
         for x, y in ((c, s), (s, c)):  # reduce powers of x by x² = 1 − y²
-            if not p.has(x):
-                forms.append(p)
-                continue
-            try:
-                poly = sp.Poly(p, x)
-            except sp.PolynomialError:
+            reduced = _eliminate_square(p, x, y)
+            if reduced is None:
                 return None
-            forms.append(sp.expand(sp.Add(*[coeff * x ** (k % 2) * (1 - y**2) ** (k // 2)
-                                            for (k,), coeff in poly.terms()])))
+            forms.append(reduced)
         p = min(forms, key=tree_size)
     return p
+
+
+def _eliminate_square(p: sp.Expr, x: sp.Expr, y: sp.Expr) -> sp.Expr | None:
+    """``p`` with x^{2j+e} ↦ x^e (1 − y²)^j, e ∈ {0, 1}, expanded (``p`` itself when it has no x);
+    ``None`` when ``p`` is not polynomial in x."""
+    if not p.has(x):
+        return p
+    try:
+        poly = sp.Poly(p, x)
+    except sp.PolynomialError:
+        return None
+    return sp.expand(sp.Add(*[coeff * x ** (k % 2) * (1 - y**2) ** (k // 2) for (k,), coeff in poly.terms()]))
+
+
+def pythagorean_forms(p: sp.Expr) -> list:
+    """The forms of the polynomial ``p`` modulo sin² + cos² − 1 with one direction per angle
+    (sin² ↦ 1 − cos² or cos² ↦ 1 − sin²): every combination for at most
+    :data:`PYTHAGOREAN_FORMS_MAX_ANGLES` angles, else the two uniform ones; ``p`` (expanded) first,
+    no form twice.  Each equals ``p`` modulo the identity; a property visible in one form only (a
+    perfect square, a common factor) is found by trying them all.
+
+    Parameters
+    ----------
+    p : sympy.Expr
+        A polynomial in sines and cosines (over rational functions of other atoms).
+
+    Returns
+    -------
+    list of sympy.Expr
+        The forms, ``p`` expanded first; the directions for which ``p`` is not polynomial in the
+        eliminated atom are left out.
+
+    Examples
+    --------
+    >>> th = sp.Symbol("theta")
+    >>> pythagorean_forms(1 - sp.sin(th)**2)
+    [1 - sin(theta)**2, cos(theta)**2]
+    """
+    p = sp.expand(as_expr(p))
+    angles = sorted({a.args[0] for a in p.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
+    if len(angles) <= PYTHAGOREAN_FORMS_MAX_ANGLES:
+        choices = list(product((0, 1), repeat=len(angles)))
+    else:
+        choices = [(0,) * len(angles), (1,) * len(angles)]
+    forms = [p]
+    for choice in choices:
+        q = p
+        for u, d in zip(angles, choice):
+            s, c = sp.sin(u), sp.cos(u)
+            q = _eliminate_square(q, *((c, s) if d == 0 else (s, c)))
+            if q is None:
+                break
+        if q is not None and q not in forms:
+            forms.append(q)
+    return forms
+
+
+def trig_cancel(expr) -> sp.Expr:
+    """A rational expression in sines and cosines, cancelled also where the common factor appears
+    only modulo sin² + cos² − 1.
+
+    ``sympy.cancel`` treats sin u and cos u as independent generators, so in
+    (a sin²u − a) / cos u it sees no common factor; written as −a cos²u / cos u it cancels to
+    −a cos u.  Angle by angle, numerator and denominator are rewritten in each direction of the
+    identity (:func:`pythagorean_forms`' reductions) and cancelled; the smallest candidate (tree nodes;
+    ties: the earlier) is kept.  Every candidate equals ``expr`` modulo the identity: exact, no
+    ``simplify``.  An angle in whose sines or cosines the expression is not polynomial is left as it is.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        A rational function of sines, cosines and other atoms.
+
+    Returns
+    -------
+    sympy.Expr
+        An equal expression, cancelled modulo sin² + cos² − 1.
+
+    Examples
+    --------
+    >>> psi, a = sp.symbols("psi a")
+    >>> trig_cancel((a * sp.sin(psi)**2 - a) / sp.cos(psi))
+    -a*cos(psi)
+    """
+    expr = as_expr(expr)
+    if expr.is_Atom:
+        return expr
+    best = sp.cancel(sp.together(expr))
+    angles = sorted({a.args[0] for a in best.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
+    for u in angles:
+        s, c = sp.sin(u), sp.cos(u)
+        candidates = [best]
+        num, den = sp.fraction(best)
+        for x, y in ((s, c), (c, s)):
+            parts = [_eliminate_square(part, x, y) for part in (num, den)]
+            if parts[0] is not None and parts[1] is not None:
+                candidates.append(sp.cancel(parts[0] / parts[1]))
+        best = min(candidates, key=tree_size)
+    return best
 
 
 def trig_reduce(expr) -> sp.Expr:
