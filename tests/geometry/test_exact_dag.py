@@ -20,6 +20,8 @@ from jetgeo.geometry.exact import (
     det_exact,
     det_sized,
     diff_dag,
+    generic_rank,
+    generic_rank_dag,
     mod_derivative,
     mod_value,
     power_dag,
@@ -313,3 +315,29 @@ def test_mod_derivative_is_the_value_of_the_built_derivative(e):
                 mod_value(e, {}, {}, {}, trial)
             continue
         assert got == want
+
+
+def test_exp_of_symbols_has_a_shadow_that_keeps_its_relations():
+    # exp(Σ kᵢ xᵢ) takes Π zᵢ^kᵢ: exp(a + b) = exp a · exp b and exp(2y) = exp(y)² hold at the point
+    y, x = sp.symbols("y x")
+    for e in (sp.Mul(sp.exp(x), sp.exp(y), evaluate=False) - sp.exp(x + y),
+              sp.Add(sp.exp(2 * y), -sp.Pow(sp.exp(y), 2, evaluate=False), evaluate=False),
+              sp.Mul(sp.exp(-y), sp.exp(y), evaluate=False) - 1):
+        assert mod_value(e, {}, {}, {}) == 0
+    assert mod_value(sp.exp(y) - y, {}, {}, {}) != 0
+    with pytest.raises(NotRationalError):
+        mod_value(sp.exp(y / 2), {}, {}, {})
+    # the forward derivative: d/dy exp(2y) = 2 exp(2y)
+    rep, angles, memo = {}, {}, {}
+    d = mod_derivative(sp.exp(2 * y) * x, {y: sp.Integer(1)}, rep, angles, memo, {})
+    assert d == mod_value(2 * sp.exp(2 * y) * x, rep, angles, memo)
+
+
+def test_rank_of_constraints_with_an_exponential_factor():
+    # f₁ = (ẋ² + ẏ² − a²(ψ̇ + φ̇)²)·exp(y), f₂ = ẋ cos ψ + ẏ sin ψ have rank 2; the rank at
+    # 60-digit points with y ≈ −120 used to drop row 1 (exp(y) ≈ 1e-53 below the tolerance)
+    xd, yd, psid, phid, y, psi, a = sp.symbols("xdot ydot psidot phidot y psi a")
+    f = sp.Matrix([(xd**2 + yd**2 - a**2 * (psid + phid) ** 2) * sp.exp(y), xd * sp.cos(psi) + yd * sp.sin(psi)])
+    J = f.jacobian([xd, yd, psid, phid])
+    assert generic_rank(J).rank == 2
+    assert generic_rank_dag(J) == 2

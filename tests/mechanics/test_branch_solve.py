@@ -195,7 +195,7 @@ _SYSTEMS = [
     ([_xd**2 + _yd**2 - _a**2 * (_psd + _phd) ** 2, _xd * sp.cos(_ps) + _yd * sp.sin(_ps)], [_yd, _phd]),
     ([_xd**2 + _yd**2 - _a**2 * _psd**2 * sp.cos(_x) ** 2], [_psd]),
 ]
-_FACTORS = [sp.Integer(3), sp.Integer(-2), 1 + _x**2, -(2 + sp.sin(_ps) ** 2), 1 + sp.cos(_y) ** 2]
+_FACTORS = [sp.Integer(3), sp.Integer(-2), 1 + _x**2, -(2 + sp.sin(_ps) ** 2), 1 + sp.cos(_y) ** 2, sp.exp(_y)]
 
 
 @settings(max_examples=12)

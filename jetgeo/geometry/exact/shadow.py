@@ -26,7 +26,10 @@ same root).  A radicand that is (or may be) a square times the others, or that c
 itself, raises :class:`~jetgeo.errors.NotRationalError`: the sign of its root is not decidable
 in F_p.
 
-Other atoms the field arithmetic cannot evaluate (exp, tan, sin of a non-linear argument) raise
+exp of an integer combination of symbols, Σ kᵢ xᵢ, takes the value Π zᵢ^kᵢ with independent random
+residues zᵢ: the functions xᵢ and exp xᵢ are algebraically independent [Ax 1971], and the relations
+exp(a + b) = exp a · exp b hold at the point.
+Other atoms the field arithmetic cannot evaluate (tan, exp(x/2), sin of a non-linear argument) raise
 :class:`~jetgeo.errors.NotRationalError`; callers that can treat them as independent
 generators give them random residues with :func:`free_values` instead (the shadow then proves
 non-vanishing only as a function of independent generators).
@@ -137,9 +140,25 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
     elif isinstance(e, (sp.sin, sp.cos)):
         c, s_ = _circle_value(e, angles, trial)
         v = s_ if isinstance(e, sp.sin) else c
+    elif isinstance(e, sp.exp):
+        v = _exp_value(e, trial)
     else:
         raise NotRationalError(e)
     memo[e] = v
+    return v
+
+
+def _exp_value(e, trial: int) -> int:
+    """exp(Σ kᵢ xᵢ) (integers kᵢ, symbols xᵢ, no constant term) in F_p: Π zᵢ^kᵢ, with zᵢ a random
+    residue standing for exp xᵢ, drawn independently of xᵢ's own value.  Sound because x₁, …, xₙ,
+    exp x₁, …, exp xₙ (and the e^{iθ} of the angles) are algebraically independent functions
+    [Ax 1971], while the relations exp(a + b) = exp a · exp b are kept."""
+    v = 1
+    for x, k in e.args[0].as_coefficients_dict().items():
+        if not (x.is_Symbol and k.is_Integer):
+            raise NotRationalError(e)
+        z = random.Random(f"exp {x.name}:{trial}:mod").randrange(2, PRIME)
+        v = v * pow(z, int(k), PRIME) % PRIME
     return v
 
 
@@ -171,7 +190,7 @@ def mod_derivative(e, along: dict, rep: dict, angles: dict, memo: dict, dmemo: d
     d sin(Σkθ) = cos(Σkθ)·Σk·rate(θ), d cos = −sin·(…) hold exactly on the circle points.  So the
     result is ``mod_value`` of the symbolic derivative (:func:`~jetgeo.geometry.exact.diff_dag`
     along the same direction), with the same guarantee: a non-zero value proves the derivative
-    non-zero.  Sums, products, integer powers, rationals, symbols, sin and cos only; anything else
+    non-zero.  Sums, products, integer powers, rationals, symbols, sin, cos and exp only; anything else
     raises :class:`~jetgeo.errors.NotRationalError`.
 
     Parameters
@@ -238,6 +257,10 @@ def mod_derivative(e, along: dict, rep: dict, angles: dict, memo: dict, dmemo: d
         rate = sum(int(k) * mod_derivative(th, along, rep, angles, memo, dmemo, trial)
                    for th, k in e.args[0].as_coefficients_dict().items()) % PRIME
         v = (c if isinstance(e, sp.sin) else -s_) * rate % PRIME
+    elif isinstance(e, sp.exp):
+        rate = sum(int(k) * mod_derivative(x, along, rep, angles, memo, dmemo, trial)
+                   for x, k in e.args[0].as_coefficients_dict().items()) % PRIME
+        v = _exp_value(e, trial) * rate % PRIME
     else:
         raise NotRationalError(e)
     dmemo[e] = v
@@ -305,8 +328,8 @@ def _certify(b, registry: dict) -> None:
 
 
 def shadow_evaluable(a: sp.Basic) -> bool:
-    """Whether :func:`mod_value` evaluates the atom ``a`` (sin, cos of an integer combination of
-    symbols) with the relations among such atoms respected.
+    """Whether :func:`mod_value` evaluates the atom ``a`` (sin, cos, exp of an integer combination
+    of symbols) with the relations among such atoms respected.
 
     Parameters
     ----------
@@ -316,16 +339,16 @@ def shadow_evaluable(a: sp.Basic) -> bool:
     Returns
     -------
     bool
-        True for sin u and cos u with u an integer combination of symbols (2θ, θ₁ − θ₂); False for
-        anything else (exp, tan, roots), which :func:`free_values` must value.
+        True for sin u, cos u and exp u with u an integer combination of symbols (2θ, θ₁ − θ₂);
+        False for anything else (tan, exp(x/2), roots), which :func:`free_values` must value.
 
     Examples
     --------
     >>> a, b = sp.symbols("a b")
     >>> shadow_evaluable(sp.cos(a - 2 * b)), shadow_evaluable(sp.cos(a / 2)), shadow_evaluable(sp.exp(a))
-    (True, False, False)
+    (True, False, True)
     """
-    if not isinstance(a, (sp.sin, sp.cos)):
+    if not isinstance(a, (sp.sin, sp.cos, sp.exp)):
         return False
     return all(th.is_Symbol and k.is_Integer for th, k in a.args[0].as_coefficients_dict().items())
 
