@@ -92,7 +92,9 @@ def test_det_sized_and_det_dag_are_the_determinant(system, k):
         return
     want = _at(A, k).det()
     assert _at(det_sized(A), k) == want
-    assert _at(det_dag(A), k) == want
+    # det_dag is a rational expression (products of quotients of pivots): compared as a function, since
+    # at a point where a pivot vanishes (cos θ = 0 at k = 6) its unexpanded form is not defined
+    assert _at(sp.cancel(det_dag(A)), k) == want
     assert sp.expand(_at(det_exact(A), k) - want) == 0
 
 
