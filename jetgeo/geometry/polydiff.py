@@ -186,17 +186,30 @@ class PolyExpr:
 
 
 def _acceptable(expr) -> dict | None:
-    """{sin θ / cos θ atom: fresh symbol} if expr is a polynomial in symbols and such atoms."""
+    """{sin θ / cos θ atom: fresh symbol} if expr is a polynomial in symbols and such atoms.
+
+    One walk of the expression DAG (each distinct node once; sympy's ``atoms`` walks the tree, twice),
+    and the atoms sin θ, cos θ the expression holds are used as they are (building sin θ asks
+    sympy's evaluation rules again after a cleared cache)."""
+    seen: set = set()
+    trig: dict = {}  # (func, θ) → the atom
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if isinstance(e, sp.Function):
+            if e.func not in (sp.sin, sp.cos) or not e.args[0].is_Symbol:
+                return None
+            trig[(e.func, e.args[0])] = e
+        elif e.is_Pow and not (e.exp.is_Integer and e.exp > 0):
+            return None
+        stack.extend(e.args)
     atoms = {}
-    for f in expr.atoms(sp.Function):
-        if f.func not in (sp.sin, sp.cos) or not f.args[0].is_Symbol:
-            return None
-        th = f.args[0]  # both sin θ and cos θ become generators: each is the other's derivative
-        atoms.setdefault(sp.sin(th), sp.Dummy(f"s_{th}"))
-        atoms.setdefault(sp.cos(th), sp.Dummy(f"c_{th}"))
-    for p in expr.atoms(sp.Pow):
-        if not (p.exp.is_Integer and p.exp > 0):
-            return None
+    for th in {th for _, th in trig}:  # both sin θ and cos θ become generators: each is the other's derivative
+        atoms[trig.get((sp.sin, th)) or sp.sin(th)] = sp.Dummy(f"s_{th}")
+        atoms[trig.get((sp.cos, th)) or sp.cos(th)] = sp.Dummy(f"c_{th}")
     return atoms
 
 
