@@ -110,3 +110,19 @@ def test_sin_and_cos_atoms_of_the_expression_are_its_generators():
     assert _acceptable((w + s) ** 2 + 1 / (w + c)) is None
     assert _acceptable(w + sp.sqrt(w + c) * s) is None
     assert _acceptable(sp.sin(2 * th) + w) is None
+
+
+def test_shared_ring_makes_one_generator_per_trig_atom(monkeypatch):
+    """polys_of's shared ring: one fresh generator per sin/cos atom over all expressions (none made and
+    dropped per expression), the polynomials unchanged."""
+    from jetgeo.geometry.polydiff import polys_of
+
+    th, ph, w = sp.symbols("theta phi w")
+    exprs = [w * sp.sin(th) + sp.cos(ph), w**2 * sp.cos(th) * sp.sin(ph), sp.sin(th) * sp.cos(th) - w]
+    before = [P.expr for P in polys_of(exprs)]
+    made = []
+    dummy = sp.Dummy
+    monkeypatch.setattr(sp, "Dummy", lambda *a, **k: made.append(a) or dummy(*a, **k))
+    Ps = polys_of(exprs)
+    assert len(made) == 4
+    assert [P.expr for P in Ps] == before == [sp.expand(e) for e in exprs]
