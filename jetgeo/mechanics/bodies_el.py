@@ -226,6 +226,59 @@ def energy_and_euler_lagrange(Y: FibredManifold, parts: Sequence, potential=0, f
     return _kinetic_energy(checked), _euler_lagrange(Y, checked, potential, forces)
 
 
+def _velocity_gradient(expr: sp.Expr, velocities: frozenset, memo: dict) -> dict:
+    """{q̇^σ: ∂expr/∂q̇^σ} over the velocities with a non-zero derivative, in one walk of the DAG: the
+    expressions :func:`~jetgeo.geometry.exact.diff_dag` gives velocity by velocity (the same rule at
+    every node: sums, products, powers, functions, ``sp.diff`` for other nodes), but no node is visited
+    once per velocity and no sum of zero derivatives is formed (most nodes depend on few velocities).
+    ``memo``: the gradients of visited nodes, by identity."""
+    got = memo.get(id(expr))
+    if got is not None and got[0] is expr:
+        return got[1]
+    e = expr
+    out: dict = {}
+    if e.is_Atom:
+        if e in velocities:
+            out = {e: sp.S.One}
+    elif e.is_Add:
+        parts: dict = {}
+        for a in e.args:
+            for v, da in _velocity_gradient(a, velocities, memo).items():
+                parts.setdefault(v, []).append(da)
+        out = {v: sp.Add(*ds) for v, ds in parts.items()}
+    elif e.is_Mul:
+        args = e.args
+        parts = {}
+        for i, a in enumerate(args):
+            for v, da in _velocity_gradient(a, velocities, memo).items():
+                parts.setdefault(v, []).append(sp.Mul(*args[:i], da, *args[i + 1:]))
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    elif e.is_Pow:
+        base, ex = e.args
+        gb, ge = _velocity_gradient(base, velocities, memo), _velocity_gradient(ex, velocities, memo)
+        for v in {*gb, *ge}:
+            dv = sp.S.Zero
+            if v in gb:
+                dv = ex * base ** (ex - 1) * gb[v]
+            if v in ge:
+                dv = dv + e * sp.log(base) * ge[v]
+            out[v] = dv
+    elif isinstance(e, sp.Function) and not isinstance(e, (sp.Derivative, sp.Subs)):
+        parts = {}
+        for i, a in enumerate(e.args):
+            ga = _velocity_gradient(a, velocities, memo)
+            if ga:
+                f_i = e.fdiff(i + 1)
+                for v, da in ga.items():
+                    parts.setdefault(v, []).append(f_i * da)
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    else:
+        out = {v: sp.diff(e, v) for v in velocities}
+    out = {v: d for v, d in out.items() if d != 0}
+    memo[id(expr)] = (expr, out)
+    return out
+
+
 def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple | None:
     """:func:`euler_lagrange_of_bodies` of checked parts (:func:`_checked`)."""
     V = as_expr(potential, "the potential")
@@ -238,14 +291,16 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
     velocities = set(Y.qdot)
     along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: the total derivative without q̈
     memo_dbar: dict = {}
-    memo_v = {v: {} for v in Y.qdot}
+    memo_v: dict = {}  # the velocity gradients of visited nodes
+    qdot = frozenset(Y.qdot)
     memo_q = {s: {} for s in Y.q}
     g_terms: dict = {}  # (a, b), a ≤ b: the terms of g_ab
     flags: dict = {}  # product_dag's memo
     e_terms = [[-sp.diff(V, s), a] for s, a in zip(Y.q, A)]
     for w, M, derivative in parts:
         k = len(w)
-        J = [[diff_dag(w[i], v, memo_v[v]) for v in Y.qdot] for i in range(k)]
+        grads = [_velocity_gradient(c, qdot, memo_v) for c in w]  # one walk for all the velocities
+        J = [[grad.get(v, sp.S.Zero) for v in Y.qdot] for grad in grads]
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None
         p = _add_mass_terms(w, M, J, g_terms, flags)

@@ -160,3 +160,37 @@ def test_energy_and_euler_lagrange_checks_the_parts_once(monkeypatch):
     assert T == T0 and g == g0 and e == e0
     with pytest.raises(InputError, match="potential"):
         energy_and_euler_lagrange(Y, parts, potential=thd)
+
+
+def test_velocity_gradient_is_diff_dag_velocity_by_velocity(monkeypatch):
+    """The partial velocities J = ∂w/∂q̇ of every part come from one walk per component
+    (``_velocity_gradient``): the very expressions ``diff_dag`` gives velocity by velocity (so g and e
+    are unchanged), zeros left out; on the 4-trailer's and the rolling disc's parts, and on powers,
+    functions of velocities and a node sympy differentiates itself."""
+    from jetgeo.geometry.exact import diff_dag
+    from jetgeo.io import sympy_import as SI
+
+    cases = []
+    combined = BE.energy_and_euler_lagrange
+
+    def capture(Y, parts, *a):
+        cases.append((Y, [c for part in parts for c in part.w]))
+        return combined(Y, parts, *a)
+
+    monkeypatch.setattr(SI, "energy_and_euler_lagrange", capture)
+    SB.imported(4)
+    SB.disc("TQ")
+    assert len(cases) == 2
+    Y = FibredManifold(["x", "th"])
+    (x, th), (xd, thd) = Y.q, Y.qdot
+    cases.append((Y, [xd**2 * sp.sin(thd * x), sp.exp(th) * (xd + x) ** -2, x**xd,
+                      sp.Derivative(sp.Function("u")(xd), xd), sp.Integer(3), thd]))
+    for Y_, exprs in cases:
+        memo: dict = {}
+        vel = frozenset(Y_.qdot)
+        for c in exprs:
+            grad = BE._velocity_gradient(c, vel, memo)
+            for v in Y_.qdot:
+                d = diff_dag(c, v)
+                assert grad.get(v, sp.S.Zero) == d
+                assert (v in grad) == (d != 0)
