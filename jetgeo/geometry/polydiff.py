@@ -185,19 +185,44 @@ class PolyExpr:
         return not self.p
 
 
+def _trig_atoms(expr) -> list | None:
+    """The atoms sin θ, cos θ of the generators if expr is a polynomial in symbols and such atoms (both
+    for every angle θ that occurs: each is the other's derivative), else None.
+
+    One walk of the expression DAG (each distinct node once; sympy's ``atoms`` walks the tree, twice),
+    and the atoms sin θ, cos θ the expression holds are used as they are (building sin θ asks
+    sympy's evaluation rules again after a cleared cache)."""
+    seen: set = set()
+    trig: dict = {}  # (func, θ) → the atom
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if isinstance(e, sp.Function):
+            if e.func not in (sp.sin, sp.cos) or not e.args[0].is_Symbol:
+                return None
+            trig[(e.func, e.args[0])] = e
+        elif e.is_Pow and not (e.exp.is_Integer and e.exp > 0):
+            return None
+        stack.extend(e.args)
+    out = []
+    for th in {th for _, th in trig}:
+        out += [trig.get((sp.sin, th)) or sp.sin(th), trig.get((sp.cos, th)) or sp.cos(th)]
+    return out
+
+
+def _dummy_for(atom) -> sp.Dummy:
+    """The ring's generator standing for sin θ or cos θ."""
+    return sp.Dummy(f"{'s' if atom.func is sp.sin else 'c'}_{atom.args[0]}")
+
+
 def _acceptable(expr) -> dict | None:
-    """{sin θ / cos θ atom: fresh symbol} if expr is a polynomial in symbols and such atoms."""
-    atoms = {}
-    for f in expr.atoms(sp.Function):
-        if f.func not in (sp.sin, sp.cos) or not f.args[0].is_Symbol:
-            return None
-        th = f.args[0]  # both sin θ and cos θ become generators: each is the other's derivative
-        atoms.setdefault(sp.sin(th), sp.Dummy(f"s_{th}"))
-        atoms.setdefault(sp.cos(th), sp.Dummy(f"c_{th}"))
-    for p in expr.atoms(sp.Pow):
-        if not (p.exp.is_Integer and p.exp > 0):
-            return None
-    return atoms
+    """{sin θ / cos θ atom: fresh symbol} if expr is a polynomial in symbols and such atoms
+    (:func:`_trig_atoms`)."""
+    atoms = _trig_atoms(expr)
+    return None if atoms is None else {a: _dummy_for(a) for a in atoms}
 
 
 def poly_of(expr, extra=()) -> PolyExpr | None:
@@ -268,13 +293,14 @@ def polys_of(exprs, extra=()) -> list:
     (-w*sin(theta), None)
     """
     exprs = [as_expr(e) for e in exprs]
-    atom_maps = [_acceptable(e) for e in exprs]
+    atom_maps = [_trig_atoms(e) for e in exprs]
     atoms: dict = {}
     syms = {s for s in extra if isinstance(s, sp.Symbol)}
     for e, am in zip(exprs, atom_maps):
         if am is not None:
             for a in am:
-                atoms.setdefault(a, sp.Dummy(f"{'s' if a.func is sp.sin else 'c'}_{a.args[0]}"))
+                if a not in atoms:  # one generator per atom for all the expressions
+                    atoms[a] = _dummy_for(a)
             syms |= e.free_symbols
     gens = sorted(syms | set(atoms.values()), key=sp.default_sort_key)
     if not gens:

@@ -45,7 +45,7 @@ from ..geometry.coerce import as_expr
 from ..geometry.exact import diff_dag, free_symbols_dag, power_dag, product_dag
 from ..jets import FibredManifold
 
-__all__ = ["VelocityPart", "kinetic_energy_of", "euler_lagrange_of_bodies"]
+__all__ = ["VelocityPart", "kinetic_energy_of", "euler_lagrange_of_bodies", "energy_and_euler_lagrange"]
 
 
 class VelocityPart(NamedTuple):
@@ -99,9 +99,14 @@ def kinetic_energy_of(Y: FibredManifold, parts: Sequence) -> sp.Expr:
     >>> kinetic_energy_of(Y, [VelocityPart((Y.qdot[0],), sp.Matrix([[2]]))])
     xdot**2
     """
+    return _kinetic_energy(_checked(Y, parts))
+
+
+def _kinetic_energy(parts: list) -> sp.Expr:
+    """T = ½ Σ wᵀ M w of checked parts (:func:`_checked`)."""
     terms = []
     flags: dict = {}  # product_dag's memo
-    for w, M, _ in _checked(Y, parts):
+    for w, M, _ in parts:
         n = len(w)
         for i in range(n):
             if w[i] == 0:
@@ -181,7 +186,101 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
     >>> euler_lagrange_of_bodies(Y, [VelocityPart((xd**2,), sp.eye(1))]) is None
     True
     """
-    parts = _checked(Y, parts)
+    return _euler_lagrange(Y, _checked(Y, parts), potential, forces)
+
+
+def energy_and_euler_lagrange(Y: FibredManifold, parts: Sequence, potential=0, forces: Sequence | None = None
+                              ) -> tuple:
+    """(T, EL): :func:`kinetic_energy_of` and :func:`euler_lagrange_of_bodies` of the same parts, which
+    are checked once (what :func:`jetgeo.io.sympy_import.from_mechanics` needs).
+
+    Parameters
+    ----------
+    Y : FibredManifold
+        The configuration bundle.
+    parts : sequence of VelocityPart
+        The kinetic energy's terms ½ wᵀ M w.
+    potential : sympy expression, optional
+        V(t, q).
+    forces : sequence of sympy expressions, optional
+        A_σ(t, q, q̇), one per coordinate.
+
+    Returns
+    -------
+    tuple
+        (T, el): the kinetic energy and what :func:`euler_lagrange_of_bodies` returns ((g, e) or None).
+
+    Raises
+    ------
+    InputError
+        As :func:`euler_lagrange_of_bodies`.
+
+    Examples
+    --------
+    >>> Y = FibredManifold(["x"])
+    >>> T, (g, e) = energy_and_euler_lagrange(Y, [VelocityPart((Y.qdot[0],), sp.Matrix([[2]]))])
+    >>> T, g, e
+    (xdot**2, Matrix([[2]]), (0,))
+    """
+    checked = _checked(Y, parts)
+    return _kinetic_energy(checked), _euler_lagrange(Y, checked, potential, forces)
+
+
+def _velocity_gradient(expr: sp.Expr, velocities: frozenset, memo: dict) -> dict:
+    """{q̇^σ: ∂expr/∂q̇^σ} over the velocities with a non-zero derivative, in one walk of the DAG: the
+    expressions :func:`~jetgeo.geometry.exact.diff_dag` gives velocity by velocity (the same rule at
+    every node: sums, products, powers, functions, ``sp.diff`` for other nodes), but no node is visited
+    once per velocity and no sum of zero derivatives is formed (most nodes depend on few velocities).
+    ``memo``: the gradients of visited nodes, by identity."""
+    got = memo.get(id(expr))
+    if got is not None and got[0] is expr:
+        return got[1]
+    e = expr
+    out: dict = {}
+    if e.is_Atom:
+        if e in velocities:
+            out = {e: sp.S.One}
+    elif e.is_Add:
+        parts: dict = {}
+        for a in e.args:
+            for v, da in _velocity_gradient(a, velocities, memo).items():
+                parts.setdefault(v, []).append(da)
+        out = {v: sp.Add(*ds) for v, ds in parts.items()}
+    elif e.is_Mul:
+        args = e.args
+        parts = {}
+        for i, a in enumerate(args):
+            for v, da in _velocity_gradient(a, velocities, memo).items():
+                parts.setdefault(v, []).append(sp.Mul(*args[:i], da, *args[i + 1:]))
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    elif e.is_Pow:
+        base, ex = e.args
+        gb, ge = _velocity_gradient(base, velocities, memo), _velocity_gradient(ex, velocities, memo)
+        for v in {*gb, *ge}:
+            dv = sp.S.Zero
+            if v in gb:
+                dv = ex * base ** (ex - 1) * gb[v]
+            if v in ge:
+                dv = dv + e * sp.log(base) * ge[v]
+            out[v] = dv
+    elif isinstance(e, sp.Function) and not isinstance(e, (sp.Derivative, sp.Subs)):
+        parts = {}
+        for i, a in enumerate(e.args):
+            ga = _velocity_gradient(a, velocities, memo)
+            if ga:
+                f_i = e.fdiff(i + 1)
+                for v, da in ga.items():
+                    parts.setdefault(v, []).append(f_i * da)
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    else:
+        out = {v: sp.diff(e, v) for v in velocities}
+    out = {v: d for v, d in out.items() if d != 0}
+    memo[id(expr)] = (expr, out)
+    return out
+
+
+def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple | None:
+    """:func:`euler_lagrange_of_bodies` of checked parts (:func:`_checked`)."""
     V = as_expr(potential, "the potential")
     if Y.jet_order(V) > 0:
         raise InputError(f"the potential must depend on (t, q) only; got {V}")
@@ -192,17 +291,20 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
     velocities = set(Y.qdot)
     along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: the total derivative without q̈
     memo_dbar: dict = {}
-    memo_v = {v: {} for v in Y.qdot}
+    memo_v: dict = {}  # the velocity gradients of visited nodes
+    qdot = frozenset(Y.qdot)
     memo_q = {s: {} for s in Y.q}
     g_terms: dict = {}  # (a, b), a ≤ b: the terms of g_ab
     flags: dict = {}  # product_dag's memo
     e_terms = [[-sp.diff(V, s), a] for s, a in zip(Y.q, A)]
     for w, M, derivative in parts:
         k = len(w)
-        J = [[diff_dag(w[i], v, memo_v[v]) for v in Y.qdot] for i in range(k)]
+        grads = [_velocity_gradient(c, qdot, memo_v) for c in w]  # one walk for all the velocities
+        J = [[grad.get(v, sp.S.Zero) for v in Y.qdot] for grad in grads]
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None
         p = _add_mass_terms(w, M, J, g_terms, flags)
+        M_symbols = free_symbols_dag(list(M))
         # −d̄p and −p, negated once (not once per coordinate)
         ndp = [-diff_dag(c, along, memo_dbar) for c in p]
         np_ = [-c for c in p] if not derivative else p
@@ -215,6 +317,8 @@ def euler_lagrange_of_bodies(Y: FibredManifold, parts: Sequence, potential=0, fo
                     D = diff_dag(J[i][j], along, memo_dbar) - diff_dag(w[i], s, memo_q[s])
                     if D != 0:
                         terms.append(np_[i] * D)
+            if s not in M_symbols:  # ∂M/∂q^j = 0
+                continue
             dM = [(a, b, diff_dag(M[a, b], s)) for a in range(k) for b in range(k) if M[a, b].has(s)]
             terms += [w[a] * c * w[b] / 2 for a, b, c in dM if c != 0]
     g = sp.zeros(m, m)

@@ -39,6 +39,7 @@ from ..geometry.exact import (
     affine_system,
     det_sized,
     diff_dag,
+    free_symbols_dag,
     is_small,
     lu_solve_dag,
     solve_exact,
@@ -773,7 +774,8 @@ def _structural_choice(fs, qdot, J, reference: dict | None = None) -> list:
             e = J[i, s]
             if e == 0:
                 continue
-            linear = sp.diff(e, qdot[s]) == 0
+            # e free of q̇^σ: linear without sympy's diff (its derivative would be 0)
+            linear = qdot[s] not in free_symbols_dag([e]) or sp.diff(e, qdot[s]) == 0
             const = e.is_number
             cost[(i, s)] = (0 if linear else 100) + (0 if const else 10) + (m - 1 - s)
     first = None

@@ -316,3 +316,32 @@ def test_large_knife_edges_are_differentiated_on_the_dag_the_catalogues_in_the_r
     entry = load("n_trailer", n=8)
     accelerations_on_TQ(entry.system, entry.Q)
     assert on_dag == []
+
+
+def test_inertia_matrix_entry_by_entry_is_the_dyadics_symmetric_part(monkeypatch):
+    """A central inertia written in one frame is read off the dyadic entry by entry — no sympy matrix
+    product or scalar multiple (each asks about the products with zeros) — and is the symmetric part of
+    sympy's ``to_matrix`` in that frame, entry for entry the same expression; a dyadic over two frames is
+    written in the body's frame."""
+    from sympy.matrices.repmatrix import RepMatrix
+
+    a, b, c, d, th = sp.symbols("a b c d theta")
+    N = ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", (th, N.z))
+    one_frame = [inertia(B, 0, 0, c), inertia(N, a, b, c, d, 0, a), inertia(N, a, b, c) + d * N.x.outer(N.y),
+                 inertia(B, a + b, a * b, c, d, sp.sin(th), 0)]
+    expected = []
+    for dy in one_frame:
+        M = dy.to_matrix(dy.args[0][1].args[0][1])
+        expected.append((M + M.T) / 2)
+    monkeypatch.setattr(RepMatrix, "_eval_matrix_mul", lambda *a: pytest.fail("a matrix product"))
+    monkeypatch.setattr(RepMatrix, "_eval_scalar_mul", lambda *a: pytest.fail("a scalar multiple"))
+    for dy, M in zip(one_frame, expected):
+        F, got = SI._inertia_matrix(dy, B)
+        assert F is dy.args[0][1].args[0][1]
+        assert got == M and got == got.T
+    monkeypatch.undo()
+    mixed = inertia(B, a, b, c) + d * N.x.outer(B.y)
+    F, got = SI._inertia_matrix(mixed, B)
+    M = mixed.to_matrix(B)
+    assert F is B and got == (M + M.T) / 2

@@ -89,3 +89,40 @@ def test_collected_form_is_the_same_polynomial_with_one_term_per_monomial(e):
     want = [m for m in sp.Poly(P.expr, w, u).monoms() if any(m)] if P.expr != 0 else []
     terms = [t for t in sp.Add.make_args(got) if t.has(w, u)]
     assert len(terms) == len(want)
+
+
+def test_sin_and_cos_atoms_of_the_expression_are_its_generators():
+    """The atoms sin θ, cos θ an expression holds become the ring's generators as they are (not rebuilt:
+    after a cleared cache building sin θ runs sympy's evaluation again); a missing partner is built;
+    other functions and negative or fractional powers are refused, found anywhere in the DAG."""
+    from sympy.core.cache import clear_cache
+
+    from jetgeo.geometry.polydiff import _acceptable
+
+    th, ph, w = sp.symbols("theta phi w")
+    s, c = sp.sin(th), sp.cos(th)
+    e = (w * s + c) ** 2 * w + w * s + sp.sin(ph)
+    clear_cache()
+    atoms = _acceptable(e)
+    assert set(atoms) == {s, c, sp.sin(ph), sp.cos(ph)}
+    assert any(a is s for a in atoms) and any(a is c for a in atoms)
+    assert _acceptable(w * s + sp.exp(w) * s) is None
+    assert _acceptable((w + s) ** 2 + 1 / (w + c)) is None
+    assert _acceptable(w + sp.sqrt(w + c) * s) is None
+    assert _acceptable(sp.sin(2 * th) + w) is None
+
+
+def test_shared_ring_makes_one_generator_per_trig_atom(monkeypatch):
+    """polys_of's shared ring: one fresh generator per sin/cos atom over all expressions (none made and
+    dropped per expression), the polynomials unchanged."""
+    from jetgeo.geometry.polydiff import polys_of
+
+    th, ph, w = sp.symbols("theta phi w")
+    exprs = [w * sp.sin(th) + sp.cos(ph), w**2 * sp.cos(th) * sp.sin(ph), sp.sin(th) * sp.cos(th) - w]
+    before = [P.expr for P in polys_of(exprs)]
+    made = []
+    dummy = sp.Dummy
+    monkeypatch.setattr(sp, "Dummy", lambda *a, **k: made.append(a) or dummy(*a, **k))
+    Ps = polys_of(exprs)
+    assert len(made) == 4
+    assert [P.expr for P in Ps] == before == [sp.expand(e) for e in exprs]

@@ -19,11 +19,17 @@ from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import jetgeo.mechanics.bodies_el as BE  # noqa: E402
 from benchmarks import same_bodies as SB  # noqa: E402
 from jetgeo import FibredManifold, LagrangianSystem  # noqa: E402
 from jetgeo.errors import InputError  # noqa: E402
 from jetgeo.io.sympy_import import from_mechanics  # noqa: E402
-from jetgeo.mechanics.bodies_el import VelocityPart, euler_lagrange_of_bodies, kinetic_energy_of  # noqa: E402
+from jetgeo.mechanics.bodies_el import (  # noqa: E402
+    VelocityPart,
+    energy_and_euler_lagrange,
+    euler_lagrange_of_bodies,
+    kinetic_energy_of,
+)
 from jetgeo.testing.checks import vanishes_on_points  # noqa: E402
 
 
@@ -136,3 +142,55 @@ def test_random_bodies_systems_el_equals_the_lagrangians(data):
     q, bodies, N, loads = data
     model = from_mechanics(q, bodies, N, loads=loads)
     _same_as_from_L(model.system)
+
+
+def test_energy_and_euler_lagrange_checks_the_parts_once(monkeypatch):
+    """``from_mechanics`` needs T and (g, e) of the same parts: one check of the parts (each check
+    copies every M and walks every w), the same T and (g, e) as the two functions give."""
+    Y = FibredManifold(["x", "th"])
+    th, (xd, thd) = Y.q[1], Y.qdot
+    parts = [VelocityPart((xd + sp.cos(th) * thd, sp.sin(th) * thd), sp.eye(2), derivative=True),
+             VelocityPart((thd,), sp.Matrix([[2 + sp.sin(th)]]))]
+    T0, (g0, e0) = kinetic_energy_of(Y, parts), euler_lagrange_of_bodies(Y, parts, potential=-sp.cos(th))
+    calls = []
+    checked = BE._checked
+    monkeypatch.setattr(BE, "_checked", lambda *a: calls.append(1) or checked(*a))
+    T, (g, e) = energy_and_euler_lagrange(Y, parts, potential=-sp.cos(th))
+    assert len(calls) == 1
+    assert T == T0 and g == g0 and e == e0
+    with pytest.raises(InputError, match="potential"):
+        energy_and_euler_lagrange(Y, parts, potential=thd)
+
+
+def test_velocity_gradient_is_diff_dag_velocity_by_velocity(monkeypatch):
+    """The partial velocities J = ∂w/∂q̇ of every part come from one walk per component
+    (``_velocity_gradient``): the very expressions ``diff_dag`` gives velocity by velocity (so g and e
+    are unchanged), zeros left out; on the 4-trailer's and the rolling disc's parts, and on powers,
+    functions of velocities and a node sympy differentiates itself."""
+    from jetgeo.geometry.exact import diff_dag
+    from jetgeo.io import sympy_import as SI
+
+    cases = []
+    combined = BE.energy_and_euler_lagrange
+
+    def capture(Y, parts, *a):
+        cases.append((Y, [c for part in parts for c in part.w]))
+        return combined(Y, parts, *a)
+
+    monkeypatch.setattr(SI, "energy_and_euler_lagrange", capture)
+    SB.imported(4)
+    SB.disc("TQ")
+    assert len(cases) == 2
+    Y = FibredManifold(["x", "th"])
+    (x, th), (xd, thd) = Y.q, Y.qdot
+    cases.append((Y, [xd**2 * sp.sin(thd * x), sp.exp(th) * (xd + x) ** -2, x**xd,
+                      sp.Derivative(sp.Function("u")(xd), xd), sp.Integer(3), thd]))
+    for Y_, exprs in cases:
+        memo: dict = {}
+        vel = frozenset(Y_.qdot)
+        for c in exprs:
+            grad = BE._velocity_gradient(c, vel, memo)
+            for v in Y_.qdot:
+                d = diff_dag(c, v)
+                assert grad.get(v, sp.S.Zero) == d
+                assert (v in grad) == (d != 0)

@@ -186,3 +186,19 @@ def test_classification_004_section_2():
     # genuinely nonlinear
     c = ConstraintSubmanifold(Y, [zd - xd**2 - yd**2]).classify()
     assert c.kind == "nonlinear" and not c.affine
+
+
+def test_structural_choice_asks_sympys_diff_only_where_the_velocity_occurs(monkeypatch):
+    """The cost of an edge of the structural matching asks whether ∂f^i/∂q̇^σ is free of q̇^σ; an entry
+    without q̇^σ among its free symbols is (its derivative is 0) and sympy's ``diff`` is not asked —
+    the same choice as before, and sympy's ``diff`` only for the entry of the non-linear constraint."""
+    Y = FibredManifold(["x", "y", "th", "ph"])
+    x, y, th, ph = Y.q
+    xd, yd, thd, phd = Y.qdot
+    fs = [xd * sp.sin(th) - yd * sp.cos(th), xd * sp.cos(th) + yd * sp.sin(th) - phd, thd**2 + phd - 1]
+    expected = ConstraintSubmanifold(Y, fs).dependent
+    asked = []
+    diff = sp.diff
+    monkeypatch.setattr(sp, "diff", lambda e, *a, **k: asked.append(e) or diff(e, *a, **k))
+    assert ConstraintSubmanifold(Y, fs).dependent == expected
+    assert asked == [2 * thd]
