@@ -15,6 +15,7 @@ from scipy.integrate import solve_ivp
 
 from jetgeo.errors import InputError, StepFailedError
 from jetgeo.numerics import codegen
+from jetgeo.numerics import stepper as stepper_module
 from jetgeo.numerics.stepper import ImplicitStepper, compile_stepper, periodic_indices
 
 HAVE_CC = shutil.which(codegen.compiler_command()[0]) is not None
@@ -352,8 +353,6 @@ def test_python_kernels_are_compiled_with_plain_cse(monkeypatch):
     sympy's "basic" pre-processing runs factor_terms on every expression, which was 2/3 of the CPU time of
     tests/numerics/test_discrete_simulate.py (43 s → 24 s without it) and buys nothing the stepper uses.
     The stepper still steps the pendulum as the hand-written Newton iteration does."""
-    from jetgeo.numerics import stepper as stepper_module
-
     seen = []
     real = stepper_module.compile_rhs
 
