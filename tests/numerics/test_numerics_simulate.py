@@ -550,8 +550,8 @@ def test_only_the_integrated_function_gets_the_basic_cse_pass(monkeypatch, formu
     """``prepare`` compiles the right-hand side with sympy's "basic" cse pre-processing (factor_terms on every
     expression: fewer operations per call, paid once) and every kernel evaluated only along the solution or at a
     projection (constraint Jacobians, the bordered system when it is not the right-hand side, integrals) with
-    plain cse: that pass was 30 % of the CPU time of tests/numerics/test_orientation_atlas.py (17.9 s → 14.6 s
-    without it there).  The run itself is unchanged: on Q, energy kept."""
+    plain cse: without that pass there, tests/numerics/test_orientation_atlas.py took 14.6 s of CPU instead of
+    17.9 s.  The run itself is unchanged: on Q, energy kept."""
     prepare_module = sys.modules["jetgeo.numerics.simulation.prepare"]  # the package's `prepare` is the function
     seen = []
     real = prepare_module.compile_rhs

@@ -350,8 +350,8 @@ def test_periodic_is_decided_exactly_and_bad_indices_are_named():
 
 def test_python_kernels_are_compiled_with_plain_cse(monkeypatch):
     """The Python backend's kernels (residual, residual + Jacobian, advance, predictor) go through plain cse:
-    sympy's "basic" pre-processing runs factor_terms on every expression, which was 2/3 of the CPU time of
-    tests/numerics/test_discrete_simulate.py (43 s → 24 s without it) and buys nothing the stepper uses.
+    sympy's "basic" pre-processing runs factor_terms on every expression, which was more than half of the CPU
+    time of tests/numerics/test_discrete_simulate.py in a profile (43 s → 24 s without it).
     The stepper still steps the pendulum as the hand-written Newton iteration does."""
     seen = []
     real = stepper_module.compile_rhs
