@@ -20,7 +20,9 @@ def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> t
     (together) the elimination on the DAG of :func:`_dag_cse` instead: sympy's pre-processing,
     its search for negated sums (``opt_cse`` asks every sum ``could_extract_minus_sign``, which
     sorts its terms) and the canonical ordering all walk trees (170 s of the Whipple bicycle's
-    bordered system went into that search; the DAG already shares what it would find).
+    bordered system went into that search; the DAG already shares what it would find).  Below the
+    threshold the result is kept per process (:data:`MEMO_SIZE` inputs): compiling the same
+    expressions again does not repeat sympy's elimination.
 
     Parameters
     ----------
@@ -37,7 +39,23 @@ def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> t
     symbols = sp.numbered_symbols("_c")
     if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
         return _dag_cse(list(exprs), symbols)
-    return sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
+    key = (tuple(exprs), optimizations)
+    got = _MEMO.get(key)
+    if got is None:
+        got = sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
+        if len(_MEMO) >= MEMO_SIZE:
+            del _MEMO[next(iter(_MEMO))]  # the oldest entry
+        _MEMO[key] = got
+    repl, reduced = got
+    return list(repl), list(reduced)
+
+
+#: results of sympy's cse kept per process, for inputs below the size threshold: the same expressions compiled
+#: again (the same system prepared for another run, method or command) are not eliminated again — sympy's
+#: pre-processing is most of a small system's compile time.  sympy expressions are immutable; the results are
+#: returned as new lists.
+MEMO_SIZE = 256
+_MEMO: dict = {}
 
 
 def _rebuilt(e, args: list):

@@ -1,4 +1,6 @@
-"""``jetgeo derive`` and ``jetgeo simulate`` on spec files with a [body] table, through the command itself.
+"""``jetgeo derive`` and ``jetgeo simulate`` on spec files with a [body] table, through the command itself (the
+text derivation and the refusals as a process; the JSON derivation and the run in-process through
+``jetgeo.cli.main``, what the command runs).
 
 Independent truths: Suslov's equations derived by hand from I Ω̇ = I Ω × Ω + λ e₃ [Bloch 2003] (the printed
 right-hand sides are read back and compared); the energy ½ ⟨Ω, I Ω⟩ and the constraint Ω₃ = 0 along the
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
+from jetgeo.cli import main
 from jetgeo.geometry import is_zero
 from jetgeo.io import load_spec, parse_expression
 
@@ -31,7 +34,15 @@ def run(*args, cwd=None, timeout=300):
                           env=env, timeout=timeout)
 
 
-def test_derive_prints_suslovs_equations_in_the_angular_velocity():
+def run_in_process(capsys, *args) -> subprocess.CompletedProcess:
+    """``main(args)`` in this process, its output captured: for the checks of what is computed, not of the
+    process boundary (each process pays ~1 s of CPU for the interpreter and the imports)."""
+    code = main(list(args))
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
+
+
+def test_derive_prints_suslovs_equations_in_the_angular_velocity(capsys):
     r = run("derive", str(SUSLOV))
     assert r.returncode == 0, r.stderr
     spec = load_spec(SUSLOV)
@@ -45,13 +56,14 @@ def test_derive_prints_suslovs_equations_in_the_angular_velocity():
     for key, text in printed.items():
         assert is_zero(parse_expression(text, names) - hand[key]), key
     assert "# on Q: w3 = 0" in r.stdout
-    j = run("derive", str(SUSLOV), "--format", "json")
+    j = run_in_process(capsys, "derive", str(SUSLOV), "--format", "json")
     assert j.returncode == 0 and set(json.loads(j.stdout)["accelerations"]) == {"w1dot", "w2dot", "w3dot"}
 
 
-def test_simulate_keeps_energy_and_the_constraint(tmp_path):
+def test_simulate_keeps_energy_and_the_constraint(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "run.csv"
-    r = run("simulate", str(SUSLOV), "--t-end", "3", "--points", "31", "--csv", str(out))
+    r = run_in_process(capsys, "simulate", str(SUSLOV), "--t-end", "3", "--points", "31", "--csv", str(out))
     assert r.returncode == 0, r.stderr
     spec = load_spec(SUSLOV)
     Y, F = spec.Y, spec.quasi.frame

@@ -1,6 +1,7 @@
 """``jetgeo simulate``: the options --formulation, --rtol, --atol, --max-step and the exit code of a run
-that ends before --t-end, through the command itself (a subprocess, as a user runs it; refusals of bad values
-also in-process through ``jetgeo.cli.main``).
+that ends before --t-end, through the command itself (a subprocess, as a user runs it: the exit codes, the
+empty stderr of a clean run and the one-line reason of a run ending early); the runs whose subject is the
+integration, and the refusals of bad values, in-process through ``jetgeo.cli.main`` (what the command runs).
 
 Independent truth: the Chaplygin sleigh's closed form v = v∞ tanh(κt + c) (derived in theory/atlas.md).
 """
@@ -25,6 +26,14 @@ def run(*args, cwd=None, timeout=300):
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "jetgeo.cli", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=timeout)
+
+
+def run_in_process(capsys, *args) -> subprocess.CompletedProcess:
+    """``main(args)`` in this process, its output captured: for the runs whose subject is the integration,
+    not the process boundary (each process pays ~1.4 s of CPU for the interpreter, sympy, NumPy and SciPy)."""
+    code = main(list(args))
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
 
 
 def sleigh_error(path: Path) -> float:
@@ -57,12 +66,13 @@ def test_sleigh_runs_40s_through_the_chart_boundary(tmp_path):
     assert sleigh_error(out) < 1e-8
 
 
-def test_formulation_option(tmp_path):
+def test_formulation_option(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     finals = {}
     for form in ("reduced", "multipliers"):
         out = tmp_path / f"{form}.csv"
-        r = run("simulate", "chaplygin_sleigh", "--t-end", "40", "--formulation", form, "--csv", str(out),
-                "--rtol", "1e-12", "--atol", "1e-14", cwd=tmp_path)
+        r = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "40", "--formulation", form, "--csv",
+                           str(out), "--rtol", "1e-12", "--atol", "1e-14")
         assert r.returncode == 0, r.stderr
         assert f"({form} formulation" in r.stdout
         assert sleigh_error(out) < 1e-8
@@ -71,16 +81,17 @@ def test_formulation_option(tmp_path):
     # reduced: q̇^D = g holds by construction; multipliers: drift at the integrator's tolerance
     assert float(finals["reduced"].split("drift |f|: ")[1].split()[0]) < 1e-14
     assert 0 < float(finals["multipliers"].split("drift |f|: ")[1].split()[0]) < 1e-9
-    bad = run("simulate", "chaplygin_sleigh", "--t-end", "1", "--formulation", "exact", cwd=tmp_path)
+    bad = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "1", "--formulation", "exact")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
-def test_rtol_atol_options_change_the_accuracy(tmp_path, capsys):
+def test_rtol_atol_options_change_the_accuracy(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     loose, tight = tmp_path / "loose.csv", tmp_path / "tight.csv"
-    r1 = run("simulate", "chaplygin_sleigh", "--t-end", "40", "--rtol", "1e-5", "--atol", "1e-7", "--csv", str(loose),
-             cwd=tmp_path)
-    r2 = run("simulate", "chaplygin_sleigh", "--t-end", "40", "--rtol", "1e-12", "--atol", "1e-14", "--csv", str(tight),
-             cwd=tmp_path)
+    r1 = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "40", "--rtol", "1e-5", "--atol", "1e-7",
+                        "--csv", str(loose))
+    r2 = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "40", "--rtol", "1e-12", "--atol", "1e-14",
+                        "--csv", str(tight))
     assert r1.returncode == r2.returncode == 0
     e1, e2 = sleigh_error(loose), sleigh_error(tight)
     assert e1 > 1e-8 > e2 and e1 > 100 * e2
@@ -94,9 +105,10 @@ def test_rtol_atol_options_change_the_accuracy(tmp_path, capsys):
     assert r.returncode == 2 and "--rtol" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_max_step_option_bounds_the_steps(tmp_path):
-    free = run("simulate", "chaplygin_sleigh", "--t-end", "40", cwd=tmp_path)
-    bounded = run("simulate", "chaplygin_sleigh", "--t-end", "40", "--max-step", "0.01", cwd=tmp_path)
+def test_max_step_option_bounds_the_steps(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    free = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "40")
+    bounded = run_in_process(capsys, "simulate", "chaplygin_sleigh", "--t-end", "40", "--max-step", "0.01")
     assert free.returncode == bounded.returncode == 0
     # DOP853 takes ≥ 40 / 0.01 steps of 12 evaluations each
     assert nfev(bounded.stdout) >= 12 * 4000 > nfev(free.stdout)

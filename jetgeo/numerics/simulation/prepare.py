@@ -302,6 +302,7 @@ def _bordered(M: Model, formulation: str, P: tuple, backend: str) -> tuple:
     own = M.bordered
     exprs = (own if own is not None else bordered_system(sysL, M.Q)).flat()
     dae = compile_rhs(exprs, M.q + M.qdot, P, M.t, name="bordered_system",
+                      optimizations="basic" if formulation == "multipliers" else None,
                       backend=backend if formulation == "multipliers" else "python", bordered=(len(M.q), len(M.f)))
     return BorderedRHS(dae, len(M.q), len(M.f)), exprs
 
@@ -315,14 +316,14 @@ def _constraint_kernels(M: Model, formulation: str, J, state: tuple, P: tuple, b
     if from_blocks and bordered.dae.backend == "c":
         s_J = bordered.constraint_jacobian  # the J block of the compiled bordered system: no second build
     else:
-        s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian")
+        s_J = compile_rhs(J, full_state, P, t, name="constraint_jacobian", optimizations=None)
     if from_blocks:  # W = ∂²L/∂q̇∂q̇ is the bordered system's first block (for the projection)
         s_W = bordered.metric
     else:
         W = sysL.hessian() if sysL is not None else sp.eye(len(M.q))
         s_W = compile_rhs(W, full_state, P, t, name="metric", optimizations=None)
     # the constraint rank monitor works in the integration state
-    i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i")
+    i_J = (compile_rhs(J.xreplace(M.g), state, P, t, name="constraint_jacobian_i", optimizations=None)
            if formulation == "reduced" else s_J)
     return s_J, s_W, i_J
 
@@ -402,7 +403,7 @@ def build(model: Model, formulation: str, first_integrals: Mapping | None = None
         explicit_power_along=(along_solution([-sp.diff(sysL.L, t)], full_state, P, t, vectorized=True, name="dLdt")
                               if sysL is not None else None),
         integrals_along=(compile_rhs(list(integrals.values()), full_state, P, t, vectorized=True,
-                                     name="integrals") if integrals else None),
+                                     name="integrals", optimizations=None) if integrals else None),
         jacobian_of_constraints=s_J, metric=s_W, jacobian_of_constraints_in_state=i_J,
         condition_monitors=monitors,
     )
