@@ -7,6 +7,8 @@ Below :mod:`jetgeo.numerics.compile` (the Python backend) and :mod:`jetgeo.numer
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from ..geometry.exact import CSE_PREPROCESS_MAX_NODES, tree_size
@@ -39,23 +41,22 @@ def common_subexpressions(exprs: list, optimizations: str | None = "basic") -> t
     symbols = sp.numbered_symbols("_c")
     if _tree_nodes(exprs) > CSE_PREPROCESS_MAX_NODES:
         return _dag_cse(list(exprs), symbols)
-    key = (tuple(exprs), optimizations)
-    got = _MEMO.get(key)
-    if got is None:
-        got = sp.cse(list(exprs), symbols=symbols, optimizations=optimizations)
-        if len(_MEMO) >= MEMO_SIZE:
-            del _MEMO[next(iter(_MEMO))]  # the oldest entry
-        _MEMO[key] = got
-    repl, reduced = got
+    repl, reduced = _sympy_cse(tuple(exprs), optimizations)
     return list(repl), list(reduced)
 
 
-#: results of sympy's cse kept per process, for inputs below the size threshold: the same expressions compiled
+#: inputs whose sympy cse result is kept per process (below the size threshold): the same expressions compiled
 #: again (the same system prepared for another run, method or command) are not eliminated again — sympy's
-#: pre-processing is most of a small system's compile time.  sympy expressions are immutable; the results are
-#: returned as new lists.
+#: pre-processing is most of a small system's compile time.
 MEMO_SIZE = 256
-_MEMO: dict = {}
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _sympy_cse(exprs: tuple, optimizations: str | None) -> tuple:
+    """sympy's ``cse`` of ``exprs`` with locals ``_c0, _c1, …``, kept per process (an ``lru_cache``, so
+    that benchmarks that empty jetgeo's caches before a timed call empty this one too); sympy
+    expressions are immutable and the caller gets new lists."""
+    return sp.cse(list(exprs), symbols=sp.numbered_symbols("_c"), optimizations=optimizations)
 
 
 def _rebuilt(e, args: list):
