@@ -20,7 +20,8 @@ sympy's ``simplify`` runs in a forked child per entry, killed
 after ``--cap`` seconds (600 s, the issue's 10 minutes, unless the header says otherwise); such
 entries read "did not finish in N s".  An entry of more than ``SYMPY_MAX_TREE`` tree nodes (the
 Whipple bicycle's, ~10⁹) is not given to sympy at all — ``cancel`` walks the tree, which cannot
-finish — and its row says so.
+finish — and its row says so (``--sympy-max-tree`` raises that bound: such an entry is then given
+to sympy like any other, with the same cap).
 Each row also says whether jetgeo's form is at most sympy's in size, and in at most 1/10 of its
 time.  A last line per system gives readable of the whole system at once (names shared by the
 entries), the number the ≤ 10 s criterion for the largest system is read from.
@@ -231,6 +232,8 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--reuse", type=Path, default=None, help="JSON of a previous run: take sympy's column from it")
     ap.add_argument("--systems", nargs="*", default=None)
+    ap.add_argument("--sympy-max-tree", type=float, default=SYMPY_MAX_TREE,
+                    help="entries above this many tree nodes are not given to sympy (default %(default).0e)")
     ap.add_argument("--merge", type=Path, nargs="+", default=None,
                     help="tables of separate runs (--systems): merge their rows into --out, measure nothing")
     args = ap.parse_args(argv)
@@ -267,7 +270,8 @@ def main(argv=None) -> None:
         "(all): readable of the whole system at once (names shared by its entries); its expand() compared",
         "  with the accelerations at 3 random points in F_p, p = 2^61 - 1 (values on the DAGs), or where a",
         "  radical's sign is not decidable in F_p at 3 exact rational points of the circle",
-        f"entries above {SYMPY_MAX_TREE:.0e} tree nodes are not given to sympy (its cancel walks the tree): 'not run'",
+        f"entries above {args.sympy_max_tree:.0e} tree nodes are not given to sympy (its cancel walks the tree):"
+        " 'not run'",
         "size ok: jetgeo nodes <= sympy nodes; time ok: jetgeo time <= sympy time / 10",
         "",
         f"{'system':<36} {'entry':<12} {'as derived':>10} {'jetgeo':>7} {'sympy':>7} {'jetgeo s':>9} "
@@ -283,11 +287,11 @@ def main(argv=None) -> None:
         vel = cs.Y.qdot
         for key, expr in acc.items():
             label = f"{name}/{key}"
-            derived = tree_size(expr, cap=SYMPY_MAX_TREE)
+            derived = tree_size(expr, cap=10**15)
             j_nodes, j_time = readable_form({key: expr}, vel)
             if label in reusable:
                 s_nodes, s_time = reusable[label]
-            elif derived > SYMPY_MAX_TREE:
+            elif derived > args.sympy_max_tree:
                 s_nodes, s_time = None, None
             else:
                 s_nodes, s_time = sympy_form(expr, args.cap)
@@ -305,6 +309,7 @@ def main(argv=None) -> None:
             lines.append(f"{name:<36} {str(key):<12} {_nodes(expr):>10} {j_nodes:>7} {s_col:>7} {j_time:>9.2g} "
                          f"{st_col:>9}  {size_ok:>7}  {time_ok:>7}")
             args.out.write_text("\n".join(lines) + "\n")
+            args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
         w_nodes, w_time = readable_form(acc, vel)
         total = sum(tree_size(e, cap=10**15) for e in acc.values())
         total_col = str(total) if total < 10**7 else f"{total:.2e}"
