@@ -42,6 +42,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -137,9 +138,12 @@ def _sympy_child(expr, conn) -> None:
 
 
 def sympy_form(expr, cap: float) -> tuple:
-    """(tree nodes, seconds) of ``simplify(trigsimp(cancel(expr)))`` in a forked child, or
-    (None, cap) when it did not finish within ``cap`` seconds."""
+    """(tree nodes, seconds, CPU seconds of the child) of ``simplify(trigsimp(cancel(expr)))`` in
+    a forked child, or (None, cap, CPU seconds) when it did not finish within ``cap`` seconds of
+    wall clock (the CPU seconds say how much of the cap the child actually ran: on a shared
+    machine, under ``nice``, it may be much less)."""
     ctx = mp.get_context("fork")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_sympy_child, args=(expr, send))
     proc.start()
@@ -149,7 +153,9 @@ def sympy_form(expr, cap: float) -> tuple:
     if proc.is_alive():
         proc.kill()
         proc.join()
-    return got if got is not None else (None, cap)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (*(got if got is not None else (None, cap)), cpu)
 
 
 def readable_form(exprs: dict, velocities) -> tuple:
@@ -254,6 +260,8 @@ def main(argv=None) -> None:
         "(benchmarks/readable.py)",
         *provenance_lines(fields=prov),
         f"sympy cap per entry: {sympy_cap:g} s (forked child, killed after the cap)",
+        "  (N s CPU): the CPU time that child had when it was killed (wall clock is the cap; the",
+        "  machine is shared)",
         *([f"sympy cells of {', '.join(sorted({k.split('/')[0] for k in reusable}))} reused from "
            f"benchmarks/results/{args.reuse.name}:",
            f"  a run of this script at commit {reused['provenance']['commit']}, {reused['provenance']['date']}, "
@@ -289,18 +297,20 @@ def main(argv=None) -> None:
             label = f"{name}/{key}"
             derived = tree_size(expr, cap=10**15)
             j_nodes, j_time = readable_form({key: expr}, vel)
+            cpu = None
             if label in reusable:
-                s_nodes, s_time = reusable[label]
+                s_nodes, s_time, *cpu_known = reusable[label]
+                cpu = cpu_known[0] if cpu_known else None
             elif derived > args.sympy_max_tree:
                 s_nodes, s_time = None, None
             else:
-                s_nodes, s_time = sympy_form(expr, args.cap)
-            raw["entries"][label] = [s_nodes, s_time]
+                s_nodes, s_time, cpu = sympy_form(expr, args.cap)
+            raw["entries"][label] = [s_nodes, s_time, cpu]
             if s_time is None:
                 s_col, st_col = "-", "not run"
                 size_ok, time_ok = "n/a", "n/a"
             elif s_nodes is None:
-                s_col, st_col = "-", f"did not finish in {sympy_cap:g} s"
+                s_col, st_col = "-", f"did not finish in {sympy_cap:g} s" + (f" ({cpu:.0f} s CPU)" if cpu else "")
                 size_ok, time_ok = "n/a", "yes" if j_time <= sympy_cap / 10 else "no"
             else:
                 s_col, st_col = str(s_nodes), f"{s_time:.2g}"
