@@ -267,7 +267,10 @@ def main(argv=None) -> None:
            f"  a run of this script at commit {reused['provenance']['commit']}, {reused['provenance']['date']}, "
            f"load {reused['provenance']['load_1min']} ({reused['provenance']['command']});",
            "  only cells where sympy took >= 1 s or did not finish (one call under the rule below and the",
-           "  rule of that commit alike); every other cell, and the whole jetgeo column, measured in this run"]
+           "  rule of that commit alike); every other cell, and the whole jetgeo column, measured in this run",
+           *([f"  (that run took some of them from its own --reuse: a run at commit {reused['reused_from']['commit']}, "
+              f"{reused['reused_from']['date']}, load {reused['reused_from']['load_1min']})"]
+             if "reused_from" in reused else [])]
           if reused else []),
         "nodes: tree nodes (jetgeo.geometry.exact.size.tree_size); jetgeo: equation + named subexpressions",
         "timed (wall clock): one call on the entry alone, readable({key: entry}) and",
@@ -357,23 +360,45 @@ def _parts(text: str) -> tuple:
 def merge(out: Path, others: list, cap: float) -> None:
     """Merge the rows of ``others`` — tables of this script run separately, with ``--systems``
     (a slow system alongside the rest, so that both finish in time) — into the table ``out``:
-    their rows after its own, the count line recomputed, and a header line per merged table
-    naming its run (command, commit, date, load).  Nothing is re-measured."""
+    their rows after its own, replacing the rows (and notes) ``out`` had of the same systems,
+    the count line recomputed, and a header line per merged table naming its run (command,
+    commit, date, load), replacing an earlier such line for the same systems.  Nothing is
+    re-measured."""
     header, body, footer = _parts(out.read_text())
     note = []
+    new_body = []
+    replaced: set = set()
     for other in others:
         o_head, o_body, o_foot = _parts(other.read_text())
         field = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_head if ":" in ln}
         end = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_foot if ":" in ln}
         systems = sorted({ln.split()[0] for ln in o_body if ln and not ln.startswith(" ")})
+        replaced.update(systems)
         note += [f"rows of {', '.join(systems)} merged (benchmarks/readable.py --merge) from a separate run of this",
                  f"  script, alongside this one: {field.get('command', '?')}",
                  f"  commit {field.get('commit', '?')}, {field.get('date', '?')}; load {field.get('load', '?')},",
                  f"  {end.get('load', '?')}; its own count: {end.get('entries', '?')}"]
-        body += o_body
+        note += ["  " + ln for ln in o_head if ln.startswith(("sympy cells of", "  a run of this script", "  (N s CPU)",
+                                                              "  machine is shared"))]
+        new_body += o_body
+    kept, keep = [], True
+    for ln in body:  # a row starts with its system's name; its notes are indented below it
+        if ln and not ln.startswith(" "):
+            keep = ln.split()[0] not in replaced
+        if keep:
+            kept.append(ln)
+    body = kept + new_body
     rule = len(header) - 1
     title_end = next(i for i, ln in enumerate(header) if not ln)  # the blank line before the column titles
-    header = header[:title_end] + note + header[title_end:rule + 1]
+    old, skip = [], False
+    for ln in header[:title_end]:  # an earlier merge note of a replaced system goes
+        if ln.startswith("rows of "):
+            skip = bool(set(ln[len("rows of "):].split(" merged")[0].split(", ")) & replaced)
+        elif not ln.startswith("  "):
+            skip = False
+        if not skip:
+            old.append(ln)
+    header = old + note + header[title_end:rule + 1]
     footer = [summary(body, cap) if ln.startswith("entries:") else ln for ln in footer]
     out.write_text("\n".join(header + body + [""] + footer) + "\n")
 
