@@ -25,9 +25,14 @@ an *exact* rewriting (theory/readable.md):
 4. **named subexpressions** — subexpressions repeated in the entries (a common denominator, a
    recurring coefficient) are named once, Δ₁, Δ₂, … ("where Δ = …"); a name is kept only where it
    shortens the whole (uses × size > uses + size + 1) and only for subexpressions of at least
-   :data:`NAME_MIN_NODES` tree nodes.  Larger entries are handled here on their
-   DAG (``cse`` visits each distinct subexpression once), and steps 2–3 (without the
-   gcds of step 3) then apply to each named piece small enough.
+   :data:`NAME_MIN_NODES` tree nodes.  Larger entries are first reduced from the leaves
+   up (:func:`_bottom_up`: each piece of their DAG with the normal forms of the pieces below
+   it substituted in, within a bound on work); one that does not come down to a small normal
+   form is handled here on its DAG (``cse`` visits each distinct subexpression once), and
+   steps 2–3 (without the gcds of step 3) then apply to each named piece small enough.
+
+Before step 2, the base of every radical is brought to its normal form (:func:`_radicands`:
+√(sin²θ + cos²θ) = 1).
 
 No step calls ``simplify``; :meth:`ReadableForm.expand` substitutes the names back.
 
