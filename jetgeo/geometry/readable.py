@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.core.cache import clear_cache
 from sympy.core.mul import _unevaluated_Mul
 from sympy.polys.densebasic import dmp_from_dict, dmp_to_dict
 from sympy.polys.domains import ZZ
@@ -895,7 +896,7 @@ def _radicands(values: list) -> list:
     return [xreplace_dag(v, rep, memo) for v in values]
 
 
-def _bottom_up(values: list, velocities: tuple) -> list:
+def _bottom_up(values: list, velocities: tuple) -> tuple:
     """Step 2 on the DAG of entries too large for it, from the leaves up: ``cse`` names every
     shared subexpression (each distinct one once), and each piece, in order, gets the normal
     forms of the pieces it uses substituted in and is brought to its own normal form.  A name
@@ -905,8 +906,10 @@ def _bottom_up(values: list, velocities: tuple) -> list:
     work than :data:`BOTTOM_UP_MAX_TERMS` allows, stops the pass for every piece above it
     (those are not reduced at all); an entry all of whose pieces came through is replaced by
     its normal form, every other entry is returned as it was.  Exact: a piece is replaced only
-    by an expression equal to it (Routh's sphere's θ̈: 70 968 tree nodes as derived, 80 so)."""
-    gen = sp.numbered_symbols("_readable_up")
+    by an expression equal to it (Routh's sphere's θ̈: 70 968 tree nodes as derived, 80 so).
+    Returns (the entries, the ``cse`` of ``values``): step 4 reuses the latter when no entry
+    changed (one ``cse`` of the DAG, not two)."""
+    gen = sp.numbered_symbols("_readable_cse")
     defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
     small: dict = {}  # name -> the normal form of its piece, the pieces below it substituted in
     stopped: set = set()  # names of pieces that did not come through, or that use one that did not
@@ -930,7 +933,7 @@ def _bottom_up(values: list, velocities: tuple) -> list:
             stopped.add(name)
         else:
             small[name] = w
-    return [v if w is None else w for v, w in zip(values, [reduced(e) for e in eqs])]
+    return [v if w is None else w for v, w in zip(values, [reduced(e) for e in eqs])], (defs, eqs)
 
 
 def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
@@ -967,16 +970,20 @@ def _repeats(values: list) -> bool:
     return False
 
 
-def _name_shared(values: list, velocities: tuple, taken: set, again: bool) -> tuple:
+def _name_shared(values: list, velocities: tuple, taken: set, again: bool, done: tuple | None = None) -> tuple:
     """Step 4: ``cse`` on the values, non-paying names substituted back; with ``again`` (some
-    entry was too large for steps 2–3) the pieces are brought to normal form first."""
+    entry was too large for steps 2–3) the pieces are brought to normal form first.  ``done``:
+    the ``cse`` of ``values`` already computed (:func:`_bottom_up`)."""
     if all(v.is_Atom for v in values) or not (again or _repeats(values)):
         return [], list(values)
     gen = sp.numbered_symbols("_readable_cse")
     # sympy's cse, common parts of sums and products included: on the Whipple bicycle 13 738
     # tree nodes in 7.9 s, against 17 330 in 4.6 s with repeated subexpressions alone
     # (tree_cse), and on the nested DAG of theory/readable.md 953 nodes against 8 903
-    defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    if done is None:
+        defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    else:
+        defs, eqs = done
     if again:
         # the pieces of a large DAG: cancelled and reduced, contents out, but not split further
         # by gcds (hundreds of pieces: 27 of the Whipple bicycle's 47 s went into those gcds)
@@ -1083,9 +1090,18 @@ def readable(exprs, velocities=None) -> ReadableForm:
     original = list(values)
     values = _radicands(values)
     again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
+    done = None
     if again:  # from the leaves up: the entries whose pieces all stay small come down to one normal form
-        values = _bottom_up(values, vel)
+        before = values
+        values, done = _bottom_up(values, vel)
         again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
+        if any(v is not w for v, w in zip(values, before)):
+            done = None  # some entry changed: its cse is not that of the values any more
+        else:
+            # nothing came through: forget the expressions the pass built (sympy's cache only
+            # memoises; left in it, they made expand() of the nested DAG of
+            # test_a_large_identically_zero_dag_becomes_exactly_zero take 9 s instead of 0.1 s)
+            clear_cache()
     # 2-3. per entry: trigonometric normal form, common denominator, collected numerator; for a
     # rational function of symbols and sin/cos of symbols this also decides whether it is zero
     decided = [_normal_form_decided(v, vel) for v in values]
@@ -1099,7 +1115,9 @@ def readable(exprs, velocities=None) -> ReadableForm:
             values[i] = sp.Integer(0)
     # 4. shared subexpressions named once (2-3 again on each piece if some entry was too large)
     taken = {s.name for s in free_symbols_dag(values)}
-    defs, eqs = _name_shared(values, vel, taken, again)
+    if done is not None and any(v is not w for v, w in zip(values, before)):
+        done = None  # an entry became 0 (a zero test): its cse is not that of the values any more
+    defs, eqs = _name_shared(values, vel, taken, again, done)
     for i, e in enumerate(eqs):  # zeros found by the exact rewriting itself (a normal form is 0)
         key = keys[i] if keys is not None else i
         if e == 0 and key not in zeros and original[i] != 0:
