@@ -379,6 +379,7 @@ def merge(out: Path, others: list, cap: float) -> None:
                  f"  commit {field.get('commit', '?')}, {field.get('date', '?')}; load {field.get('load', '?')},",
                  f"  {end.get('load', '?')}; its own count: {end.get('entries', '?')}"]
         note += ["  " + ln for ln in o_head if ln.startswith(("sympy cells of", "  a run of this script", "  (N s CPU)",
+                                                              "  (that run took",
                                                               "  machine is shared"))]
         new_body += o_body
     kept, keep = [], True
