@@ -20,7 +20,8 @@ sympy's ``simplify`` runs in a forked child per entry, killed
 after ``--cap`` seconds (600 s, the issue's 10 minutes, unless the header says otherwise); such
 entries read "did not finish in N s".  An entry of more than ``SYMPY_MAX_TREE`` tree nodes (the
 Whipple bicycle's, ~10⁹) is not given to sympy at all — ``cancel`` walks the tree, which cannot
-finish — and its row says so.
+finish — and its row says so (``--sympy-max-tree`` raises that bound: such an entry is then given
+to sympy like any other, with the same cap).
 Each row also says whether jetgeo's form is at most sympy's in size, and in at most 1/10 of its
 time.  A last line per system gives readable of the whole system at once (names shared by the
 entries), the number the ≤ 10 s criterion for the largest system is read from.
@@ -41,6 +42,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -136,9 +138,12 @@ def _sympy_child(expr, conn) -> None:
 
 
 def sympy_form(expr, cap: float) -> tuple:
-    """(tree nodes, seconds) of ``simplify(trigsimp(cancel(expr)))`` in a forked child, or
-    (None, cap) when it did not finish within ``cap`` seconds."""
+    """(tree nodes, seconds, CPU seconds of the child) of ``simplify(trigsimp(cancel(expr)))`` in
+    a forked child, or (None, cap, CPU seconds) when it did not finish within ``cap`` seconds of
+    wall clock (the CPU seconds say how much of the cap the child actually ran: on a shared
+    machine, under ``nice``, it may be much less)."""
     ctx = mp.get_context("fork")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_sympy_child, args=(expr, send))
     proc.start()
@@ -148,7 +153,9 @@ def sympy_form(expr, cap: float) -> tuple:
     if proc.is_alive():
         proc.kill()
         proc.join()
-    return got if got is not None else (None, cap)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (*(got if got is not None else (None, cap)), cpu)
 
 
 def readable_form(exprs: dict, velocities) -> tuple:
@@ -231,6 +238,8 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--reuse", type=Path, default=None, help="JSON of a previous run: take sympy's column from it")
     ap.add_argument("--systems", nargs="*", default=None)
+    ap.add_argument("--sympy-max-tree", type=float, default=SYMPY_MAX_TREE,
+                    help="entries above this many tree nodes are not given to sympy (default %(default).0e)")
     ap.add_argument("--merge", type=Path, nargs="+", default=None,
                     help="tables of separate runs (--systems): merge their rows into --out, measure nothing")
     args = ap.parse_args(argv)
@@ -251,12 +260,17 @@ def main(argv=None) -> None:
         "(benchmarks/readable.py)",
         *provenance_lines(fields=prov),
         f"sympy cap per entry: {sympy_cap:g} s (forked child, killed after the cap)",
+        "  (N s CPU): the CPU time that child had when it was killed (wall clock is the cap; the",
+        "  machine is shared)",
         *([f"sympy cells of {', '.join(sorted({k.split('/')[0] for k in reusable}))} reused from "
            f"benchmarks/results/{args.reuse.name}:",
            f"  a run of this script at commit {reused['provenance']['commit']}, {reused['provenance']['date']}, "
            f"load {reused['provenance']['load_1min']} ({reused['provenance']['command']});",
            "  only cells where sympy took >= 1 s or did not finish (one call under the rule below and the",
-           "  rule of that commit alike); every other cell, and the whole jetgeo column, measured in this run"]
+           "  rule of that commit alike); every other cell, and the whole jetgeo column, measured in this run",
+           *([f"  (that run took some of them from its own --reuse: a run at commit {reused['reused_from']['commit']}, "
+              f"{reused['reused_from']['date']}, load {reused['reused_from']['load_1min']})"]
+             if "reused_from" in reused else [])]
           if reused else []),
         "nodes: tree nodes (jetgeo.geometry.exact.size.tree_size); jetgeo: equation + named subexpressions",
         "timed (wall clock): one call on the entry alone, readable({key: entry}) and",
@@ -267,7 +281,8 @@ def main(argv=None) -> None:
         "(all): readable of the whole system at once (names shared by its entries); its expand() compared",
         "  with the accelerations at 3 random points in F_p, p = 2^61 - 1 (values on the DAGs), or where a",
         "  radical's sign is not decidable in F_p at 3 exact rational points of the circle",
-        f"entries above {SYMPY_MAX_TREE:.0e} tree nodes are not given to sympy (its cancel walks the tree): 'not run'",
+        f"entries above {args.sympy_max_tree:.0e} tree nodes are not given to sympy (its cancel walks the tree):"
+        " 'not run'",
         "size ok: jetgeo nodes <= sympy nodes; time ok: jetgeo time <= sympy time / 10",
         "",
         f"{'system':<36} {'entry':<12} {'as derived':>10} {'jetgeo':>7} {'sympy':>7} {'jetgeo s':>9} "
@@ -283,20 +298,22 @@ def main(argv=None) -> None:
         vel = cs.Y.qdot
         for key, expr in acc.items():
             label = f"{name}/{key}"
-            derived = tree_size(expr, cap=SYMPY_MAX_TREE)
+            derived = tree_size(expr, cap=10**15)
             j_nodes, j_time = readable_form({key: expr}, vel)
+            cpu = None
             if label in reusable:
-                s_nodes, s_time = reusable[label]
-            elif derived > SYMPY_MAX_TREE:
+                s_nodes, s_time, *cpu_known = reusable[label]
+                cpu = cpu_known[0] if cpu_known else None
+            elif derived > args.sympy_max_tree:
                 s_nodes, s_time = None, None
             else:
-                s_nodes, s_time = sympy_form(expr, args.cap)
-            raw["entries"][label] = [s_nodes, s_time]
+                s_nodes, s_time, cpu = sympy_form(expr, args.cap)
+            raw["entries"][label] = [s_nodes, s_time, cpu]
             if s_time is None:
                 s_col, st_col = "-", "not run"
                 size_ok, time_ok = "n/a", "n/a"
             elif s_nodes is None:
-                s_col, st_col = "-", f"did not finish in {sympy_cap:g} s"
+                s_col, st_col = "-", f"did not finish in {sympy_cap:g} s" + (f" ({cpu:.0f} s CPU)" if cpu else "")
                 size_ok, time_ok = "n/a", "yes" if j_time <= sympy_cap / 10 else "no"
             else:
                 s_col, st_col = str(s_nodes), f"{s_time:.2g}"
@@ -305,6 +322,7 @@ def main(argv=None) -> None:
             lines.append(f"{name:<36} {str(key):<12} {_nodes(expr):>10} {j_nodes:>7} {s_col:>7} {j_time:>9.2g} "
                          f"{st_col:>9}  {size_ok:>7}  {time_ok:>7}")
             args.out.write_text("\n".join(lines) + "\n")
+            args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
         w_nodes, w_time = readable_form(acc, vel)
         total = sum(tree_size(e, cap=10**15) for e in acc.values())
         total_col = str(total) if total < 10**7 else f"{total:.2e}"
@@ -342,23 +360,46 @@ def _parts(text: str) -> tuple:
 def merge(out: Path, others: list, cap: float) -> None:
     """Merge the rows of ``others`` — tables of this script run separately, with ``--systems``
     (a slow system alongside the rest, so that both finish in time) — into the table ``out``:
-    their rows after its own, the count line recomputed, and a header line per merged table
-    naming its run (command, commit, date, load).  Nothing is re-measured."""
+    their rows after its own, replacing the rows (and notes) ``out`` had of the same systems,
+    the count line recomputed, and a header line per merged table naming its run (command,
+    commit, date, load), replacing an earlier such line for the same systems.  Nothing is
+    re-measured."""
     header, body, footer = _parts(out.read_text())
     note = []
+    new_body = []
+    replaced: set = set()
     for other in others:
         o_head, o_body, o_foot = _parts(other.read_text())
         field = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_head if ":" in ln}
         end = {ln.split(":", 1)[0]: ln.split(":", 1)[1].strip() for ln in o_foot if ":" in ln}
         systems = sorted({ln.split()[0] for ln in o_body if ln and not ln.startswith(" ")})
+        replaced.update(systems)
         note += [f"rows of {', '.join(systems)} merged (benchmarks/readable.py --merge) from a separate run of this",
                  f"  script, alongside this one: {field.get('command', '?')}",
                  f"  commit {field.get('commit', '?')}, {field.get('date', '?')}; load {field.get('load', '?')},",
                  f"  {end.get('load', '?')}; its own count: {end.get('entries', '?')}"]
-        body += o_body
+        note += ["  " + ln for ln in o_head if ln.startswith(("sympy cells of", "  a run of this script", "  (N s CPU)",
+                                                              "  (that run took",
+                                                              "  machine is shared"))]
+        new_body += o_body
+    kept, keep = [], True
+    for ln in body:  # a row starts with its system's name; its notes are indented below it
+        if ln and not ln.startswith(" "):
+            keep = ln.split()[0] not in replaced
+        if keep:
+            kept.append(ln)
+    body = kept + new_body
     rule = len(header) - 1
     title_end = next(i for i, ln in enumerate(header) if not ln)  # the blank line before the column titles
-    header = header[:title_end] + note + header[title_end:rule + 1]
+    old, skip = [], False
+    for ln in header[:title_end]:  # an earlier merge note of a replaced system goes
+        if ln.startswith("rows of "):
+            skip = bool(set(ln[len("rows of "):].split(" merged")[0].split(", ")) & replaced)
+        elif not ln.startswith("  "):
+            skip = False
+        if not skip:
+            old.append(ln)
+    header = old + note + header[title_end:rule + 1]
     footer = [summary(body, cap) if ln.startswith("entries:") else ln for ln in footer]
     out.write_text("\n".join(header + body + [""] + footer) + "\n")
 

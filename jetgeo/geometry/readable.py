@@ -25,9 +25,14 @@ an *exact* rewriting (theory/readable.md):
 4. **named subexpressions** — subexpressions repeated in the entries (a common denominator, a
    recurring coefficient) are named once, Δ₁, Δ₂, … ("where Δ = …"); a name is kept only where it
    shortens the whole (uses × size > uses + size + 1) and only for subexpressions of at least
-   :data:`NAME_MIN_NODES` tree nodes.  Larger entries are handled here on their
-   DAG (``cse`` visits each distinct subexpression once), and steps 2–3 (without the
-   gcds of step 3) then apply to each named piece small enough.
+   :data:`NAME_MIN_NODES` tree nodes.  Larger entries are first reduced from the leaves
+   up (:func:`_bottom_up`: each piece of their DAG with the normal forms of the pieces below
+   it substituted in, within a bound on work); one that does not come down to a small normal
+   form is handled here on its DAG (``cse`` visits each distinct subexpression once), and
+   steps 2–3 (without the gcds of step 3) then apply to each named piece small enough.
+
+Before step 2, the base of every radical is brought to its normal form (:func:`_radicands`:
+√(sin²θ + cos²θ) = 1).
 
 No step calls ``simplify``; :meth:`ReadableForm.expand` substitutes the names back.
 
@@ -44,6 +49,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.core.cache import clear_cache
 from sympy.core.mul import _unevaluated_Mul
 from sympy.polys.densebasic import dmp_from_dict, dmp_to_dict
 from sympy.polys.domains import ZZ
@@ -55,7 +61,7 @@ from ..errors import InputError
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
 from .exact.shadow import PRIME
-from .exact.size import FACTOR_MAX_TERMS, READABLE_MAX_NODES, tree_size
+from .exact.size import FACTOR_MAX_TERMS, READABLE_MAX_NODES, atoms_dag, tree_size
 from .exact.trig import reduce_pythagorean_poly
 from .zero import ZeroTest, zero_tests
 
@@ -68,6 +74,10 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 #: Subexpressions of fewer tree nodes are not named (sin θ, a²m, …: a reader takes them in at a
 #: glance; a name for them only moves the reader's eye to the list of definitions).
 NAME_MIN_NODES = 8
+
+#: The bottom-up pass (:func:`_bottom_up`) forms no product of polynomials of more than this
+#: many term pairs (len(a)·len(b)): a piece whose normal form would need one is kept as it is.
+BOTTOM_UP_MAX_TERMS = 1000
 
 _PROOFS = ("structural", "normal form", "trig normal form")
 #: The dense gcd (:func:`_cofactors`) is used on at most this many generators; sparse above
@@ -351,15 +361,18 @@ def _gcd(f, g):
     return _cofactors(f, g)[0]
 
 
-def _cancel(n, d) -> tuple:
+def _cancel(n, d, max_terms: int | None = None) -> tuple:
     """n/d cancelled (as ``PolyElement.cancel`` over ℤ: the denominator's leading coefficient
     positive), without a gcd when :func:`_coprime` proves there is nothing but integers to
-    cancel, else by :func:`_cofactors`."""
+    cancel, else by :func:`_cofactors` — or :class:`_OutsideTheRing` if that gcd is needed and
+    len(n)·len(d) exceeds ``max_terms`` (the bound on work of :func:`_bottom_up`)."""
     if not n or len(n) == 1 or len(d) == 1:
         return n.cancel(d)
     if _coprime(n, d):
         c = math.gcd(int(n.content()), int(d.content()))
         p, q = (n.quo_ground(c), d.quo_ground(c)) if c != 1 else (n, d)
+    elif max_terms is not None and len(n) * len(d) > max_terms:
+        raise _TooCostly("too costly a gcd")
     else:
         _, p, q = _cofactors(n, d)
     return (-p, -q) if q.LC < 0 else (p, q)
@@ -368,6 +381,10 @@ def _cancel(n, d) -> tuple:
 class _OutsideTheRing(Exception):
     """An expression the ring route does not take (a Float, a division by an identically zero
     polynomial): it is kept as it is (exact)."""
+
+
+class _TooCostly(_OutsideTheRing):
+    """The bound on work of :func:`_bottom_up` was reached (only raised under ``max_terms``)."""
 
 
 class _Fraction:
@@ -379,7 +396,8 @@ class _Fraction:
     subexpression once) and works on sparse polynomials: no ``cancel``/``expand`` on expressions,
     which is what makes the steps cheap (theory/readable.md)."""
 
-    def __init__(self, e: sp.Expr):
+    def __init__(self, e: sp.Expr, max_terms: int | None = None):
+        self.max_terms = max_terms  # a product of more terms than this: _OutsideTheRing (a bound on work)
         self.rewrite: dict = {}  # id(trig atom) -> its expansion in bare angles
         self.keep: list = []  # rewritten nodes kept alive (the memos are keyed by id)
         gens: dict = {}
@@ -447,7 +465,7 @@ class _Fraction:
             n, d = ring.one, ring.one
             for a in e.args:
                 an, ad = self._convert(a, memo)
-                n, d = n * an, d * ad
+                n, d = self._times(n, an), self._times(d, ad)
             out = (n, d)
         elif e.is_Add:
             by_den: dict = {}  # group the terms by their denominators before bringing them together
@@ -456,7 +474,7 @@ class _Fraction:
                 by_den[ad] = by_den.get(ad, ring.zero) + an
             n, d = ring.zero, ring.one
             for ad, an in by_den.items():
-                n, d = n * ad + an * d, d * ad
+                n, d = self._times(n, ad) + self._times(an, d), self._times(d, ad)
             out = (n, d)
         elif e.is_Pow:
             bn, bd = self._convert(e.base, memo)
@@ -465,11 +483,19 @@ class _Fraction:
                 if not bn:
                     raise _OutsideTheRing("a division by zero")
                 bn, bd, k = bd, bn, -k
+            if self.max_terms is not None and k > 1 and max(len(bn), len(bd)) ** k > self.max_terms:
+                raise _TooCostly("too many terms")
             out = (bn**k, bd**k)
         else:  # pragma: no cover - _scan made every other node a generator
             raise _OutsideTheRing(type(e).__name__)
         memo[id(e)] = out
         return out
+
+    def _times(self, a, b):
+        """a·b, or :class:`_OutsideTheRing` when that could have more than ``max_terms`` terms."""
+        if self.max_terms is not None and len(a) * len(b) > self.max_terms:
+            raise _TooCostly("too many terms")
+        return a * b
 
     def reduce(self) -> bool:
         """n/d cancelled and reduced modulo sin²u + cos²u − 1 for every angle, to a fixed point
@@ -478,14 +504,14 @@ class _Fraction:
         n, d = self.num, self.den
         if not d:
             raise _OutsideTheRing("a division by zero")
-        n, d = _cancel(n, d)
+        n, d = _cancel(n, d, self.max_terms)
         for _ in range(4):  # the gcd of reduced polynomials can bring cos² back: to a fixed point
             rn, rd = self._reduced(n), self._reduced(d)
             if (rn, rd) == (n, d):  # cancelled and reduced
                 break
             if not rd:
                 raise _OutsideTheRing("a division by zero")
-            n, d = _cancel(rn, rd)
+            n, d = _cancel(rn, rd, self.max_terms)
             if (n, d) == (rn, rd):  # reduced, and nothing cancels
                 break
         for c, s in self.pairs:  # both directions are normal forms: keep the shorter one
@@ -818,12 +844,14 @@ def _is_monomial(e: sp.Expr) -> bool:
     return True
 
 
-def _normal_form(e: sp.Expr, velocities: tuple, deep: bool = True) -> sp.Expr:
-    """Steps 2–3 for one expression; the shortest of it and its normal form (both exact)."""
-    return _normal_form_decided(e, velocities, deep)[0]
+def _normal_form(e: sp.Expr, velocities: tuple, deep: bool = True, max_terms: int | None = None) -> sp.Expr:
+    """Steps 2–3 for one expression; the shortest of it and its normal form (both exact).
+    ``max_terms``: a product of polynomials of more terms than this is not formed (``e`` is
+    kept as it is) — the bound on work of the bottom-up pass (:func:`_bottom_up`)."""
+    return _normal_form_decided(e, velocities, deep, max_terms)[0]
 
 
-def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tuple:
+def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True, max_terms: int | None = None) -> tuple:
     """(:func:`_normal_form` of ``e``, whether that decided if ``e`` vanishes identically)."""
     if e.is_Atom:
         return e, True
@@ -832,8 +860,10 @@ def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tu
     if tree_size(e, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES:
         return e, False
     try:
-        fr = _Fraction(e)
+        fr = _Fraction(e, max_terms)
         canonical = fr.reduce()
+    except _TooCostly:
+        raise  # only under max_terms: the bottom-up pass keeps the piece as a name
     except _OutsideTheRing:
         return e, False
     n, d = fr.num, fr.den
@@ -845,6 +875,65 @@ def _normal_form_decided(e: sp.Expr, velocities: tuple, deep: bool = True) -> tu
     forms = sorted(_numerators(fr, n, set(velocities), scale, deep), key=lambda f: f.size)
     outs = [_tangents(_mul(f.build(), *den)) for f in forms[:2]]  # the estimates are close, not exact
     return _shortest(*outs, e), canonical
+
+
+def _radicands(values: list) -> list:
+    """``values`` with the base b of every radical b^(p/q) (a power with a non-integer rational
+    exponent, or any other non-integer exponent) written in its own normal form (steps 2–3)
+    where that is shorter: b is replaced by an expression equal to it, so b^(p/q) keeps its
+    value, branch included; a base that reduces to a number makes the power a number (Routh's
+    sphere's √(sin²ψ sin²θ + sin²θ cos²ψ + cos²θ) = √1 = 1).  On the DAG: each radical once."""
+    rep: dict = {}
+    for p in atoms_dag(sp.Tuple(*values), sp.Pow):
+        if p.exp.is_Integer or p.base.is_Atom:
+            continue
+        base = _normal_form(p.base, ())
+        if base is not p.base and tree_size(base) < tree_size(p.base):
+            rep[p] = sp.Pow(base, p.exp)
+    if not rep:
+        return values
+    memo: dict = {}
+    return [xreplace_dag(v, rep, memo) for v in values]
+
+
+def _bottom_up(values: list, velocities: tuple) -> tuple:
+    """Step 2 on the DAG of entries too large for it, from the leaves up: ``cse`` names every
+    shared subexpression (each distinct one once), and each piece, in order, gets the normal
+    forms of the pieces it uses substituted in and is brought to its own normal form.  A name
+    hides nothing from the reduction this way: sin²ψ + cos²ψ split across two pieces, or a
+    factor of one piece that cancels against another, meet in the parent's normal form.  A
+    piece whose normal form exceeds :data:`READABLE_MAX_NODES` tree nodes, or would need more
+    work than :data:`BOTTOM_UP_MAX_TERMS` allows, stops the pass for every piece above it
+    (those are not reduced at all); an entry all of whose pieces came through is replaced by
+    its normal form, every other entry is returned as it was.  Exact: a piece is replaced only
+    by an expression equal to it (Routh's sphere's θ̈: 70 968 tree nodes as derived, 80 so).
+    Returns (the entries, the ``cse`` of ``values``): step 4 reuses the latter when no entry
+    changed (one ``cse`` of the DAG, not two)."""
+    gen = sp.numbered_symbols("_readable_cse")
+    defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    small: dict = {}  # name -> the normal form of its piece, the pieces below it substituted in
+    stopped: set = set()  # names of pieces that did not come through, or that use one that did not
+    memo: dict = {}  # the rule grows only by names whose pieces come later: a node's result is final
+
+    def reduced(v):
+        if v.free_symbols & stopped:  # a piece below did not come through: neither can this one
+            return None
+        w = xreplace_dag(v, small, memo)
+        if tree_size(w, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES:
+            return None
+        try:
+            w = _normal_form(w, velocities, deep=False, max_terms=BOTTOM_UP_MAX_TERMS)
+        except _TooCostly:
+            return None
+        return w if tree_size(w, cap=READABLE_MAX_NODES) <= READABLE_MAX_NODES else None
+
+    for name, v in defs:
+        w = reduced(v)
+        if w is None:
+            stopped.add(name)
+        else:
+            small[name] = w
+    return [v if w is None else w for v, w in zip(values, [reduced(e) for e in eqs])], (defs, eqs)
 
 
 def _occurrences(e: sp.Expr, names: set, memo: dict) -> dict:
@@ -881,16 +970,20 @@ def _repeats(values: list) -> bool:
     return False
 
 
-def _name_shared(values: list, velocities: tuple, taken: set, again: bool) -> tuple:
+def _name_shared(values: list, velocities: tuple, taken: set, again: bool, done: tuple | None = None) -> tuple:
     """Step 4: ``cse`` on the values, non-paying names substituted back; with ``again`` (some
-    entry was too large for steps 2–3) the pieces are brought to normal form first."""
+    entry was too large for steps 2–3) the pieces are brought to normal form first.  ``done``:
+    the ``cse`` of ``values`` already computed (:func:`_bottom_up`)."""
     if all(v.is_Atom for v in values) or not (again or _repeats(values)):
         return [], list(values)
     gen = sp.numbered_symbols("_readable_cse")
     # sympy's cse, common parts of sums and products included: on the Whipple bicycle 13 738
     # tree nodes in 7.9 s, against 17 330 in 4.6 s with repeated subexpressions alone
     # (tree_cse), and on the nested DAG of theory/readable.md 953 nodes against 8 903
-    defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    if done is None:
+        defs, eqs = sp.cse(values, symbols=gen, optimizations=None, order="none", list=True)
+    else:
+        defs, eqs = done
     if again:
         # the pieces of a large DAG: cancelled and reduced, contents out, but not split further
         # by gcds (hundreds of pieces: 27 of the Whipple bicycle's 47 s went into those gcds)
@@ -995,7 +1088,20 @@ def readable(exprs, velocities=None) -> ReadableForm:
         return ReadableForm(dict(zip(keys, values)) if keys is not None else values)
     vel = () if velocities is None else tuple(velocities)
     original = list(values)
+    values = _radicands(values)
     again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
+    done = None
+    if again:  # from the leaves up: the entries whose pieces all stay small come down to one normal form
+        before = values
+        values, done = _bottom_up(values, vel)
+        again = any(tree_size(v, cap=READABLE_MAX_NODES) > READABLE_MAX_NODES for v in values)
+        if any(v is not w for v, w in zip(values, before)):
+            done = None  # some entry changed: its cse is not that of the values any more
+        else:
+            # nothing came through: forget the expressions the pass built (sympy's cache only
+            # memoises; left in it, they made expand() of the nested DAG of
+            # test_a_large_identically_zero_dag_becomes_exactly_zero take 9 s instead of 0.1 s)
+            clear_cache()
     # 2-3. per entry: trigonometric normal form, common denominator, collected numerator; for a
     # rational function of symbols and sin/cos of symbols this also decides whether it is zero
     decided = [_normal_form_decided(v, vel) for v in values]
@@ -1009,7 +1115,9 @@ def readable(exprs, velocities=None) -> ReadableForm:
             values[i] = sp.Integer(0)
     # 4. shared subexpressions named once (2-3 again on each piece if some entry was too large)
     taken = {s.name for s in free_symbols_dag(values)}
-    defs, eqs = _name_shared(values, vel, taken, again)
+    if done is not None and any(v is not w for v, w in zip(values, before)):
+        done = None  # an entry became 0 (a zero test): its cse is not that of the values any more
+    defs, eqs = _name_shared(values, vel, taken, again, done)
     for i, e in enumerate(eqs):  # zeros found by the exact rewriting itself (a normal form is 0)
         key = keys[i] if keys is not None else i
         if e == 0 and key not in zeros and original[i] != 0:
