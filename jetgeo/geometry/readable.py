@@ -61,7 +61,7 @@ from ..errors import InputError
 from .coerce import as_expr
 from .exact.affine import free_symbols_dag, xreplace_dag
 from .exact.shadow import PRIME
-from .exact.size import FACTOR_MAX_TERMS, READABLE_MAX_NODES, atoms_dag, tree_size
+from .exact.size import BOTTOM_UP_MAX_TERMS, FACTOR_MAX_TERMS, READABLE_MAX_NODES, atoms_dag, tree_size
 from .exact.trig import reduce_pythagorean_poly
 from .zero import ZeroTest, zero_tests
 
@@ -74,10 +74,6 @@ PROVEN_ZERO_MAX_BOUND = 1e-12
 #: Subexpressions of fewer tree nodes are not named (sin θ, a²m, …: a reader takes them in at a
 #: glance; a name for them only moves the reader's eye to the list of definitions).
 NAME_MIN_NODES = 8
-
-#: The bottom-up pass (:func:`_bottom_up`) forms no product of polynomials of more than this
-#: many term pairs (len(a)·len(b)): a piece whose normal form would need one is kept as it is.
-BOTTOM_UP_MAX_TERMS = 1000
 
 _PROOFS = ("structural", "normal form", "trig normal form")
 #: The dense gcd (:func:`_cofactors`) is used on at most this many generators; sparse above

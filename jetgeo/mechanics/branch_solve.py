@@ -32,6 +32,7 @@ from functools import cmp_to_key
 import sympy as sp
 
 from ..errors import UndecidedError
+from ..geometry.coerce import as_expr
 from ..geometry.exact import NORMAL_FORM_MAX_NODES, is_small, pythagorean_forms, trig_cancel, xreplace_dag
 from ..geometry.zero import angles_of, substitution, zero_test
 
@@ -76,7 +77,7 @@ def solve_branches(eqs, unknowns, what: str) -> list:
     >>> solve_branches([xd**2 + yd**2 - 4 * zd**2], [zd], "the constraints")
     [{zdot: sqrt(xdot**2 + ydot**2)/2}, {zdot: -sqrt(xdot**2 + ydot**2)/2}]
     """
-    eqs = [sp.sympify(e) for e in eqs]
+    eqs = [as_expr(e, "equation") for e in eqs]
     unknowns = list(unknowns)
     cands = _eliminate(eqs, unknowns)
     if cands is None:

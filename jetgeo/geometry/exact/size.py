@@ -20,6 +20,7 @@ from ..coerce import as_expr
 
 __all__ = [
     "tree_size",
+    "BOTTOM_UP_MAX_TERMS",
     "atoms_dag",
     "FACTOR_MAX_TERMS",
     "is_small",
@@ -122,6 +123,10 @@ CSE_PREPROCESS_MAX_NODES = 20000
 #: normal form by :func:`jetgeo.geometry.readable` (``cancel`` with sin/cos generators is the
 #: costly step); it is kept as it is, with its shared subexpressions named.
 READABLE_MAX_NODES = 3000
+
+#: The bottom-up pass of :func:`jetgeo.geometry.readable` forms no product of polynomials of more
+#: than this many term pairs (len(a)·len(b)): a piece whose normal form would need one is kept as it is.
+BOTTOM_UP_MAX_TERMS = 1000
 
 #: A whole numerator is factored by :func:`jetgeo.geometry.readable` only up to this many tree
 #: nodes (``factor`` of the numerators of the rolling disc's accelerations took 6 of its 13 s);
