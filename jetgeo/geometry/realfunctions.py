@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .exact.size import atoms_dag
+
 __all__ = ["Abs", "sign", "real_functions"]
 
 
@@ -79,6 +81,6 @@ def real_functions(expr: sp.Expr) -> sp.Expr:
     >>> real_functions(sp.Abs(x) ** 3).diff(x)
     3*Abs(x)**2*sign(x)
     """
-    if not any(type(a) in _REAL for a in expr.atoms(sp.Abs, sp.sign)):
+    if not any(type(a) in _REAL for a in atoms_dag(expr, sp.Abs, sp.sign)):  # each shared node once
         return expr
     return expr.replace(lambda a: type(a) in _REAL, lambda a: _REAL[type(a)](*a.args))

@@ -308,13 +308,16 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
         # −d̄p and −p, negated once (not once per coordinate)
         ndp = [-diff_dag(c, along, memo_dbar) for c in p]
         np_ = [-c for c in p] if not derivative else p
+        # the coordinates each component depends on: ∂w_i/∂q^j = 0 and d̄J_ij = 0 (a number) need no walk
+        w_symbols = [free_symbols_dag([c]) for c in w] if not derivative else []
         for j, s in enumerate(Y.q):
             terms = e_terms[j]
             for i in range(k):
                 if J[i][j] != 0 and ndp[i] != 0:
                     terms.append(ndp[i] * J[i][j])
                 if p[i] != 0 and not derivative:  # p·(d̄J_j − ∂w/∂q^j)
-                    D = diff_dag(J[i][j], along, memo_dbar) - diff_dag(w[i], s, memo_q[s])
+                    dJ = sp.S.Zero if J[i][j].is_Number else diff_dag(J[i][j], along, memo_dbar)
+                    D = dJ - diff_dag(w[i], s, memo_q[s]) if s in w_symbols[i] else dJ
                     if D != 0:
                         terms.append(np_[i] * D)
             if s not in M_symbols:  # ∂M/∂q^j = 0

@@ -54,7 +54,7 @@ from ..geometry.readable import ReadableForm, readable
 from ..geometry.zero import canonical_forms, normalise_if_small
 from ..limits import staged
 from .constraints import ConstraintSubmanifold, NormalForm
-from .tq import ReducedParts, assemble_accelerations, reduced_parts_on_TQ
+from .tq import LazyEntries, ReducedParts, assemble_accelerations, reduced_parts_on_TQ
 
 if TYPE_CHECKING:  # annotations only: lagrangian.py builds ConstrainedSystem (LagrangianSystem.constrain)
     from .lagrangian import LagrangianSystem
@@ -354,7 +354,8 @@ class ConstrainedSystem:
 
         return ReducedParts(parts.A.applyfunc(sub), parts.B.applyfunc(sub), parts.Psi_D.applyfunc(sub),
                             [sub(x) for x in parts.gbar], parts.dependent, parts.independent,
-                            [sub(x) for x in parts.r], [[sub(x) for x in col] for col in parts.WPsi])
+                            LazyEntries(len(parts.r), lambda s: sub(parts.r[s])),
+                            [[sub(x) for x in col] for col in parts.WPsi])
 
     @cached_property
     @staged("implicit derivatives of the constraints")

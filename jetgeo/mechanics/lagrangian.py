@@ -33,7 +33,7 @@ from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_sized, diff_dag, free_symbols_dag, lu_solve_dag
-from ..geometry.exact.size import EL_DAG_MIN_NODES, tree_size
+from ..geometry.exact.size import EL_DAG_MIN_NODES, atoms_dag, tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
@@ -56,6 +56,10 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
     if len(forces) != Y.m:
         raise InputError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
     return tuple(real_functions(as_expr(f)) for f in forces)
+
+
+#: the atoms that make an expression not real and finite: ±oo, zoo, nan and the imaginary unit
+_NOT_REAL_FINITE = (type(sp.oo), type(-sp.oo), type(sp.zoo), type(sp.nan), type(sp.I))
 
 
 class LagrangianSystem:
@@ -110,9 +114,11 @@ class LagrangianSystem:
         if Y.jet_order(L) > 1:
             raise InputError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
         # as ConstraintSubmanifold's constraints: I*L or oo*xdot + L would silently give wrong equations
-        if L.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        # (the atoms collected on the DAG, once for both tests)
+        special = atoms_dag(L, *_NOT_REAL_FINITE)
+        if special - {sp.I}:
             raise InputError(f"the Lagrangian {L} is not finite")
-        if L.has(sp.I):
+        if special:
             raise InputError(f"the Lagrangian {L} is not real (it contains the imaginary unit); jetgeo works "
                              "over the reals")
         L = real_functions(L)

@@ -32,7 +32,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import sympy as sp
@@ -42,7 +42,7 @@ from ..geometry import generic_rank_dag
 from ..geometry.exact import diff_dag, lu_solve_dag
 from ..geometry.exact.size import DBAR_RING_MAX_TERMS
 
-__all__ = ["accelerations_on_TQ"]
+__all__ = ["accelerations_on_TQ", "LazyEntries"]
 
 
 def _dot(sparse: dict, dense: list) -> sp.Expr:
@@ -86,6 +86,41 @@ def accelerations_on_TQ(system, Q, dependent: Sequence | None = None) -> dict:
     return assemble_accelerations(system.Y, parts, lu_solve_dag(parts.B, parts.A))
 
 
+class LazyEntries(Sequence):
+    """A sequence whose i-th entry is ``build(i)``, built when first read and kept (the residuals r of
+    :class:`ReducedParts`: the TQ route's accelerations never read them, the multipliers read the
+    dependent rows only).
+
+    Parameters
+    ----------
+    length : int
+        The number of entries.
+    build : callable
+        i ↦ the i-th entry.
+
+    Examples
+    --------
+    >>> r = LazyEntries(3, lambda i: sp.Integer(i) ** 2)
+    >>> r[2], list(r)
+    (4, [0, 1, 4])
+    """
+
+    def __init__(self, length: int, build: Callable) -> None:
+        self._build = build
+        self._entries: list = [None] * length
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        got = self._entries[i]
+        if got is None:
+            got = self._entries[i] = self._build(range(len(self))[i])
+        return got
+
+
 class ReducedParts(NamedTuple):
     """The pieces of the reduced equations on TQ (module docstring): A = Ψᵀ(e − W d̄g/dt),
     B = ΨᵀWΨ (so B q̈^I = A), Ψ^D = ∂g/∂q̇^I and d̄g/dt by implicit differentiation, the
@@ -98,7 +133,7 @@ class ReducedParts(NamedTuple):
     gbar: list
     dependent: list
     independent: list
-    r: list
+    r: Sequence
     WPsi: list
 
 
@@ -167,16 +202,20 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> Reduced
     Psi = [{pos[v]: sp.S.One, **{pos[dv]: Psi_D[i, c] for i, dv in enumerate(dep) if Psi_D[i, c] != 0}}
            for c, v in enumerate(ind)]
     e = system.euler_lagrange_without_accelerations()
-    r = []
-    for s in range(n):
+
+    def residual(s: int) -> sp.Expr:  # r_σ = e_σ − W_σD d̄g/dt
         terms = [e[s]] if e[s] != 0 else []
         terms += [-W[s, pos[dv]] * gbar[i] for i, dv in enumerate(dep) if W[s, pos[dv]] != 0 and gbar[i] != 0]
-        r.append(sp.Add(*terms))
-    A = sp.Matrix([_dot(col, r) for col in Psi])
+        return sp.Add(*terms)
+
     # W Ψ, then Ψᵀ(WΨ) — symmetric: the upper triangle only
     WPsi = [[_dot(col, [W[s, t] for t in range(n)]) for s in range(n)] for col in Psi]
+    # A = Ψᵀ(e − W d̄g/dt) = Ψᵀe − (WΨ)ᵀ_D d̄g/dt (W symmetric): m rows of k products, not n rows of r
+    A = sp.Matrix([sp.Add(_dot(col, e), *[-WPsi[c][pos[dv]] * gbar[i] for i, dv in enumerate(dep)
+                                         if WPsi[c][pos[dv]] != 0 and gbar[i] != 0])
+                   for c, col in enumerate(Psi)])
     B = sp.zeros(m, m)
     for a in range(m):
         for b in range(a, m):
             B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
-    return ReducedParts(A, B, Psi_D, gbar, dep, ind, r, WPsi)
+    return ReducedParts(A, B, Psi_D, gbar, dep, ind, LazyEntries(n, residual), WPsi)

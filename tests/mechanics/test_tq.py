@@ -12,7 +12,9 @@ import sympy as sp
 
 from jetgeo import ConstraintSubmanifold, FibredManifold, LagrangianSystem, systems
 from jetgeo.errors import NotRegularError, RankDeficientError
+from jetgeo.geometry.zero import is_zero
 from jetgeo.mechanics import accelerations_on_TQ
+from jetgeo.mechanics.tq import reduced_parts_on_TQ
 
 CASES = ["skate", "vertical_disc", "rolling_disc", "stolarova_example1", "stolarova_example2",
          "stolarova_example3", "appell_machine", "two_wheels_axle", "parallel_velocities"]
@@ -76,3 +78,21 @@ def test_dependent_velocities_that_cannot_be_solved_for_are_reported():
     Q = ConstraintSubmanifold(Y, [xd - yd])
     with pytest.raises(RankDeficientError, match="zdot"):
         accelerations_on_TQ(S, Q, dependent=[zd])
+
+
+@pytest.mark.parametrize("name", ["rolling_disc", "two_wheels_axle", "n_trailer"])
+def test_reduced_right_hand_side_is_the_projection_of_the_residuals(name):
+    """A = Ψᵀ(e − W d̄g/dt) is assembled as Ψᵀe − (WΨ)ᵀ_D d̄g/dt (W symmetric); the residuals r, built
+    when read, must give the same A: Σ_σ Ψ_σc r_σ − A_c ≡ 0 (the zero test), and r_σ = e_σ − Σ W d̄g."""
+    entry = systems.load(name, n=3) if name == "n_trailer" else systems.load(name)
+    S, Q = entry.system, entry.Q
+    parts = reduced_parts_on_TQ(S, Q)
+    qd = list(S.Y.qdot)
+    e, W = S.euler_lagrange_without_accelerations(), S._hessian
+    assert len(parts.r) == len(qd)
+    for s in range(len(qd)):
+        want = e[s] - sum(W[s, qd.index(dv)] * parts.gbar[i] for i, dv in enumerate(parts.dependent))
+        assert is_zero(parts.r[s] - want)
+    for c, v in enumerate(parts.independent):
+        psi = {qd.index(v): 1, **{qd.index(dv): parts.Psi_D[i, c] for i, dv in enumerate(parts.dependent)}}
+        assert is_zero(sp.Add(*[p * parts.r[s] for s, p in psi.items()]) - parts.A[c])
