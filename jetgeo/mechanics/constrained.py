@@ -349,7 +349,7 @@ class ConstrainedSystem:
         (:func:`~jetgeo.geometry.exact.xreplace_dag`).  Exact and unsimplified: along a chain of
         bodies the normal form nests, and cancelling these DAGs is what stalled (module
         ``_canonical``)."""
-        parts = reduced_parts_on_TQ(self.system, self.Q, dependent=list(self.dependent))
+        parts = reduced_parts_on_TQ(self.system, self.Q, dependent=list(self.dependent), project_residuals=True)
         sub = self.on_Q_velocities
 
         return ReducedParts(parts.A.applyfunc(sub), parts.B.applyfunc(sub), parts.Psi_D.applyfunc(sub),

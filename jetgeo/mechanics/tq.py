@@ -149,9 +149,15 @@ def assemble_accelerations(Y, parts: ReducedParts, acc_I) -> dict:
     return {a: out[a] for a in Y.qddot}
 
 
-def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> ReducedParts:
+def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None, project_residuals: bool = False
+                        ) -> ReducedParts:
     """:class:`ReducedParts` with the dependent velocities kept as symbols (LU on DAGs, no
-    cancellation; see the module docstring)."""
+    cancellation; see the module docstring).  A = Ψᵀ(e − W d̄g/dt) is assembled as
+    Ψᵀe − (WΨ)ᵀ_D d̄g/dt (W symmetric: m rows of k products, the residuals r built only when read),
+    or with ``project_residuals`` as Ψᵀr — the same function, a larger DAG (the 2-trailer's A: 4 281
+    tree nodes against 1 962), the form whose size :class:`~jetgeo.mechanics.ConstrainedSystem`
+    compares with ``AFFINE_CANONICAL_MAX_NODES`` to choose canonical forms (that bound was tuned on
+    it)."""
     Y = system.Y
     qd = list(Y.qdot)
     n = len(qd)
@@ -210,12 +216,15 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None) -> Reduced
 
     # W Ψ, then Ψᵀ(WΨ) — symmetric: the upper triangle only
     WPsi = [[_dot(col, [W[s, t] for t in range(n)]) for s in range(n)] for col in Psi]
-    # A = Ψᵀ(e − W d̄g/dt) = Ψᵀe − (WΨ)ᵀ_D d̄g/dt (W symmetric): m rows of k products, not n rows of r
-    A = sp.Matrix([sp.Add(_dot(col, e), *[-WPsi[c][pos[dv]] * gbar[i] for i, dv in enumerate(dep)
-                                         if WPsi[c][pos[dv]] != 0 and gbar[i] != 0])
-                   for c, col in enumerate(Psi)])
+    r = LazyEntries(n, residual)
+    if project_residuals:
+        A = sp.Matrix([_dot(col, r) for col in Psi])
+    else:  # A = Ψᵀ(e − W d̄g/dt) = Ψᵀe − (WΨ)ᵀ_D d̄g/dt (W symmetric): m rows of k products, not n of r
+        A = sp.Matrix([sp.Add(_dot(col, e), *[-WPsi[c][pos[dv]] * gbar[i] for i, dv in enumerate(dep)
+                                             if WPsi[c][pos[dv]] != 0 and gbar[i] != 0])
+                       for c, col in enumerate(Psi)])
     B = sp.zeros(m, m)
     for a in range(m):
         for b in range(a, m):
             B[a, b] = B[b, a] = _dot(Psi[a], WPsi[b])
-    return ReducedParts(A, B, Psi_D, gbar, dep, ind, LazyEntries(n, residual), WPsi)
+    return ReducedParts(A, B, Psi_D, gbar, dep, ind, r, WPsi)
