@@ -13,6 +13,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jetgeo import ConstraintSubmanifold, FibredManifold
 from jetgeo.errors import NotRationalError
 from jetgeo.geometry.exact import (
     atoms_dag,
@@ -366,3 +367,14 @@ def test_rank_of_constraints_with_an_exponential_factor():
     J = f.jacobian([xd, yd, psid, phid])
     assert generic_rank(J).rank == 2
     assert generic_rank_dag(J) == 2
+
+
+def test_constraints_with_a_gaussian_factor_are_accepted():
+    # exp(−y²) has no F_p shadow (y² is not an integer combination of symbols): the rank is taken at
+    # 60-digit points, where exp(−y²) ≈ 10⁻⁴³⁴²⁹⁴; the row counted as zero against the other row's size
+    # and Q was refused ("generic rank 1 < k = 2")
+    Y = FibredManifold(["x", "y", "z"])
+    (x, y, z), (xd, yd, zd) = Y.q, Y.qdot
+    Q = ConstraintSubmanifold(Y, [sp.exp(-y**2) * (zd - x * xd), yd - z * xd])
+    assert Q.k == 2 and set(Q.dependent) == {yd, zd}
+    assert Q.normal_form().g == {zd: x * xd, yd: z * xd}

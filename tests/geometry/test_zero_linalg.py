@@ -215,3 +215,32 @@ def test_generic_rank_dag_on_nested_lu_results():
     S = sp.Matrix([[X[0, 0], 2 * X[0, 0]], [X[1, 0], 2 * X[1, 0]]])   # dependent columns: rank 1
     assert generic_rank_dag(S) == 1
     assert generic_rank_dag(sp.Matrix([[sp.exp(d), 1], [1, sp.exp(-d)]])) == 1  # via generic_rank
+
+
+# --- tiny values are not zero: the numerical tier is relative to each expression's own size ----------
+
+
+def test_a_gaussian_factor_is_not_taken_for_zero():
+    """x·exp(−y²) at the sampler's points (|y| ~ 10³) is about 10⁻⁴³⁴²⁹⁴: it was declared identically
+    zero (the numerical tier compared with max(magnitude, 1)), and a constraint with that factor was
+    refused as rank-deficient.  Noise relative to the magnitude is still zero."""
+    g = sp.exp(-y**2)
+    assert not zero_test(x * g).zero
+    assert not zero_test((x + 1) * g - g).zero
+    assert not zero_test(g * sp.tan(x)).zero
+    assert zero_test(g * (sp.tan(x) * sp.cos(x) - sp.sin(x))).zero
+    assert zero_test(sp.exp(y / 3) * (sp.exp(y / 3) ** 2 - sp.exp(2 * y / 3))).zero
+    assert generic_rank(sp.Matrix([[g * x, g], [1, 2]])).rank == 2
+    assert generic_rank(sp.Matrix([[g * x, g], [2 * g * x, 2 * g]])).rank == 1
+
+
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3), min_size=2, max_size=3),
+       st.lists(st.integers(0, 3), min_size=3, max_size=3))
+@settings(max_examples=25, deadline=None)
+def test_rank_is_unchanged_by_rows_of_any_size(rows, powers):
+    """Generic rank is invariant under scaling rows by non-vanishing functions: rank(diag(e^{−kᵢy²}, …)·A)
+    = rank A for integer matrices A (sympy's rank of A is the independent truth), whatever the rows'
+    sizes at the sample points (e^{−3y²} ≈ 10⁻¹³⁰²⁸⁸² next to 1)."""
+    A = sp.Matrix(rows)
+    D = sp.Matrix(A.rows, A.cols, lambda i, j: sp.exp(-powers[i] * y**2) * (1 + x) * A[i, j])
+    assert generic_rank(D).rank == A.rank()

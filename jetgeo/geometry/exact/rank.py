@@ -91,9 +91,12 @@ def matrix_at_point(M: sp.Matrix, sampler: _zero.PointSampler):
     Returns
     -------
     tuple or None
-        ``(values, exact)``: ``values`` a list of rows of ``fractions.Fraction`` when ``exact``,
-        else of 60-digit sympy Floats (all of them, as soon as one entry has no rational value
-        there); ``None`` when the point is a pole of some entry (the caller draws another).
+        ``(values, exact, magnitudes)``: ``values`` a list of rows of ``fractions.Fraction`` when
+        ``exact``, else of 60-digit sympy Floats (all of them, as soon as one entry has no rational
+        value there), and then ``magnitudes`` the rows of each entry's
+        :func:`~jetgeo.geometry.exact.zero.magnitude` at the point (the size of what cancels in it:
+        a value below 10⁻³⁵ of it is rounding noise), else None; ``None`` when the point is a pole
+        of some entry (the caller draws another).
     """
     prepared = M.applyfunc(expand_multiple_angles)
     atoms: set = set()
@@ -123,10 +126,14 @@ def matrix_at_point(M: sp.Matrix, sampler: _zero.PointSampler):
                     return None
                 row.append(n)
         vals.append(row)
-    if not exact:
-        vals = [[sp.N(sp.Rational(v.numerator, v.denominator), _zero._PREC) if isinstance(v, Fraction) else v
-                 for v in row] for row in vals]
-    return vals, exact
+    if exact:
+        return vals, exact, None
+    # an exact value has no rounding error: its own size is its magnitude
+    mags = [[abs(sp.N(sp.Rational(v.numerator, v.denominator), _zero._PREC)) if isinstance(v, Fraction)
+             else _zero.magnitude(prepared[i, j], rep) for j, v in enumerate(row)] for i, row in enumerate(vals)]
+    vals = [[sp.N(sp.Rational(v.numerator, v.denominator), _zero._PREC) if isinstance(v, Fraction) else v
+             for v in row] for row in vals]
+    return vals, exact, mags
 
 
 def _preference(M: sp.Matrix) -> list:
@@ -150,17 +157,25 @@ def _preference(M: sp.Matrix) -> list:
     return out
 
 
-def _eliminate(vals, exact: bool, pref=None):
+def _eliminate(vals, exact: bool, pref=None, mags=None):
     """Full-pivot Gaussian elimination: (rank, pivot rows, pivot cols).
 
     Among the non-zero candidates the pivot is the one with the lowest ``pref``
-    (structural simplicity of the original entry), ties broken by magnitude.
+    (structural simplicity of the original entry), ties broken by magnitude.  In floating point
+    (``exact`` False) an entry counts as zero when it is below 10⁻³⁵ of its own magnitude — the
+    entry's :func:`~jetgeo.geometry.exact.zero.magnitude` (``mags``), carried through the elimination
+    as |a_ij| + |f|·|a_pj| bounds are — never of the largest entry of the matrix: a row of
+    size 10⁻⁴⁰⁰ (a factor exp(−y²)) is as regular as a row of size 1.
     """
     a = [list(r) for r in vals]
     nr = len(a)
     nc = len(a[0]) if nr else 0
-    scale = max([abs(x) for r in a for x in r] + [1])
-    tol = 0 if exact else sp.Float("1e-35", _zero._PREC) * scale
+    if exact:
+        m = None
+        rel = 0
+    else:
+        m = [list(r) for r in mags] if mags is not None else [[abs(x) for x in r] for r in a]
+        rel = sp.Float("1e-35", _zero._PREC)
     rows_left = list(range(nr))
     cols_left = list(range(nc))
     prow, pcol = [], []
@@ -169,7 +184,7 @@ def _eliminate(vals, exact: bool, pref=None):
         for i in rows_left:
             for j in cols_left:
                 v = abs(a[i][j])
-                if v <= tol:
+                if v == 0 or (m is not None and v <= rel * m[i][j]):
                     continue
                 key = ((pref[i][j] if pref else 0), -v)
                 if best is None or key < best:
@@ -186,6 +201,8 @@ def _eliminate(vals, exact: bool, pref=None):
             if f != 0:
                 for j in cols_left:
                     a[i][j] -= f * a[bi][j]
+                    if m is not None:
+                        m[i][j] += abs(f) * m[bi][j]
     return len(prow), tuple(prow), tuple(pcol)
 
 
@@ -227,8 +244,8 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
         res = matrix_at_point(M, sampler)
         if res is None:
             continue
-        vals, exact = res
-        r, rows, cols = _eliminate(vals, exact, pref)
+        vals, exact, mags = res
+        r, rows, cols = _eliminate(vals, exact, pref, mags)
         done += 1
         if best is None or r > best[0]:
             best = (r, tuple(sorted(rows)), cols, exact)

@@ -264,7 +264,9 @@ def evaluate(expr: sp.Expr, rep: dict):
         scale = max(abs(n) for n in nums)
     if not scale.is_finite or scale.has(sp.zoo, sp.nan):
         return None
-    return total, False, max(scale, sp.Integer(1))
+    # relative to the magnitude itself, never to max(magnitude, 1): x·exp(−y²) at y ≈ 10³ has value and
+    # magnitude ≈ 10⁻⁴³⁴²⁹⁴ (rounding noise would be 10⁻⁶⁰ of that) and is not zero
+    return total, False, scale
 
 
 def magnitude(expr: sp.Expr, rep: dict):
