@@ -33,6 +33,7 @@ from jetgeo.geometry.exact import (
     tree_size,
     xreplace_dag,
 )
+from jetgeo.geometry.exact.solve import _Entry
 from jetgeo.geometry.zero import zero_test, zero_tests
 
 a, b, th, x = sp.symbols("a b theta x")
@@ -378,3 +379,21 @@ def test_constraints_with_a_gaussian_factor_are_accepted():
     Q = ConstraintSubmanifold(Y, [sp.exp(-y**2) * (zd - x * xd), yd - z * xd])
     assert Q.k == 2 and set(Q.dependent) == {yd, zd}
     assert Q.normal_form().g == {zd: x * xd, yd: z * xd}
+
+
+_y = sp.Symbol("y")
+_TERMS = st.sampled_from([x * _y, x + _y, sp.sin(x) * _y, 2 * x, -x - _y, sp.cos(_y) * (x + 1), sp.Integer(3), x**2])
+
+
+@given(st.lists(_TERMS, min_size=1, max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_an_elimination_entry_is_the_sum_its_updates_build(terms):
+    """The LU on DAGs appends an update a − f·b to an entry and builds the sum when the entry is read:
+    sympy's Add of all the terms, which is the expression the updates a − p₁ − p₂ … build one by one
+    (Add flattens), so the solves give the same expressions as before the change (identical srepr)."""
+    entry = _Entry(terms[0], 0)
+    want = terms[0]
+    for t in terms[1:]:
+        entry.add(-t, 0)
+        want = want - t
+    assert sp.srepr(entry.expr) == sp.srepr(want)

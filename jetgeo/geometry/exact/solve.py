@@ -254,6 +254,34 @@ def solve_rational(A, b) -> sp.Matrix | None:
     return None if res is None else res.X
 
 
+class _Entry:
+    """An entry of the elimination: the terms whose sum it is and its shadow value.  Updates
+    a_ij − f·a_pj append a term; the sum is built when the entry is read (as a pivot, a factor or
+    a right-hand side of the back substitution) — once, not once per update: sympy's ``Add`` of a
+    sum and a term copies and sorts every term of the sum, so updating a right-hand side k times
+    cost k rebuilds of a growing sum (a third of the 4-trailer's implicit derivatives of f).  The
+    sum is sympy's ``Add`` of the same terms, so the expression is the one the updates built."""
+
+    __slots__ = ("terms", "value", "_expr")
+
+    def __init__(self, expr, value: int) -> None:
+        self.terms = [expr]
+        self.value = value
+        self._expr = expr
+
+    def add(self, term, value: int) -> None:
+        self.terms.append(term)
+        self.value = (self.value + value) % PRIME
+        self._expr = None
+
+    @property
+    def expr(self):
+        if self._expr is None:
+            self._expr = sp.Add(*self.terms)
+            self.terms = [self._expr]
+        return self._expr
+
+
 def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int, want_det: bool = False):
     """Gaussian elimination on sparse rows with shadow values at point ``trial``; None if no
     pivot with a non-zero shadow is left in some column."""
@@ -265,58 +293,61 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int, want_det: bool = False
     def val(e):
         return mod_value(e, rep, angles, memo, trial)
 
-    # row i: {column: (expr, shadow)}; columns n … n+nb−1 are the right-hand sides
+    # row i: {column: _Entry}; columns n … n+nb−1 are the right-hand sides
     rows = []
     for i in range(n):
         r = {}
         for j in range(n):
             e = A[i, j]
             if e != 0:
-                r[j] = (e, val(e))
+                r[j] = _Entry(e, val(e))
         for j in range(nb):
             e = B[i, j]
             if e != 0:
-                r[n + j] = (e, val(e))
+                r[n + j] = _Entry(e, val(e))
         rows.append(r)
     free = set(range(n))
     order = []  # (pivot row, pivot column)
     for c in range(n):
-        cand = [i for i in free if c in rows[i] and rows[i][c][1] != 0]
+        cand = [i for i in free if c in rows[i] and rows[i][c].value != 0]
         if not cand:
             return None
         p = min(cand, key=lambda i: (len(rows[i]), i))  # the sparsest pivot row (Markowitz)
         free.discard(p)
         order.append((p, c))
-        pe, pv = rows[p][c]
+        pivot = rows[p][c]
+        pe, pv = pivot.expr, pivot.value
         for i in free:
             entry = rows[i].pop(c, None)
             if entry is None:
                 continue
-            fe, fv = entry
-            factor = fe / pe
-            factor_v = fv * pow(pv, -1, PRIME) % PRIME
-            for j, (ee, ev) in rows[p].items():
+            factor = entry.expr / pe
+            factor_v = entry.value * pow(pv, -1, PRIME) % PRIME
+            for j, other in rows[p].items():
                 if j == c:
                     continue
+                prod = -(factor * other.expr)
+                prod_v = -factor_v * other.value % PRIME
                 old = rows[i].get(j)
-                prod = factor * ee
-                rows[i][j] = ((old[0] - prod, (old[1] - factor_v * ev) % PRIME) if old
-                              else (-prod, -factor_v * ev % PRIME))
+                if old is None:
+                    rows[i][j] = _Entry(prod, prod_v)
+                else:
+                    old.add(prod, prod_v)
     if want_det:  # det A = sign(row permutation) · Π pivots
         perm = [p for p, _c in order]
         sign = _permutation_sign(perm)
-        return sign * sp.Mul(*[rows[p][c][0] for p, c in order])
+        return sign * sp.Mul(*[rows[p][c].expr for p, c in order])
     x = [[sp.S.Zero] * nb for _ in range(n)]
     for p, c in reversed(order):
-        pe = rows[p][c][0]
+        pe = rows[p][c].expr
         for b in range(nb):
             terms = []
             rhs = rows[p].get(n + b)
             if rhs is not None:
-                terms.append(rhs[0])
-            for j, (ee, _) in rows[p].items():
+                terms.append(rhs.expr)
+            for j, other in rows[p].items():
                 if j < n and j != c and x[j][b] != 0:
-                    terms.append(-ee * x[j][b])
+                    terms.append(-other.expr * x[j][b])
             x[c][b] = sp.Add(*terms) / pe if terms else sp.S.Zero
     return sp.Matrix(x)
 
