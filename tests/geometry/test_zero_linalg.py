@@ -81,6 +81,29 @@ def test_numerical_fallback_is_labelled():
     assert not r.zero
 
 
+def test_a_constant_is_evaluated_once_not_once_per_trial(monkeypatch):
+    """An expression without free symbols (sin, cos of rationals: a long chain's sample state) has the same value
+    at every random point; the numerical tier evaluates it once (three times before, the same sp.N each time), with
+    the same verdicts: zero for sin²(1/7) + cos²(1/7) − 1 and its multiples, not zero when it is off by 10⁻³⁰."""
+    import jetgeo.geometry.exact.zero as zero_module
+
+    calls = []
+    real = zero_module.evaluate
+
+    def counting(expr, rep):
+        calls.append(rep)
+        return real(expr, rep)
+
+    monkeypatch.setattr(zero_module, "evaluate", counting)
+    u = sp.Rational(1, 7)
+    identity = sp.sin(u) ** 2 + sp.cos(u) ** 2 - 1
+    for k in (3, 5):  # fresh expressions: zero_test caches its verdicts
+        r = zero_test(k * sp.cos(2 * u) * identity + identity, trials=k)
+        assert r.zero and r.method == "random points (numerical)" and len(calls) == 1
+        calls.clear()
+    assert not zero_test(identity + sp.Rational(1, 10**30)).zero and len(calls) == 1
+
+
 # --- tier 3: proof by normal form modulo sin² + cos² − 1 --------------------------------------------
 
 
