@@ -238,3 +238,23 @@ def test_generic_rank_dag_on_nested_lu_results():
     S = sp.Matrix([[X[0, 0], 2 * X[0, 0]], [X[1, 0], 2 * X[1, 0]]])   # dependent columns: rank 1
     assert generic_rank_dag(S) == 1
     assert generic_rank_dag(sp.Matrix([[sp.exp(d), 1], [1, sp.exp(-d)]])) == 1  # via generic_rank
+
+
+def test_normalise_of_the_same_expression_is_computed_once(monkeypatch):
+    """normalise is kept per process: an entry normalised again (a recipe's result compared, its reactions
+    formed) returns the first result without cancelling again; another expression is computed on its own."""
+    calls = []
+    real = sp.cancel
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sp, "cancel", counting)
+    u, w = sp.symbols("u_norm w_norm")  # fresh symbols: no earlier test normalised this expression
+    e = (u**2 - w**2) / (u - w) + 1 / u
+    first = normalise(e)
+    n = len(calls)
+    assert is_zero(first - (u + w + 1 / u)) and n > 0
+    assert normalise(e) is first and len(calls) == n
+    assert normalise(e + 1) != first and len(calls) > n
