@@ -87,10 +87,12 @@ def test_bad_range_exits_2_with_one_line_from_the_process(argv, message):
     assert message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
 
 
-def test_sweep_on_a_dask_scheduler_address(dask_cluster):
-    """The members on a real Dask cluster (tests/conftest.py) reached by its address from the command."""
-    r = run("sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "psidot=0.1:0.5:3",
-            "--scheduler", dask_cluster.scheduler_address)
+def test_sweep_on_a_dask_scheduler_address():
+    import distributed  # the ensemble extra, part of the test extra
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        r = run("sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "psidot=0.1:0.5:3",
+                "--scheduler", cl.scheduler_address)
     assert r.returncode == 0, r.stderr
     assert "3 members" in r.stdout and "ok 3" in r.stdout
     bad = run("sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "psidot=0.1:0.5:3", "--scheduler",

@@ -69,15 +69,18 @@ def test_sweep_with_a_dla_method_equals_the_api(tmp_path, capsys):
     np.testing.assert_allclose(ds.trajectory.sel(state="theta").values, np.tile(ds.time.values, (3, 1)), atol=1e-5)
 
 
-def test_sweep_with_a_dla_method_on_a_dask_scheduler_equals_the_local_sweep(tmp_path, capsys, dask_cluster):
+def test_sweep_with_a_dla_method_on_a_dask_scheduler_equals_the_local_sweep(tmp_path, capsys):
     """``--scheduler ADDRESS`` with a dla method: the members are stepped on the workers of a real
-    ``distributed.LocalCluster`` (tests/conftest.py; each worker compiles the stepper once) and the dataset equals
-    the sweep stepped in this process, member by member."""
+    ``distributed.LocalCluster`` (each worker compiles the stepper once) and the dataset equals the
+    sweep stepped in this process, member by member."""
+    import distributed  # the ensemble extra, part of the test extra
+
     argv = ["sweep", "vertical_rolling_disc", "--t-end", "1", "--param", "R=0.5:1.5:3", "--points", "11",
             "--method", "dla-midpoint", "--step", "0.05"]
     local, remote = tmp_path / "local.nc", tmp_path / "remote.nc"
     assert main([*argv, "--out", str(local)]) == 0
-    assert main([*argv, "--scheduler", dask_cluster.scheduler_address, "--out", str(remote)]) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        assert main([*argv, "--scheduler", cl.scheduler_address, "--out", str(remote)]) == 0
     assert "ok 3" in capsys.readouterr().out
     a, b = xr.open_dataset(local), xr.open_dataset(remote)
     assert b.attrs["formulation"] == "dla-midpoint"

@@ -62,10 +62,10 @@ def test_a_member_whose_step_fails_is_failed_with_its_nodes_kept():
     assert np.all(np.isnan(traj[len(r.t):])) and float(ds.t_stop.values[0]) == r.t[-1]
 
 
-def test_members_stepped_on_dask_workers_equal_the_embedded_run(dask_cluster):
-    """A real two-worker LocalCluster (processes; tests/conftest.py): the members are split into one chunk per
-    worker, each worker receives the exact one-step map once and compiles it once, and the dataset equals the
-    embedded run's member by member (main refused client= for the dla methods)."""
+def test_members_stepped_on_dask_workers_equal_the_embedded_run():
+    """A real two-worker LocalCluster (processes): the members are split into one chunk per worker, each
+    worker receives the exact one-step map once and compiles it once, and the dataset equals the embedded
+    run's member by member (main refused client= for the dla methods)."""
     import distributed  # the ensemble extra, part of the test extra
 
     e = systems.load("rolling_disc")
@@ -73,7 +73,8 @@ def test_members_stepped_on_dask_workers_equal_the_embedded_run(dask_cluster):
     initial = {k: v for k, v in e.initial.items() if str(k) not in ("xdot", "ydot")}
     kw = dict(n_times=11, method="dla-midpoint", step=0.02, backend="python", initial=initial, complete=True)
     here = ensemble(e, members, (0, 1), **kw)
-    with distributed.Client(dask_cluster) as client:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
         there = ensemble(e, members, (0, 1), client=client, **kw)
         assert len(client.scheduler_info()["workers"]) == 2
     assert list(there.status.values) == ["ok"] * 3

@@ -141,8 +141,8 @@ def test_bad_members_are_reported_and_the_others_complete():
     assert np.all(np.isnan(_state(ds, 3)))
 
 
-def test_local_cluster_equals_local_default_member_by_member(dask_cluster):
-    """A real two-worker LocalCluster (processes; tests/conftest.py) gives the local default's dataset exactly."""
+def test_local_cluster_equals_local_default_member_by_member():
+    """A real two-worker LocalCluster (processes) gives the local default's dataset exactly."""
     import distributed  # the ensemble extra, part of the test extra
 
     cs, params, initial = disc()
@@ -151,7 +151,8 @@ def test_local_cluster_equals_local_default_member_by_member(dask_cluster):
     local = ensemble(cs, mem, T_SPAN, **kw)  # default scheduler: a process pool on the machine's cores
     serial = ensemble(cs, mem, T_SPAN, scheduler="serial", **kw)
     xr.testing.assert_identical(local, serial)
-    with distributed.Client(dask_cluster) as client:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
         remote = ensemble(cs, mem, T_SPAN, client=client, **kw)
         assert len(client.scheduler_info()["workers"]) == 2
     xr.testing.assert_identical(remote, local)
