@@ -10,6 +10,7 @@ proves nothing).
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 import subprocess
@@ -63,7 +64,11 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-TREES = {path: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in FILES}
+@functools.cache
+def _trees() -> dict:
+    """The parsed modules of the package, parsed when a test first asks (not at collection: every xdist
+    worker collects this file, one runs it; parsing them all is about 1 s)."""
+    return {path: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in FILES}
 
 
 def _where(path: Path, node: ast.AST) -> str:
@@ -113,7 +118,7 @@ def test_no_layer_imports_the_package_root():
     imports a *name* from it (``from .. import __version__``) points its imports up through the root.
     Only submodules may be imported that way (``from . import systems``)."""
     found = []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         if path == PKG / "__init__.py":
             continue
         for node in ast.walk(tree):
@@ -130,7 +135,7 @@ def test_no_dynamic_import_of_jetgeo_modules():
     # module into "not available"; jetgeo imports its own code plainly (codegen's loading of the
     # *generated* module by file path is the one use of importlib, and not of a jetgeo module)
     found = []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and isinstance(a.value, str)
                                                   and a.value.startswith("jetgeo") for a in node.args):
@@ -147,7 +152,7 @@ def test_no_dynamic_import_of_jetgeo_modules():
 def _defined_private_names() -> dict:
     """{private name: packages defining it} over functions, classes, module and instance attributes."""
     out: dict = {}
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         pkg = _package(_module(path))
         for node in ast.walk(tree):
             names = []
@@ -172,7 +177,7 @@ def test_no_private_name_crosses_a_package():
     ``_module`` of it), and no ``obj._name`` reaches an attribute defined only in another package."""
     defined = _defined_private_names()
     found = []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         pkg = _package(_module(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -214,7 +219,7 @@ def test_every_exception_class_lives_in_errors():
 
     known = {n for n in dir(errors) if isinstance(getattr(errors, n), type)} | {"Exception", "BaseException"}
     found = []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         if path == PKG / "errors.py":
             continue
         for node in ast.walk(tree):
@@ -223,7 +228,7 @@ def test_every_exception_class_lives_in_errors():
             if not _private(node.name):
                 found.append(f"{_where(path, node)}: class {node.name}")
                 continue
-            users = [_where(p, n) for p, t in TREES.items() if p != path for n in ast.walk(t)
+            users = [_where(p, n) for p, t in _trees().items() if p != path for n in ast.walk(t)
                      if (isinstance(n, ast.Name) and n.id == node.name)
                      or (isinstance(n, ast.Attribute) and n.attr == node.name)
                      or (isinstance(n, ast.alias) and n.name == node.name)]
@@ -263,7 +268,7 @@ def test_spec_error_only_about_spec_files():
     """A bad argument is an InputError; SpecError (a subclass) only where a spec file is read, written or
     named (:data:`SPEC_MODULES`)."""
     found = []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         rel = str(path.relative_to(ROOT))
         if rel in SPEC_MODULES:
             continue
@@ -308,7 +313,7 @@ def test_no_capability_is_discovered_by_hasattr():
     EquationsOfMotion)``, ``isinstance(obj, SampledSystem)``) or a class, declared where it is implemented.
     The foreign-library probes of :data:`FOREIGN_HASATTR` stay, each with a comment saying why."""
     found, uncommented = [], []
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         rel = str(path.relative_to(ROOT))
         lines = path.read_text(encoding="utf-8").splitlines()
         for node, obj, attr in _hasattr_calls(tree):
@@ -374,7 +379,7 @@ def test_no_getattr_probe_of_jetgeo_objects():
     """``getattr`` with a default only on the foreign objects of :data:`FOREIGN_GETATTR` (and, until their
     files are restructured, the probes of :data:`PENDING_GETATTR`)."""
     found, seen = [], set()
-    for path, tree in TREES.items():
+    for path, tree in _trees().items():
         rel = str(path.relative_to(ROOT))
         for node, obj, attr in _getattr_probes(tree):
             key = (rel, obj, attr)
@@ -424,7 +429,7 @@ def _second_homes(trees: dict) -> list:
 
 def test_one_home_per_concept():
     """Solves, size thresholds and frozen atoms live in the exact core only (theory/architecture.md)."""
-    assert _second_homes(TREES) == []
+    assert _second_homes(_trees()) == []
 
 
 def test_the_second_home_check_sees_one(tmp_path):
@@ -521,7 +526,7 @@ def _cycles(graph: dict) -> list:
 
 
 def test_no_import_cycle_even_counting_imports_inside_functions():
-    graph, local = _import_graph(TREES, set(_modules()))
+    graph, local = _import_graph(_trees(), set(_modules()))
     cycles = _cycles(graph)
     new = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
     assert new == [], f"import cycles (move the shared piece down): {new}"
@@ -534,7 +539,7 @@ def test_no_import_cycle_even_counting_imports_inside_functions():
 def test_function_level_imports_say_why():
     """Each import of a jetgeo module inside a function carries a comment (on its line or the line above) naming the
     cycle or the cost it avoids."""
-    _, local = _import_graph(TREES, set(_modules()))
+    _, local = _import_graph(_trees(), set(_modules()))
     silent = []
     for path, line, target in local:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -555,7 +560,7 @@ def test_the_exact_core_normalises_without_the_zero_test():
     assert zero.normalise is normal.normalise and zero.normalise_if_small is normal.normalise_if_small
     assert zero.is_zero is core_zero.is_zero and zero.zero_test is core_zero.zero_test
     assert normal.normalise.__module__ == "jetgeo.geometry.exact.normal"
-    graph, _ = _import_graph(TREES, set(_modules()))
+    graph, _ = _import_graph(_trees(), set(_modules()))
     core = {m for m in graph if m.startswith(exact.__name__ + ".")}
     assert sorted(m for m in core if "jetgeo.geometry.zero" in graph[m]) == []
 
@@ -626,7 +631,7 @@ def _long_public_functions(trees: dict) -> set:
 
 
 def test_no_new_oversized_entry_point():
-    found = _long_public_functions(TREES)
+    found = _long_public_functions(_trees())
     assert sorted(found - LONG_ENTRY_POINTS) == [], "public functions over 100 lines or 12 parameters"
     assert sorted(LONG_ENTRY_POINTS - found) == [], "fixed: remove them from LONG_ENTRY_POINTS"
 
@@ -783,7 +788,7 @@ def test_no_second_exact_completion_of_a_state():
     """Solving the constraints for the dependent velocities at a point is done by ``complete_on_Q`` only: no other
     module forms the linear system of f in q̇^D (``sympy.linear_eq_to_matrix``) — io/sympy_import.py solves the
     kinematic differential equations of a ``sympy.physics.mechanics`` model, a different system."""
-    found = [_where(p, n) for p, t in TREES.items() for n in ast.walk(t)
+    found = [_where(p, n) for p, t in _trees().items() for n in ast.walk(t)
              if isinstance(n, ast.Attribute) and n.attr == "linear_eq_to_matrix"
              and str(p.relative_to(ROOT)) not in ("jetgeo/mechanics/states.py", "jetgeo/io/sympy_import.py")]
     assert found == []

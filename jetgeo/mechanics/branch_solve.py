@@ -252,9 +252,12 @@ def _zero_modulo_roots(value: sp.Expr) -> bool:
         return False
     names = [sp.Dummy(f"s{i}") for i in range(len(roots))]
     num = _numerator(value.xreplace(dict(zip(roots, names))))
-    for s, root in zip(names, roots):
-        if num.has(s):
-            num = sp.rem(num, s**2 - root.base, s)
+    try:
+        for s, root in zip(names, roots):
+            if num.has(s):
+                num = sp.rem(num, s**2 - root.base, s)
+    except sp.PolynomialError:  # a root inside a function (sin(2 atan(√R))): not polynomial in s
+        return False
     if any(num.has(p) for p in roots):  # a root inside another's radicand: not this way
         return False
     try:

@@ -599,7 +599,10 @@ class ConstrainedSystem:
             for dd, expr in self.gdot.items():
                 # the field substitution only when the solution is one: with functions in the
                 # denominators (the articulated vehicle) building the field expands for minutes
-                val = substitute_affine(expr, acc) if fractions else None
+                # only the accelerations ġ^D depends on: the field of every value in acc (the chain's
+                # earlier dependent ones too) was built for each entry, quadratic along a chain (chain26: 4.4 s)
+                used = {a: v for a, v in acc.items() if expr.has(a)}
+                val = substitute_affine(expr, used) if fractions else None
                 acc[dd] = _canonical(expr.xreplace(acc)) if val is None else val
             return {a: acc[a] for a in Y.qddot}
         return {a: _canonical(e) for a, e in self._acc_dag.items()}

@@ -346,7 +346,9 @@ class ConstraintSubmanifold:
         """Q given as q̇ = ψ(t, q, z) with rank ∂ψ/∂z = dim z ([Benenti 2007, eq. (2.1)], (2.3)).
 
         The implicit equations are obtained by choosing m − k velocities q̇^I with
-        ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).
+        ∂ψ^I/∂z invertible, solving z = z(t, q, q̇^I) and setting f = q̇^D − ψ^D(z).  A non-linear ψ^I is
+        solved by :func:`~jetgeo.mechanics.branch_solve.solve_branches` (candidates verified by the zero test,
+        not by sympy's ``simplify``-based check).
         """
         psi = [as_expr(p) for p in psi]
         z = tuple(as_symbol(s, what="parameter z") for s in z)
@@ -368,7 +370,7 @@ class ConstraintSubmanifold:
             )
         rows = list(info.rows)  # velocities whose ψ determine z
         sols = _solve_for(
-            [Y.qdot[r] - psi[r] for r in rows], list(z), "parametric constraints"
+            [Y.qdot[r] - psi[r] for r in rows], list(z), "parametric constraints", branches=True
         )
         if len(sols) != 1:
             raise UndecidedError(

@@ -81,6 +81,29 @@ def test_numerical_fallback_is_labelled():
     assert not r.zero
 
 
+def test_a_constant_is_evaluated_once_not_once_per_trial(monkeypatch):
+    """An expression without free symbols (sin, cos of rationals: a long chain's sample state) has the same value
+    at every random point; the numerical tier evaluates it once (three times before, the same sp.N each time), with
+    the same verdicts: zero for sin²(1/7) + cos²(1/7) − 1 and its multiples, not zero when it is off by 10⁻³⁰."""
+    import jetgeo.geometry.exact.zero as zero_module
+
+    calls = []
+    real = zero_module.evaluate
+
+    def counting(expr, rep):
+        calls.append(rep)
+        return real(expr, rep)
+
+    monkeypatch.setattr(zero_module, "evaluate", counting)
+    u = sp.Rational(1, 7)
+    identity = sp.sin(u) ** 2 + sp.cos(u) ** 2 - 1
+    for k in (3, 5):  # fresh expressions: zero_test caches its verdicts
+        r = zero_test(k * sp.cos(2 * u) * identity + identity, trials=k)
+        assert r.zero and r.method == "random points (numerical)" and len(calls) == 1
+        calls.clear()
+    assert not zero_test(identity + sp.Rational(1, 10**30)).zero and len(calls) == 1
+
+
 # --- tier 3: proof by normal form modulo sin² + cos² − 1 --------------------------------------------
 
 
@@ -244,3 +267,23 @@ def test_rank_is_unchanged_by_rows_of_any_size(rows, powers):
     A = sp.Matrix(rows)
     D = sp.Matrix(A.rows, A.cols, lambda i, j: sp.exp(-powers[i] * y**2) * (1 + x) * A[i, j])
     assert generic_rank(D).rank == A.rank()
+
+
+def test_normalise_of_the_same_expression_is_computed_once(monkeypatch):
+    """normalise is kept per process: an entry normalised again (a recipe's result compared, its reactions
+    formed) returns the first result without cancelling again; another expression is computed on its own."""
+    calls = []
+    real = sp.cancel
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sp, "cancel", counting)
+    u, w = sp.symbols("u_norm w_norm")  # fresh symbols: no earlier test normalised this expression
+    e = (u**2 - w**2) / (u - w) + 1 / u
+    first = normalise(e)
+    n = len(calls)
+    assert is_zero(first - (u + w + 1 / u)) and n > 0
+    assert normalise(e) is first and len(calls) == n
+    assert normalise(e + 1) != first and len(calls) > n

@@ -252,3 +252,18 @@ def test_branch_indices_in_specs_and_catalogue_select_the_positive_cone_and_the_
     xd, yd, psd, phd, chd = nl.Y.qdot
     a = sp.Symbol("a", positive=True)
     assert nl.branch == 0 and _same_function(nl.Q.normal_form().g[phd], -psd + xd / (a * sp.sin(ps)))
+
+
+def test_candidates_with_a_root_inside_a_function_are_verified_by_the_zero_test():
+    """sympy's candidates for ρ cos θ = ẋ₁, ρ sin θ = ẏ₁, σ cos θ = ẋ₂ (the parallel velocities' ψ [Benenti
+    2007, §9.4]) hold √(ẋ₁² + ẏ₁²) inside sin(2 atan(…)): reducing modulo s² − R does not apply there (sympy's
+    ``rem`` raised PolynomialError out of solve_branches), and the zero test verifies both branches."""
+    Y = FibredManifold(["x1", "y1", "x2", "y2"])
+    x1d, y1d, x2d, _ = Y.qdot
+    rho, sigma, th = sp.symbols("rho sigma theta")
+    eqs = [x1d - rho * sp.cos(th), y1d - rho * sp.sin(th), x2d - sigma * sp.cos(th)]
+    sols = branch_solve.solve_branches(eqs, [rho, sigma, th], "the parametrisation")
+    assert len(sols) == 2
+    for s in sols:
+        assert all(zero_test(e.xreplace(s)).zero for e in eqs)
+    assert not zero_test(sols[0][rho] - sols[1][rho]).zero
