@@ -155,7 +155,9 @@ def _fraction_free_jordan(rows: list, n: int, K, max_terms: int | None):
                     work += terms(v) * terms(prev)
                     if max_terms is not None and work > FRACTION_FREE_MAX_WORK:
                         return None
-                    v = K.exquo(v, prev)
+                    # one division (the element's exquo: quotient and remainder together); the domain's
+                    # exquo divides twice, for the remainder (a % b) and then the quotient (a // b)
+                    v = v.exquo(prev) if poly else K.exquo(v, prev)
                 if max_terms is not None and terms(v) > max_terms:
                     return None
                 new.append(v)
