@@ -60,11 +60,13 @@ class CatalogueEntry(SampledSystem):
         One paragraph on the physics.
     initial : dict
         {symbol: value} for t, every q and every q̇: a state on Q for the sample parameters
-        ``params`` (dependent velocities from the normal form, so the state lies on Q exactly).
+        ``params`` (dependent velocities from the normal form, so the state lies on Q exactly);
+        completed on Q when first read (a k × k solve at the point: most uses of an entry never
+        read it).
     params : dict
         {parameter symbol: sample value}.
     notes : list of str
-        Misprints found in the paper and other remarks.
+        Misprints found in the paper and other remarks (with the sample state's, once completed).
     quasi : QuasiVelocitySystem or None
         The same system in quasi-velocities (Hamel's equations [Hamel 1904]); ``system`` and
         ``Q`` are then its coordinate form ``quasi.lagrangian_system()``,
@@ -80,14 +82,33 @@ class CatalogueEntry(SampledSystem):
     branch: int | None
     reference: str
     description: str
-    initial: dict
+    #: the sample point before completion: (t, q and the guessed velocities, heavy entry?)
+    sample: tuple = field(repr=False, compare=False)
     params: dict
-    notes: list = field(default_factory=list)
+    remarks: list = field(default_factory=list, repr=False)
     quasi: QuasiVelocitySystem | None = None
+    _initial: dict | None = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator:
         yield self.system
         yield self.Q
+
+    @property
+    def initial(self) -> dict:
+        """The sample state on Q (see the class), completed when first read."""
+        if self._initial is None:
+            point, heavy = self.sample
+            self._initial, note = _initial_state(self.Q, point, self.params, heavy)
+            if note:
+                self.remarks.append(note)
+        return self._initial
+
+    @property
+    def notes(self) -> list:
+        """Misprints found in the paper and other remarks, with the sample state's (which is completed
+        for it)."""
+        _ = self.initial
+        return self.remarks
 
     @property
     def Y(self) -> FibredManifold:
@@ -245,38 +266,36 @@ def _build(name: str, spec: SystemSpec, subs: dict) -> CatalogueEntry:
     parameters += tuple(sorted(extra - set(parameters) - set(Y.J2.coords), key=sp.default_sort_key))
     params = {p: spec.params[p] for p in parameters if p in spec.params}
     psi = None if spec.psi is None else [s(p) for p in spec.psi]
-    notes = list(spec.notes)
-    initial = _initial_state(Q, spec, subs, params, heavy=REGISTRY[name].heavy, notes=notes)
+    point = {Y.t: as_expr(spec.guess.get(Y.t, 0))}
+    for c in (*Y.q, *Y.qdot):
+        if c not in spec.guess:
+            raise InputError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
+        point[c] = as_expr(spec.guess[c])
     quasi = spec.quasi if spec.forces is None else None  # forces given in the jets: no quasi form kept
     if quasi is not None and subs:  # the same values in the quasi-velocity form (its frame has no parameter)
         quasi = QuasiVelocitySystem(quasi.frame, s(quasi.ell), [s(c) for c in quasi.phi], [s(a) for a in quasi.forces],
                                     dependent=quasi.dependent)
     return CatalogueEntry(
         name=name, system=system, Q=Q, parameters=parameters, psi=psi, z=spec.z, branch=spec.branch,
-        reference=spec.reference, description=spec.description, initial=initial, params=params,
-        notes=notes, quasi=quasi,
+        reference=spec.reference, description=spec.description, sample=(point, REGISTRY[name].heavy),
+        params=params, remarks=list(spec.notes), quasi=quasi,
     )
 
 
-def _initial_state(Q: ConstraintSubmanifold, spec: SystemSpec, subs: dict, params: dict, heavy: bool = False,
-                   notes: list | None = None) -> dict:
-    """t, q and the independent velocities from the guess; dependent velocities solving f = 0
-    there: for constraints affine in q̇^D one k × k solve at the point (exact; to 50 digits when
-    the exact values are huge trees, with a note), else q̇^D = g of the normal form (heavy
-    systems: the guess itself, checked to lie on Q, without forming the normal form)."""
-    Y = Q.Y
-    point = {Y.t: as_expr(spec.guess.get(Y.t, 0))}
-    for c in (*Y.q, *Y.qdot):
-        if c not in spec.guess:
-            raise InputError(f"catalogue entry: no sample value for {c}")  # pragma: no cover - entries are complete
-        point[c] = as_expr(spec.guess[c])
+def _initial_state(Q: ConstraintSubmanifold, point: dict, params: dict, heavy: bool = False) -> tuple:
+    """(state, note): t, q and the independent velocities of the guess ``point``; dependent velocities
+    solving f = 0 there: for constraints affine in q̇^D one k × k solve at the point (exact; to 50
+    digits when the exact values are huge trees, with a note — else the note is None), else q̇^D = g of
+    the normal form (heavy systems: the guess itself, checked to lie on Q, without forming the normal
+    form)."""
     if heavy:
         bad = [f for f in Q.f if not zero_test(as_expr(f).xreplace({**params, **point})).zero]
         if bad:  # pragma: no cover - entries are checked by their tests
             raise InputError(f"catalogue entry: the sample state is not on Q ({bad[0]} ≠ 0)")
-        return point
+        return dict(point), None
     done = complete_on_Q(Q, {**params, **point}, max_nodes=EXACT_SAMPLE_MAX_NODES, digits=_SAMPLE_DIGITS)
-    if done.digits is not None and notes is not None:  # exact values of a long chain nest every link
-        notes.append(f"sample state: the dependent velocities are given to {done.digits} digits "
-                     "(their exact values nest every constraint and would print as huge trees)")
-    return {**point, **done.velocities}
+    note = None
+    if done.digits is not None:  # exact values of a long chain nest every link
+        note = (f"sample state: the dependent velocities are given to {done.digits} digits "
+                "(their exact values nest every constraint and would print as huge trees)")
+    return {**point, **done.velocities}, note

@@ -17,7 +17,7 @@ from jetgeo import systems
 from jetgeo.errors import InputError
 from jetgeo.geometry import generic_rank, zero_test
 from jetgeo.mechanics import Motion
-from jetgeo.systems import CatalogueEntry
+from jetgeo.systems import CatalogueEntry, catalogue
 from jetgeo.testing import check_agree, check_energy_conserved, check_tangent
 
 NAMES = systems.names()
@@ -421,3 +421,26 @@ def test_long_chain_sample_state_by_one_small_solve():
     A, b = sp.linear_eq_to_matrix([f.xreplace(num) for f in e.Q.f], dep)
     sol = np.linalg.solve(np.array(A.evalf(), dtype=float), np.array(b.evalf(), dtype=float).ravel())
     assert np.allclose([float(sp.N(e.initial[d])) for d in dep], sol, rtol=1e-12, atol=1e-12)
+
+
+def test_the_sample_state_is_completed_when_first_read(monkeypatch):
+    """load() does not solve f = 0 for the sample state's dependent velocities (most uses of an entry
+    never read it: 10 s of the suite's CPU went there); reading ``initial`` (or ``notes``, which carry
+    the sample state's remark) completes it once, and the state lies on Q."""
+    calls = []
+    real = catalogue.complete_on_Q
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(catalogue, "complete_on_Q", counting)
+    e = systems.load("rolling_disc")
+    assert calls == []
+    state = e.initial
+    assert len(calls) == 1 and e.initial is state and len(calls) == 1
+    point = {**e.params, **state}
+    assert all(zero_test(f.xreplace(point)).zero for f in e.Q.f)
+    e2 = systems.load("two_wheels_axle")
+    _ = e2.notes
+    assert len(calls) == 2
