@@ -67,6 +67,11 @@ class CatalogueEntry(SampledSystem):
         {parameter symbol: sample value}.
     notes : list of str
         Misprints found in the paper and other remarks (with the sample state's, once completed).
+    sample : tuple
+        (point, heavy): t, q and the guessed velocities before the dependent ones are solved for, and
+        whether the entry is heavy (its guess is then checked to lie on Q instead).
+    remarks : list of str
+        The notes as given by the entry's builder; ``notes`` adds the sample state's remark to them.
     quasi : QuasiVelocitySystem or None
         The same system in quasi-velocities (Hamel's equations [Hamel 1904]); ``system`` and
         ``Q`` are then its coordinate form ``quasi.lagrangian_system()``,
@@ -87,7 +92,7 @@ class CatalogueEntry(SampledSystem):
     params: dict
     remarks: list = field(default_factory=list, repr=False)
     quasi: QuasiVelocitySystem | None = None
-    _initial: dict | None = field(default=None, repr=False, compare=False)
+    _initial: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __iter__(self) -> Iterator:
         yield self.system
