@@ -196,9 +196,10 @@ def test_solve_field_agrees_with_sympy_lusolve(system, seed):
     A0 = _at(A, rep)
     if A0.det() == 0:  # the point is on the singular locus (probability ~0)
         return
-    X0 = _at(X, rep)
-    assert X0 == A0.LUsolve(_at(B, rep))
-    assert _at(A * X - B, rep) == sp.zeros(*B.shape)
+    X0, B0 = _at(X, rep), _at(B, rep)
+    assert X0 == A0.LUsolve(B0)
+    # (AX − B)(p) = A(p)X(p) − B(p) exactly (substitution is a ring map): evaluated before multiplying
+    assert A0 * X0 - B0 == sp.zeros(*B.shape)
 
 
 def test_solve_field_reports_singular_only_when_no_pivot_is_proven():
