@@ -401,17 +401,12 @@ class PythonBackend(Backend):
         CompiledFunction
             ``backend == "python"``.
         """
-        if job.cse:
-            repl, reduced = common_subexpressions(job.flat_r, job.optimizations)
-        else:
-            repl, reduced = [], job.flat_r
-        repl, reduced = _split_long_sums(repl, reduced)
-        source = _python_source(job, repl, reduced)
-        code = _check_generated(source, job.name)
+        source, code, repl, reduced = _python_code(job.name, tuple(job.flat_r), len(job.state), len(job.params),
+                                                   job.shape, job.vectorized, job.cse, job.optimizations)
         namespace = {"math": math, "numpy": np, "_np": np, "functools": functools}
         exec(code, namespace)  # noqa: S102 - generated code, checked above
         return CompiledFunction(namespace[job.name], source, job.state, job.params, job.shape, job.flat_r,
-                                (repl, reduced), job.vectorized, job.jacobian_with(self.name))
+                                (list(repl), list(reduced)), job.vectorized, job.jacobian_with(self.name))
 
 
 class CBackend(Backend):
@@ -500,11 +495,33 @@ class AutoBackend(CBackend):
 BACKENDS: dict[str, type[Backend]] = {"python": PythonBackend, "c": CBackend, "auto": AutoBackend}
 
 
-def _python_source(job: _Job, repl: list, reduced: list) -> str:
-    """The source of the Python function ``job.name(_t, _y, _p)`` computing ``reduced`` after ``repl``."""
-    pr = _printer(job.vectorized)
-    ys, ps, shape = job.ys, job.ps, job.shape
-    lines = [f"def {job.name}(_t, _y, _p):"]
+#: generated Python kept per process (:func:`_python_code`): the same system compiled again (another run,
+#: method or test of the same model) is not eliminated, printed and checked again
+PYTHON_CODE_MEMO = 128
+
+
+@functools.lru_cache(maxsize=PYTHON_CODE_MEMO)
+def _python_code(name: str, flat_r: tuple, n_state: int, n_params: int, shape: tuple, vectorized: bool, cse: bool,
+                 optimizations: str | None) -> tuple:
+    """(source, checked code object, replacements, reduced expressions) of the Python function ``name``
+    computing ``flat_r`` (renamed to ``_t``, ``_y0, …``, ``_p0, …``), kept per process (an ``lru_cache``:
+    ``benchmarks.run.clear_caches`` empties it); the caller execs the code in a fresh namespace, so every
+    build returns a new function.  Printing and checking were a third of a small system's compile time."""
+    if cse:
+        repl, reduced = common_subexpressions(list(flat_r), optimizations)
+    else:
+        repl, reduced = [], list(flat_r)
+    repl, reduced = _split_long_sums(repl, reduced)
+    ys = [sp.Symbol(f"_y{i}") for i in range(n_state)]
+    ps = [sp.Symbol(f"_p{i}") for i in range(n_params)]
+    source = _python_source(name, ys, ps, shape, vectorized, repl, reduced)
+    return source, _check_generated(source, name), repl, reduced
+
+
+def _python_source(name: str, ys: list, ps: list, shape: tuple, vectorized: bool, repl: list, reduced: list) -> str:
+    """The source of the Python function ``name(_t, _y, _p)`` computing ``reduced`` after ``repl``."""
+    pr = _printer(vectorized)
+    lines = [f"def {name}(_t, _y, _p):"]
     if ys:
         lines.append(f"    ({', '.join(map(str, ys))},) = _y")
     if ps:
@@ -512,7 +529,7 @@ def _python_source(job: _Job, repl: list, reduced: list) -> str:
     for s, r in repl:
         lines.append(f"    {s} = {_doprint(pr, r)}")
     n = len(reduced)
-    if job.vectorized:
+    if vectorized:
         lines.append("    _n = _np.shape(_np.asarray(_y[0]))[0] if len(_y) else _np.size(_t)")
         lines.append(f"    _out = _np.empty(({n}, _n))")
         for i, r in enumerate(reduced):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from benchmarks.run import clear_caches
 from jetgeo.errors import InputError
+from jetgeo.numerics import compile as compile_module
 from jetgeo.numerics import compile_rhs
 from jetgeo.numerics import cse as cse_module
 
@@ -225,3 +226,31 @@ def test_the_kept_cse_results_are_emptied_with_jetgeos_caches():
     assert cse_module._sympy_cse.cache_info().currsize > 0
     clear_caches()
     assert cse_module._sympy_cse.cache_info().currsize == 0
+
+
+def test_the_same_system_compiled_again_reuses_its_generated_code(monkeypatch):
+    """The Python backend keeps the generated, checked code per process: compiling the same expressions
+    again prints nothing (a third of a small system's compile time went into printing and checking) and
+    still returns a new function with the same values; other expressions, or the same ones for another
+    state, are compiled on their own."""
+    printed = []
+    real = compile_module._python_source
+
+    def counting(*args, **kwargs):
+        printed.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "_python_source", counting)
+    u, w, k = sp.symbols("u_reuse w_reuse k_reuse")  # fresh: no earlier test compiled these
+    f1 = compile_rhs([w, -k * sp.sin(u)], [u, w], [k])
+    f2 = compile_rhs([w, -k * sp.sin(u)], [u, w], [k])
+    assert len(printed) == 1 and f1._func is not f2._func
+    y, p = np.array([0.3, -0.2]), np.array([2.0])
+    assert np.array_equal(f1(0.0, y, p), f2(0.0, y, p))
+    assert np.allclose(f2(0.0, y, p), [-0.2, -2.0 * np.sin(0.3)], rtol=0, atol=1e-15)
+    compile_rhs([w, -k * sp.cos(u)], [u, w], [k])
+    compile_rhs([w, -k * sp.sin(u)], [w, u], [k])  # another order of the state: other code
+    assert len(printed) == 3
+    clear_caches()  # benchmarks empty it with jetgeo's other caches
+    compile_rhs([w, -k * sp.sin(u)], [u, w], [k])
+    assert len(printed) == 4
