@@ -1,7 +1,8 @@
-"""Test configuration: deterministic hypothesis runs (CI and local alike)."""
+"""Test configuration: deterministic hypothesis runs (CI and local alike), and ``call_log``."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -20,3 +21,23 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("JETGEO_HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def call_log(monkeypatch):
+    """``call_log(owner, name)`` wraps ``owner.name`` for the test so that every call is recorded (its
+    positional arguments, in a list that is returned) and still runs the real function: how the tests
+    check that a result is computed once, or that a costly path is never taken."""
+
+    def install(owner, name: str) -> list:
+        calls: list = []
+        real = getattr(owner, name)
+
+        def recording(*args, **kwargs):
+            calls.append(args)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recording)
+        return calls
+
+    return install

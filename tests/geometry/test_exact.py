@@ -303,18 +303,11 @@ def test_field_product_is_the_product():
     assert all(is_zero(u - v) for u, v in zip(field_product(A, B), A * B))
 
 
-def test_trig_reduce_of_the_same_expression_is_computed_once(monkeypatch):
+def test_trig_reduce_of_the_same_expression_is_computed_once(call_log):
     """trig_reduce is kept per process: the same entry reduced again (a body's contact kinematics or a chart
     built again by another test or route) returns the first result without cancelling again; an equal
     expression with another symbol is computed on its own."""
-    calls = []
-    real = sp.cancel
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sp, "cancel", counting)
+    calls = call_log(sp, "cancel")
     th, u = sp.symbols("theta_once u_once")  # fresh symbols: no earlier test reduced this expression
     e = (u * sp.sin(th) ** 2 + u * sp.cos(th) ** 2) / (1 - sp.cos(th) ** 2)
     first = trig_reduce(e)

@@ -12,6 +12,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import jetgeo.geometry.exact.zero as zero_module
 from jetgeo.errors import NotRegularError
 from jetgeo.geometry import generic_rank, is_zero, normalise, nullspace, singular_locus
 from jetgeo.geometry.exact import solve_square, trig_normal_form
@@ -81,20 +82,11 @@ def test_numerical_fallback_is_labelled():
     assert not r.zero
 
 
-def test_a_constant_is_evaluated_once_not_once_per_trial(monkeypatch):
+def test_a_constant_is_evaluated_once_not_once_per_trial(call_log):
     """An expression without free symbols (sin, cos of rationals: a long chain's sample state) has the same value
     at every random point; the numerical tier evaluates it once (three times before, the same sp.N each time), with
     the same verdicts: zero for sin²(1/7) + cos²(1/7) − 1 and its multiples, not zero when it is off by 10⁻³⁰."""
-    import jetgeo.geometry.exact.zero as zero_module
-
-    calls = []
-    real = zero_module.evaluate
-
-    def counting(expr, rep):
-        calls.append(rep)
-        return real(expr, rep)
-
-    monkeypatch.setattr(zero_module, "evaluate", counting)
+    calls = call_log(zero_module, "evaluate")
     u = sp.Rational(1, 7)
     identity = sp.sin(u) ** 2 + sp.cos(u) ** 2 - 1
     for k in (3, 5):  # fresh expressions: zero_test caches its verdicts
@@ -269,17 +261,10 @@ def test_rank_is_unchanged_by_rows_of_any_size(rows, powers):
     assert generic_rank(D).rank == A.rank()
 
 
-def test_normalise_of_the_same_expression_is_computed_once(monkeypatch):
+def test_normalise_of_the_same_expression_is_computed_once(call_log):
     """normalise is kept per process: an entry normalised again (a recipe's result compared, its reactions
     formed) returns the first result without cancelling again; another expression is computed on its own."""
-    calls = []
-    real = sp.cancel
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sp, "cancel", counting)
+    calls = call_log(sp, "cancel")
     u, w = sp.symbols("u_norm w_norm")  # fresh symbols: no earlier test normalised this expression
     e = (u**2 - w**2) / (u - w) + 1 / u
     first = normalise(e)

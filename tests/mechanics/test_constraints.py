@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+import sympy.solvers.solvers as solvers
 
 from jetgeo import ConstraintSubmanifold, FibredManifold
 from jetgeo.errors import BranchError, InputError, OffManifoldError, RankDeficientError, UndecidedError
@@ -204,21 +205,12 @@ def test_structural_choice_asks_sympys_diff_only_where_the_velocity_occurs(monke
     assert asked == [2 * thd]
 
 
-def test_parametric_form_solves_for_z_without_sympys_checksol(monkeypatch):
+def test_parametric_form_solves_for_z_without_sympys_checksol(call_log):
     """z(q̇^I) of a non-linear parametrisation (the parallel velocities [Benenti 2007, §9.4]: ẋ₁ = ρ cos θ,
     ẏ₁ = ρ sin θ, ẋ₂ = σ cos θ, ẏ₂ = σ sin θ) comes from the branch solver, candidates verified by the zero
     test: sympy's ``checksol`` (its ``simplify``: 1.2 s of the 1.3 s, twice per catalogue entry in the recipes)
     never runs, and the two solutions are still found and refused as not unique."""
-    import sympy.solvers.solvers as solvers
-
-    calls = []
-    real = solvers.checksol
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(solvers, "checksol", counting)
+    calls = call_log(solvers, "checksol")
     Y = FibredManifold(["x1", "y1", "x2", "y2"])
     rho, sigma, th = sp.symbols("rho sigma theta")
     psi = [rho * sp.cos(th), rho * sp.sin(th), sigma * sp.cos(th), sigma * sp.sin(th)]

@@ -191,19 +191,12 @@ def test_options_and_collections_without_an_order_are_input_errors():
         compile_rhs([sp.sin(x) + sp.sin(x) ** 2], [x], optimizations="bogus")
 
 
-def test_the_same_expressions_are_eliminated_once_per_process(monkeypatch):
+def test_the_same_expressions_are_eliminated_once_per_process(call_log):
     """compile_rhs of expressions compiled before reuses sympy's cse result (the same system prepared again for
     another run, method or command: 65 s → 60 s of CPU on the theory pages, the orientation atlas and the
     catalogue runs); a changed expression is eliminated anew, and both compiled functions are right."""
     x, y, k = sp.symbols("x y k")
-    calls = []
-    real = cse_module.sp.cse
-
-    def counting(*args, **kw):
-        calls.append(args[0])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(cse_module.sp, "cse", counting)
+    calls = call_log(cse_module.sp, "cse")
     cse_module._sympy_cse.cache_clear()
     exprs = [k * sp.sin(x) * sp.cos(y) + sp.sin(x) ** 2, k * sp.sin(x) * sp.cos(y) - y]
     f1 = compile_rhs(exprs, [x, y], [k])
@@ -228,19 +221,12 @@ def test_the_kept_cse_results_are_emptied_with_jetgeos_caches():
     assert cse_module._sympy_cse.cache_info().currsize == 0
 
 
-def test_the_same_system_compiled_again_reuses_its_generated_code(monkeypatch):
+def test_the_same_system_compiled_again_reuses_its_generated_code(call_log):
     """The Python backend keeps the generated, checked code per process: compiling the same expressions
     again prints nothing (a third of a small system's compile time went into printing and checking) and
     still returns a new function with the same values; other expressions, or the same ones for another
     state, are compiled on their own."""
-    printed = []
-    real = compile_module._python_source
-
-    def counting(*args, **kwargs):
-        printed.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(compile_module, "_python_source", counting)
+    printed = call_log(compile_module, "_python_source")
     u, w, k = sp.symbols("u_reuse w_reuse k_reuse")  # fresh: no earlier test compiled these
     f1 = compile_rhs([w, -k * sp.sin(u)], [u, w], [k])
     f2 = compile_rhs([w, -k * sp.sin(u)], [u, w], [k])

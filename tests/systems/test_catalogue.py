@@ -423,18 +423,11 @@ def test_long_chain_sample_state_by_one_small_solve():
     assert np.allclose([float(sp.N(e.initial[d])) for d in dep], sol, rtol=1e-12, atol=1e-12)
 
 
-def test_the_sample_state_is_completed_when_first_read(monkeypatch):
+def test_the_sample_state_is_completed_when_first_read(call_log):
     """load() does not solve f = 0 for the sample state's dependent velocities (most uses of an entry
     never read it: 10 s of the suite's CPU went there); reading ``initial`` (or ``notes``, which carry
     the sample state's remark) completes it once, and the state lies on Q."""
-    calls = []
-    real = catalogue.complete_on_Q
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(catalogue, "complete_on_Q", counting)
+    calls = call_log(catalogue, "complete_on_Q")
     e = systems.load("rolling_disc")
     assert calls == []
     state = e.initial
