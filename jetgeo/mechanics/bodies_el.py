@@ -30,7 +30,7 @@ q̈-free part; for body-frame components of an angular velocity with constant in
 Euler terms ω × Iω (Kane's generalised inertia forces, [Kane–Levinson 1985]).  The derivation assumes nothing else,
 so the basis is free (a frame in which the inertia's coefficients are constant keeps ∂M/∂q = 0).
 Every derivative is taken once per distinct subexpression of the small velocity components
-(:func:`~jetgeo.geometry.exact.diff_dag`), never of the assembled L.
+(:func:`~jetgeo.geometry.exact.diff_dag`, :func:`~jetgeo.geometry.exact.gradient_dag`), never of the assembled L.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import sympy as sp
 
 from ..errors import InputError
 from ..geometry.coerce import as_expr
-from ..geometry.exact import diff_dag, free_symbols_dag, power_dag, product_dag
+from ..geometry.exact import diff_dag, free_symbols_dag, gradient_dag, power_dag, product_dag
 from ..jets import FibredManifold
 
 __all__ = ["VelocityPart", "kinetic_energy_of", "euler_lagrange_of_bodies", "energy_and_euler_lagrange"]
@@ -226,59 +226,6 @@ def energy_and_euler_lagrange(Y: FibredManifold, parts: Sequence, potential=0, f
     return _kinetic_energy(checked), _euler_lagrange(Y, checked, potential, forces)
 
 
-def _velocity_gradient(expr: sp.Expr, velocities: frozenset, memo: dict) -> dict:
-    """{q̇^σ: ∂expr/∂q̇^σ} over the velocities with a non-zero derivative, in one walk of the DAG: the
-    expressions :func:`~jetgeo.geometry.exact.diff_dag` gives velocity by velocity (the same rule at
-    every node: sums, products, powers, functions, ``sp.diff`` for other nodes), but no node is visited
-    once per velocity and no sum of zero derivatives is formed (most nodes depend on few velocities).
-    ``memo``: the gradients of visited nodes, by identity."""
-    got = memo.get(id(expr))
-    if got is not None and got[0] is expr:
-        return got[1]
-    e = expr
-    out: dict = {}
-    if e.is_Atom:
-        if e in velocities:
-            out = {e: sp.S.One}
-    elif e.is_Add:
-        parts: dict = {}
-        for a in e.args:
-            for v, da in _velocity_gradient(a, velocities, memo).items():
-                parts.setdefault(v, []).append(da)
-        out = {v: sp.Add(*ds) for v, ds in parts.items()}
-    elif e.is_Mul:
-        args = e.args
-        parts = {}
-        for i, a in enumerate(args):
-            for v, da in _velocity_gradient(a, velocities, memo).items():
-                parts.setdefault(v, []).append(sp.Mul(*args[:i], da, *args[i + 1:]))
-        out = {v: sp.Add(*ts) for v, ts in parts.items()}
-    elif e.is_Pow:
-        base, ex = e.args
-        gb, ge = _velocity_gradient(base, velocities, memo), _velocity_gradient(ex, velocities, memo)
-        for v in {*gb, *ge}:
-            dv = sp.S.Zero
-            if v in gb:
-                dv = ex * base ** (ex - 1) * gb[v]
-            if v in ge:
-                dv = dv + e * sp.log(base) * ge[v]
-            out[v] = dv
-    elif isinstance(e, sp.Function) and not isinstance(e, (sp.Derivative, sp.Subs)):
-        parts = {}
-        for i, a in enumerate(e.args):
-            ga = _velocity_gradient(a, velocities, memo)
-            if ga:
-                f_i = e.fdiff(i + 1)
-                for v, da in ga.items():
-                    parts.setdefault(v, []).append(f_i * da)
-        out = {v: sp.Add(*ts) for v, ts in parts.items()}
-    else:
-        out = {v: sp.diff(e, v) for v in velocities}
-    out = {v: d for v, d in out.items() if d != 0}
-    memo[id(expr)] = (expr, out)
-    return out
-
-
 def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple | None:
     """:func:`euler_lagrange_of_bodies` of checked parts (:func:`_checked`)."""
     V = as_expr(potential, "the potential")
@@ -299,7 +246,7 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
     e_terms = [[-sp.diff(V, s), a] for s, a in zip(Y.q, A)]
     for w, M, derivative in parts:
         k = len(w)
-        grads = [_velocity_gradient(c, qdot, memo_v) for c in w]  # one walk for all the velocities
+        grads = [gradient_dag(c, qdot, memo_v) for c in w]  # one walk for all the velocities
         J = [[grad.get(v, sp.S.Zero) for v in Y.qdot] for grad in grads]
         if free_symbols_dag([c for row in J for c in row]) & velocities:
             return None

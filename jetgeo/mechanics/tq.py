@@ -13,8 +13,10 @@ substituted) and keeps results in canonical form: the best form for reading, com
 proving, but along a chain of bodies each g nests the previous ones and the canonical forms grow
 geometrically (the n-trailer).  Here the dependent velocities stay **symbols**: every quantity
 is a function on TQ that agrees on Q with the one on Q, the linear solves are plain LU on
-expression DAGs (no cancellation), and the Lagrangian's derivatives are taken in a sparse
-polynomial ring (:mod:`jetgeo.geometry.polydiff`).  This is what KanesMethod does with its
+expression DAGs (no cancellation), the Lagrangian's derivatives are taken in a sparse
+polynomial ring (:mod:`jetgeo.geometry.polydiff`; on the DAG when L is large), and the constraints'
+∂f/∂q̇ and d̄f on their DAG (:func:`~jetgeo.geometry.exact.gradient_dag`,
+:func:`~jetgeo.geometry.exact.diff_dag`).  This is what KanesMethod does with its
 dependent speeds; the results are exact but not canonical (larger expressions, fast to derive).
 To evaluate them, give all velocities of a point of Q (the dependent ones from f = 0).
 
@@ -40,7 +42,6 @@ import sympy as sp
 from ..errors import NotRegularError, RankDeficientError
 from ..geometry import generic_rank_dag
 from ..geometry.exact import diff_dag, lu_solve_dag
-from ..geometry.exact.size import DBAR_RING_MAX_TERMS
 
 __all__ = ["accelerations_on_TQ", "LazyEntries"]
 
@@ -165,10 +166,10 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None, project_re
     k = len(fs)
     dep = list(dependent) if dependent is not None else list(Q.dependent)
     ind = [v for v in qd if v not in dep]
-    # ∂f/∂q̇ (Q's, computed once) and d̄f in the polynomial ring when f is a trigonometric
-    # polynomial (else sympy's cut total derivative)
-    J = Q._jacobian
-    polys = Q._f_polys
+    # ∂f/∂q̇ (Q's, computed once) and d̄f on the expression DAG, unexpanded: no polynomial ring is built
+    # (its conversion and code generation were a quarter of the 4-trailer's import and TQ route from
+    # its bodies; the expanded d̄f is the larger form from about 13 terms on, and the LU after it slower)
+    J = Q._jacobian_dag
 
     def d(i, v):
         return J[i, qd.index(v)]
@@ -177,17 +178,7 @@ def reduced_parts_on_TQ(system, Q, dependent: Sequence | None = None, project_re
     memo: dict = {}
 
     def dbar(i):
-        P = polys[i]
-        if P is None:
-            return Y.cut_total_derivative(fs[i])
-        if len(P.p) > DBAR_RING_MAX_TERMS:  # on the DAG, unexpanded (see DBAR_RING_MAX_TERMS)
-            return diff_dag(fs[i], along, memo)
-        out = P.diff(Y.t)
-        for s_, v in zip(Y.q, Y.qdot):
-            ds = P.diff(s_)
-            if not ds.is_zero():
-                out = out + ds * P.lift(v)
-        return out.expr
+        return diff_dag(fs[i], along, memo)
 
     # (∂f/∂q̇^D) X = −(∂f/∂q̇^I | d̄f) solved as (−∂f/∂q̇^D) X = (∂f/∂q̇^I | d̄f): the sign on the small
     # Jacobian entries, not on the large d̄f (negating a sum rebuilds every term)

@@ -120,19 +120,14 @@ def test_same_bodies_cell_times_bodies_and_conversion():
     assert res["setup"] < 0.5 and res["seconds"] > 0  # nothing prepared before the clock starts
 
 
-@pytest.mark.parametrize("dbar_on_dag", [False, True])
-def test_same_bodies_give_kane_accelerations(dbar_on_dag, monkeypatch):
+def test_same_bodies_give_kane_accelerations():
     """The same frames and bodies (benchmarks/same_bodies.py, 3-trailer) through from_mechanics and the
-    TQ route give KanesMethod's angular accelerations θ̈, φ̈ᵢ at a random point of Q — with d̄f of the
-    constraints in the polynomial ring, and on the DAG (as for the long chains, DBAR_RING_MAX_TERMS)."""
+    TQ route (∂f/∂q̇ and d̄f of the constraints on their DAG) give KanesMethod's angular accelerations
+    θ̈, φ̈ᵢ at a random point of Q."""
     import sympy.physics.mechanics as me
 
-    import jetgeo.mechanics.tq as tq
     from benchmarks import same_bodies as SB
     from jetgeo.mechanics import accelerations_on_TQ
-
-    if dbar_on_dag:
-        monkeypatch.setattr(tq, "DBAR_RING_MAX_TERMS", 0)
 
     n = 3
     _, q, u, _, cons = SB.chain(n, kane=True)

@@ -301,25 +301,29 @@ def test_same_bodies_split_times_every_piece():
     assert parts["Kane"] > parts["Kane chain"]
 
 
-def test_large_knife_edges_are_differentiated_on_the_dag_the_catalogues_in_the_ring(monkeypatch):
-    """The TQ route's d̄f: the 4-trailer built from bodies has knife edges of 2, 6, 13 and 27 terms;
-    the last one's d̄f is taken on its DAG (smaller than the expanded form, and faster), while every
-    constraint of the catalogue's hand-written 8-trailer (at most 18 terms) keeps the ring's form."""
-    on_dag = []
-    real = tq.diff_dag
+def test_import_and_tq_route_build_no_polynomial_ring_for_the_constraints(call_log):
+    """From the 4-trailer's bodies to its TQ accelerations, and on the catalogue's 8-trailer and
+    Whipple bicycle, the constraints' Jacobian and d̄f are taken on their DAG: ``polys_of`` (the ring's
+    conversion and monomial code generation) never runs, and every d̄f^i comes from ``diff_dag`` — while
+    the DAG Jacobian is the ring's (the zero test on every entry) and the accelerations are Kane's
+    (test_routes.py::test_same_bodies_give_kane_accelerations)."""
+    from jetgeo.geometry.zero import is_zero
+    from jetgeo.mechanics import constraints as C
 
-    def counting(e, *args, **kw):
-        on_dag.append(e)
-        return real(e, *args, **kw)
-
-    monkeypatch.setattr(tq, "diff_dag", counting)
+    rings = call_log(C, "polys_of")
+    derivatives = call_log(tq, "diff_dag")
     model = SB.imported(4)
     accelerations_on_TQ(model.system, model.Q)
-    assert on_dag == [model.Q.f[3]]
-    on_dag.clear()
-    entry = load("n_trailer", n=8)
-    accelerations_on_TQ(entry.system, entry.Q)
-    assert on_dag == []
+    assert rings == []
+    assert [args[0] for args in derivatives] == list(model.Q.f)
+    for name, kw in (("n_trailer", {"n": 8}), ("whipple_bicycle", {})):
+        entry = load(name, **kw)
+        derivatives.clear()
+        accelerations_on_TQ(entry.system, entry.Q)
+        assert rings == [] and len(derivatives) == entry.Q.k
+    Q = model.Q
+    assert all(is_zero(a - b) for a, b in zip(Q._jacobian_dag, Q._jacobian))
+    assert len(rings) == 1  # the expanded Jacobian: built only when asked for
 
 
 def test_inertia_matrix_entry_by_entry_is_the_dyadics_symmetric_part(monkeypatch):

@@ -23,6 +23,7 @@ from jetgeo.geometry.exact import (
     diff_dag,
     generic_rank,
     generic_rank_dag,
+    gradient_dag,
     mod_derivative,
     mod_value,
     power_dag,
@@ -155,6 +156,19 @@ def test_diff_dag_is_the_derivative(e, var):
         return  # a pole of the expression at this point
     assert abs(sp.N(v1 - v2, 30)) <= 1e-25 * (1 + abs(sp.N(v2, 30)))
 
+
+
+@settings(max_examples=40, deadline=None)
+@given(exprs)
+def test_gradient_dag_is_diff_dag_variable_by_variable(e):
+    """One walk for all the variables gives, for each, the very expression ``diff_dag`` gives, and
+    leaves out exactly the variables whose derivative is the number 0."""
+    variables = frozenset({a, x, th})
+    grad = gradient_dag(e, variables)
+    for v in variables:
+        d = diff_dag(e, v)
+        assert grad.get(v, sp.S.Zero) == d
+        assert (v in grad) == (d != 0)
 
 def _chain(levels: int):
     e = x

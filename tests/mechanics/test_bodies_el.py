@@ -164,10 +164,10 @@ def test_energy_and_euler_lagrange_checks_the_parts_once(monkeypatch):
 
 def test_velocity_gradient_is_diff_dag_velocity_by_velocity(monkeypatch):
     """The partial velocities J = ∂w/∂q̇ of every part come from one walk per component
-    (``_velocity_gradient``): the very expressions ``diff_dag`` gives velocity by velocity (so g and e
+    (``gradient_dag``): the very expressions ``diff_dag`` gives velocity by velocity (so g and e
     are unchanged), zeros left out; on the 4-trailer's and the rolling disc's parts, and on powers,
     functions of velocities and a node sympy differentiates itself."""
-    from jetgeo.geometry.exact import diff_dag
+    from jetgeo.geometry.exact import diff_dag, gradient_dag
     from jetgeo.io import sympy_import as SI
 
     cases = []
@@ -189,7 +189,7 @@ def test_velocity_gradient_is_diff_dag_velocity_by_velocity(monkeypatch):
         memo: dict = {}
         vel = frozenset(Y_.qdot)
         for c in exprs:
-            grad = BE._velocity_gradient(c, vel, memo)
+            grad = gradient_dag(c, vel, memo)
             for v in Y_.qdot:
                 d = diff_dag(c, v)
                 assert grad.get(v, sp.S.Zero) == d

@@ -43,7 +43,7 @@ from .solve import lu_solve_dag
 from .trig import trig_reduce
 
 __all__ = ["affine_system", "AffineSolution", "SquareSolution", "solve_square", "solve_affine", "solve_cramer",
-           "solve_exact", "det_sized", "diff_dag", "depends_on",
+           "solve_exact", "det_sized", "diff_dag", "gradient_dag", "depends_on",
            "free_symbols_dag", "xreplace_dag", "matmul_dag"]
 
 
@@ -164,6 +164,88 @@ def diff_dag(expr, x, memo: dict | None = None) -> sp.Expr:
         return out
 
     return d(as_expr(expr))
+
+
+def gradient_dag(expr, variables, memo: dict | None = None) -> dict:
+    """{x: ∂expr/∂x} over the ``variables`` with a non-zero derivative, in one walk of the DAG.
+
+    The expressions :func:`diff_dag` gives variable by variable — the same rule at every node
+    (sums, products, powers, functions by ``fdiff``, ``sp.diff`` for other nodes) — but no node is
+    visited once per variable and no sum of zero derivatives is formed (most nodes of a velocity
+    or a constraint depend on few velocities).  The partial velocities ∂w/∂q̇ of the bodies
+    (:mod:`jetgeo.mechanics.bodies_el`) and the constraint Jacobian ∂f/∂q̇ on the DAG
+    (:class:`~jetgeo.mechanics.ConstraintSubmanifold`) are gradients.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression.
+    variables : collection of Symbol
+        The variables (a set or frozenset: membership is asked at every atom).
+    memo : dict, optional
+        The gradients of visited nodes, by identity (pass the same dict to several calls over the
+        same variables to share the work).
+
+    Returns
+    -------
+    dict
+        {variable: derivative} for the variables whose derivative is not the number 0 (unexpanded).
+
+    Examples
+    --------
+    >>> x, y, z = sp.symbols("x y z")
+    >>> gradient_dag(x * sp.sin(y) + z, {x, y})
+    {x: sin(y), y: x*cos(y)}
+    """
+    memo = {} if memo is None else memo
+    return _gradient(as_expr(expr), variables, memo)
+
+
+def _gradient(e, variables, memo: dict) -> dict:
+    got = memo.get(id(e))
+    if got is not None and got[0] is e:
+        return got[1]
+    out: dict = {}
+    if e.is_Atom:
+        if e in variables:
+            out = {e: sp.S.One}
+    elif e.is_Add:
+        parts: dict = {}
+        for a in e.args:
+            for v, da in _gradient(a, variables, memo).items():
+                parts.setdefault(v, []).append(da)
+        out = {v: sp.Add(*ds) for v, ds in parts.items()}
+    elif e.is_Mul:
+        args = e.args
+        parts = {}
+        for i, a in enumerate(args):
+            for v, da in _gradient(a, variables, memo).items():
+                parts.setdefault(v, []).append(sp.Mul(*args[:i], da, *args[i + 1:]))
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    elif e.is_Pow:
+        base, ex = e.args
+        gb, ge = _gradient(base, variables, memo), _gradient(ex, variables, memo)
+        for v in {*gb, *ge}:
+            dv = sp.S.Zero
+            if v in gb:
+                dv = ex * base ** (ex - 1) * gb[v]
+            if v in ge:
+                dv = dv + e * sp.log(base) * ge[v]
+            out[v] = dv
+    elif isinstance(e, sp.Function) and not isinstance(e, (sp.Derivative, sp.Subs)):
+        parts = {}
+        for i, a in enumerate(e.args):
+            ga = _gradient(a, variables, memo)
+            if ga:
+                f_i = e.fdiff(i + 1)
+                for v, da in ga.items():
+                    parts.setdefault(v, []).append(f_i * da)
+        out = {v: sp.Add(*ts) for v, ts in parts.items()}
+    else:
+        out = {v: sp.diff(e, v) for v in variables}
+    out = {v: d for v, d in out.items() if d != 0}
+    memo[id(e)] = (e, out)
+    return out
 
 
 def solve_cramer(A: sp.Matrix, B: sp.Matrix, max_terms: int | None = FRACTION_FREE_MAX_TERMS,

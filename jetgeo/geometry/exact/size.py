@@ -45,7 +45,6 @@ __all__ = [
     "READABLE_MAX_NODES",
     "FACTOR_MAX_NODES",
     "EL_DAG_MIN_NODES",
-    "DBAR_RING_MAX_TERMS",
 ]
 
 #: Above this many tree nodes an expression is not passed through ``cancel``/``together``
@@ -144,19 +143,6 @@ FACTOR_MAX_NODES = 150
 #: (4 424 nodes, 12 505 terms) TQ route takes 8 s instead of 22 s (one loaded machine, issue 28).
 #: The catalogue's compact Lagrangians (the 8-trailer: 557 nodes) keep the ring's collected forms.
 EL_DAG_MIN_NODES = 1000
-
-#: A constraint with more terms than this in its polynomial ring has its cut total derivative d̄f
-#: taken on its expression DAG (:func:`~jetgeo.geometry.exact.diff_dag`, in
-#: :func:`~jetgeo.mechanics.accelerations_on_TQ`) rather than expanded in
-#: the ring and converted back: the last knife edge of the 8-trailer built from rigid bodies has
-#: 447 terms, and d̄f of its constraints took 1.8 s of the 8 s TQ route in the ring (issue 28).
-#: Already from 13 terms the expanded d̄f is the larger form (the bodies' knife edges of 13, 27, 55
-#: terms: 241, 811, 2 507 tree nodes against 209, 605, 1 590 on the DAG, 7.5 vs 0.9 ms at n = 4) and
-#: the LU after it slower; the catalogue's hand-written constraints (at most 18 terms, the
-#: 8-trailer's last knife edge) keep the ring's collected forms.  The 4-trailer from its bodies: TQ
-#: route 43.8 → 34.7 ms, the 6-trailer 118 → 80 ms (medians, load 6.1).
-DBAR_RING_MAX_TERMS = 20
-
 
 #: Above this many tree nodes an expression is not printed into a message (:func:`describe`):
 #: ``str`` walks the tree, and the unsimplified determinant of the Whipple bicycle's reduced
