@@ -37,6 +37,7 @@ xdot**2
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -130,28 +131,41 @@ def _load_parts(load):
     raise InputError(f"a load must act at a Point or on a ReferenceFrame; got {where!r}")
 
 
-def _components(vec, frame, convert=None) -> list:
-    """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes: Σ over the
-    frames F the vector is written in of (direction cosines of ``frame`` relative to F) × (its measure
-    numbers in F) — what ``vec.dot(frame.x)`` … compute, without building a Vector per product
-    (the 6-trailer's velocity parts and check: 0.22 s → 0.1 s), and only over the non-zero entries
-    (a matrix product multiplies the zeros too, and ``0 * e`` asks ``e.is_finite``: 9 of 65 ms of
-    the 4-trailer's import).  ``convert`` (e.g. to jet coordinates) is applied to the measure numbers
-    and direction cosines before they are combined: the pieces are small and shared between vectors
-    (a memo converts each once), where converting the combined components rebuilds every sum and
-    product (2 % of the 4-trailer's TQ cell)."""
+def _component_terms(vec, frame, convert=None) -> list:
+    """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes as lists of
+    factor pairs (c, m) whose products c·m sum to them (c = 1 for the measure numbers of ``frame``
+    itself): Σ over the frames F the vector is written in of (direction cosines of ``frame`` relative
+    to F) × (its measure numbers in F) — what ``vec.dot(frame.x)`` … compute, without building a
+    Vector per product, and only over the non-zero entries (a matrix product multiplies the zeros
+    too, and ``0 * e`` asks ``e.is_finite``: 9 of 65 ms of the 4-trailer's import).  ``convert``
+    (e.g. to jet coordinates) is applied to the measure numbers and direction cosines: the pieces
+    are small and shared between vectors (a memo converts each once), where converting the combined
+    components rebuilds every sum and product (2 % of the 4-trailer's TQ cell)."""
     convert = convert or (lambda e: e)
+    one = sp.S.One
     terms: list = [[], [], []]
     for measures, F in vec.args:
         if F is frame:
             for i in range(3):
-                terms[i].append(convert(measures[i]))
+                terms[i].append((one, convert(measures[i])))
             continue
         D = frame.dcm(F)
         nonzero = [(j, convert(measures[j])) for j in range(3) if measures[j] != 0]
         for i in range(3):
-            terms[i] += [convert(D[i, j]) * mj for j, mj in nonzero if D[i, j] != 0]
-    return [sp.Add(*t) for t in terms]
+            terms[i] += [(convert(D[i, j]), mj) for j, mj in nonzero if D[i, j] != 0]
+    return terms
+
+
+def _sum_of_products(pairs: list) -> sp.Expr:
+    """Σ c·m over the factor pairs of :func:`_component_terms`."""
+    return sp.Add(*[m if c is sp.S.One else c * m for c, m in pairs])
+
+
+def _components(vec, frame, convert=None) -> list:
+    """The three components of a ``sympy.physics.vector`` Vector along ``frame``'s axes
+    (:func:`_component_terms`, each sum of products built once; the 6-trailer's velocity parts and
+    check: 0.22 s → 0.1 s against ``vec.dot(frame.x)``)."""
+    return [_sum_of_products(t) for t in _component_terms(vec, frame, convert)]
 
 
 class _ToJets:
@@ -188,18 +202,33 @@ class _ToJets:
         """The components of ``vec`` along ``frame``'s axes (:func:`_components`) in jet coordinates."""
         return [self._checked(c, what) for c in _components(vec, frame, self.convert)]
 
+    def component_terms(self, vec, frame, what: str) -> list:
+        """The components' factor pairs (:func:`_component_terms`) in jet coordinates, their sums not
+        built (the velocity check evaluates them in F_p)."""
+        terms = _component_terms(vec, frame, self.convert)
+        self._checked(sp.Add(*[x for pairs in terms for pair in pairs for x in pair]), what)
+        return terms
 
-def _fixed_point_from(P, frame):
-    """A point reachable from P through located positions whose velocity in ``frame`` is set
-    to zero (breadth first), or None."""
-    seen, todo = {P}, [P]
+
+def _fixed_point_from(P, frame) -> tuple | None:
+    """(X, steps): a point X reachable from P through located positions whose velocity in ``frame`` is
+    set to zero (breadth first: the fewest steps), and the position vectors along that path (each
+    point's relative to the next), whose sum is P's position from X — what ``P.pos_from(X)`` adds up,
+    without sympy's Vector additions and its second search for the path (1.4 of the 4.5 ms of the
+    4-trailer's velocity check); or None."""
+    parent = {P: None}
+    todo = deque([P])
     while todo:
-        X = todo.pop(0)
+        X = todo.popleft()
         if X is not P and frame in X._vel_dict and X._vel_dict[frame] == 0:
-            return X
+            steps, Y = [], X
+            while parent[Y] is not None:
+                steps.append(parent[Y]._pos_dict[Y])
+                Y = parent[Y]
+            return X, steps
         for Y in X._pos_dict:
-            if Y not in seen:
-                seen.add(Y)
+            if Y not in parent:
+                parent[Y] = X
                 todo.append(Y)
     return None
 
@@ -218,25 +247,31 @@ def _check_velocities(Y: FibredManifold, translations: list, frame, jet) -> set:
     coordinates (k its index among the velocity parts); returns the indices k of the velocities found
     to be the derivatives of their positions.  The position's components r along the same axes, in
     jet coordinates, are compared with w in F_p (:func:`_derivatives_match`: w and d̄r = ∂_t r + ∂_q r q̇
-    evaluated at random points, d̄r by forward differentiation, never built); only when that does
-    not show w = d̄r is d̄r built on the DAG (:func:`~jetgeo.geometry.exact.diff_dag`) and w − d̄r
-    given to the zero test — not sympy's frame-by-frame ``dt`` of the position vector, which took
-    0.36 of 0.46 s of the check on the 6-trailer."""
+    evaluated at random points, d̄r by forward differentiation; r is never built — its direction
+    cosines and measure numbers are evaluated, 2.3 of the 4.5 ms of the 4-trailer's check went into
+    building r); only when that does not show w = d̄r are r and d̄r built on the DAG
+    (:func:`~jetgeo.geometry.exact.diff_dag`) and w − d̄r given to the zero test — not sympy's
+    frame-by-frame ``dt`` of the position vector, which took 0.36 of 0.46 s of the check on the
+    6-trailer."""
     along = {Y.t: sp.S.One, **dict(zip(Y.q, Y.qdot))}  # d̄/dt: r depends on (t, q) only
     axes = (frame.x, frame.y, frame.z)
     items = []
     for k, P, w in translations:
-        O = _fixed_point_from(P, frame)
-        if O is None:
+        found = _fixed_point_from(P, frame)
+        if found is None:
             continue
-        pos = jet.components(P.pos_from(O), frame, f"the position of {P}")
+        O, steps = found
+        pos: list = [[], [], []]
+        for step in steps:
+            for i, pairs in enumerate(jet.component_terms(step, frame, f"the position of {P}")):
+                pos[i] += pairs
         items += [(k, P, O, e, wi, r) for e, r, wi in zip(axes, pos, w)]
     checked = {k for k, *_ in items}
     if _derivatives_match([(wi, r) for *_, wi, r in items], along):
         return checked
     memo: dict = {}
     for _, P, O, e, wi, r in items:
-        d = wi - diff_dag(r, along, memo)
+        d = wi - diff_dag(_sum_of_products(r), along, memo)
         if not is_zero(d):
             raise InputError(
                     f"the velocity of {P} in {frame} is not the time derivative of its position from {O} "
@@ -253,26 +288,43 @@ _SHADOW_POINTS = 3
 
 def _derivatives_match(pairs: list, along: dict) -> bool:
     """Whether w − d̄r has value 0 in F_p at :data:`_SHADOW_POINTS` random points for every pair (w, r),
-    d̄ the derivative along ``along`` (:func:`~jetgeo.geometry.exact.mod_value` of w,
-    :func:`~jetgeo.geometry.exact.mod_derivative` of r — the value of d̄r without building it: each
-    shared node once, sin and cos on the unit circle, so the addition theorems hold exactly): zero
-    with failure probability ≤ (D/p)³ per difference, D its degree, p = 2⁶¹ − 1 — the tier the zero
+    r given as factor pairs (c, m) with r = Σ c·m (:func:`_component_terms`) and d̄ the derivative along
+    ``along`` (:func:`~jetgeo.geometry.exact.mod_value` of w; d̄r = Σ d̄c·m + c·d̄m by
+    :func:`~jetgeo.geometry.exact.mod_derivative` of the factors — the value of d̄r without building r or
+    d̄r: each shared node once, sin and cos on the unit circle, so the addition theorems hold exactly):
+    zero with failure probability ≤ (D/p)³ per difference, D its degree, p = 2⁶¹ − 1 — the tier the zero
     test uses for large expressions.  False when a value is non-zero (then w ≠ d̄r) or the field
     arithmetic does not apply (a pole, a function F_p cannot evaluate): the caller decides with the
     zero test.  The 6-trailer's 18 velocity differences: 0.45 s by ``is_zero`` (expanding the
     direction cosines) → a few milliseconds."""
     for trial in range(1, _SHADOW_POINTS + 1):
-        rep: dict = {}
-        angles: dict = {}
-        memo: dict = {}
-        dmemo: dict = {}
         try:
-            if any((mod_value(w, rep, angles, memo, trial) - mod_derivative(r, along, rep, angles, memo, dmemo, trial))
-                   % PRIME for w, r in pairs):
+            if _some_difference(pairs, along, trial):
                 return False
         except (ZeroDivisionError, NotRationalError, NoRootAtPointError):
             return False
     return True
+
+
+def _some_difference(pairs: list, along: dict, trial: int) -> bool:
+    """Whether some w − Σ (d̄c·m + c·d̄m) of :func:`_derivatives_match` is non-zero at the F_p point ``trial``."""
+    rep: dict = {}
+    angles: dict = {}
+    memo: dict = {}
+    dmemo: dict = {}
+    def value(e):
+        return mod_value(e, rep, angles, memo, trial)
+
+    def rate(e):
+        return mod_derivative(e, along, rep, angles, memo, dmemo, trial)
+
+    for w, r in pairs:
+        total = value(w)
+        for c, m in r:
+            total -= rate(c) * value(m) + value(c) * rate(m)
+        if total % PRIME:
+            return True
+    return False
 
 
 def _inertia_matrix(inertia, body_frame) -> tuple:
