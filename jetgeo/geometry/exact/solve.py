@@ -301,10 +301,10 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int, want_det: bool = False
             e = A[i, j]
             if e != 0:
                 r[j] = _Entry(e, val(e))
-        for j in range(nb):
+        for j in range(nb):  # right-hand sides: no value (only A's values choose pivots), never walked in F_p
             e = B[i, j]
             if e != 0:
-                r[n + j] = _Entry(e, val(e))
+                r[n + j] = _Entry(e, 0)
         rows.append(r)
     free = set(range(n))
     order = []  # (pivot row, pivot column)
@@ -327,7 +327,7 @@ def _eliminate_at(A: sp.Matrix, B: sp.Matrix, trial: int, want_det: bool = False
                 if j == c:
                     continue
                 prod = -(factor * other.expr)
-                prod_v = -factor_v * other.value % PRIME
+                prod_v = -factor_v * other.value % PRIME if j < n else 0
                 old = rows[i].get(j)
                 if old is None:
                     rows[i][j] = _Entry(prod, prod_v)
@@ -410,7 +410,9 @@ def lu_solve_dag(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
     share subexpressions (see the module docstring).
 
     Pivots are chosen by exact values in F_p at a random point (never by a symbolic zero
-    test), rows are sparse (zero entries never multiplied).  Entries :func:`mod_value`
+    test), rows are sparse (zero entries never multiplied).  Only A's entries are evaluated (the
+    right-hand sides choose no pivot: the large d̄f of a chain's constraints and the reduced
+    equations' right-hand sides are never walked in F_p).  Entries of A :func:`mod_value`
     cannot evaluate (exp, nested or possibly-square roots, …) fall back to sympy's ``LUsolve``.  Raises
     :class:`~jetgeo.errors.RankDeficientError` if A is singular at two random points.
 
