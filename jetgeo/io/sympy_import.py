@@ -52,6 +52,7 @@ from ..geometry.exact import (
     diff_dag,
     mod_derivative,
     mod_value,
+    rename_dag,
     solve_exact,
     xreplace_dag,
 )
@@ -184,7 +185,7 @@ class _ToJets:
         if self.speeds:
             out = xreplace_dag(out, self.speeds, self.memo_speeds)
         # one pass: Derivative(q(t), t) and q(t) are matched before t inside them
-        return xreplace_dag(out, self.rep, self.memo_rep)
+        return rename_dag(out, self.rep, self.memo_rep)
 
     @staticmethod
     def _checked(out, what: str):

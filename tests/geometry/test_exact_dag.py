@@ -28,6 +28,7 @@ from jetgeo.geometry.exact import (
     mod_value,
     power_dag,
     product_dag,
+    rename_dag,
     solve_affine,
     solve_cramer,
     solve_exact,
@@ -169,6 +170,46 @@ def test_gradient_dag_is_diff_dag_variable_by_variable(e):
         d = diff_dag(e, v)
         assert grad.get(v, sp.S.Zero) == d
         assert (v in grad) == (d != 0)
+
+
+_t = sp.Symbol("t")
+_qf = [sp.Function(name)(_t) for name in ("x", "theta", "b")]  # b(t) renamed onto the parameter b: a clash
+_renamed = {**{q.diff(_t): sp.Symbol(f"{q.func.__name__}dot") for q in _qf},
+            **{q: sp.Symbol(q.func.__name__) for q in _qf}}
+time_exprs = st.recursive(
+    st.sampled_from([*_qf[:2], *(q.diff(_t) for q in _qf[:2]), a, _t, sp.Integer(3), sp.Rational(-1, 2)]),
+    lambda kids: st.one_of(
+        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+        kids.map(sp.sin), kids.map(sp.cos),
+        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(time_exprs, st.booleans())
+def test_rename_dag_is_xreplace(e, clash):
+    """Renaming q(t), q̇(t) to symbols by sorting the renamed arguments of every sum and product gives
+    the very expression ``xreplace`` gives (srepr equal: the same arguments in the same order) — also
+    when an image already occurs in the expression (b(t) ↦ b next to the parameter b: then x·x must
+    become x², and the renaming is handed to ``xreplace_dag``), and with one memo for several calls."""
+    if clash:
+        e = e * _qf[2] + b * _qf[2] ** 2
+    memo: dict = {}
+    assert sp.srepr(rename_dag(e, _renamed, memo)) == sp.srepr(e.xreplace(_renamed))
+    f = e + sp.sin(e)
+    assert sp.srepr(rename_dag(f, _renamed, memo)) == sp.srepr(f.xreplace(_renamed))
+
+
+def test_rename_dag_hands_unevaluated_shapes_to_xreplace():
+    """Sums and products sympy's constructors would change (unevaluated, nested, a number over a sum)
+    are rebuilt by them: the result is ``xreplace``'s."""
+    x = _qf[0]
+    for e in (sp.Add(x, x, evaluate=False), sp.Mul(2, x + a, evaluate=False),
+              sp.Add(sp.Add(x, a, evaluate=False), 1, evaluate=False), sp.Mul(x, x, evaluate=False) + a):
+        assert sp.srepr(rename_dag(e, _renamed)) == sp.srepr(e.xreplace(_renamed))
 
 def _chain(levels: int):
     e = x

@@ -39,7 +39,7 @@ from .affine import (
     solve_square,
     xreplace_dag,
 )
-from .dag import power_dag, product_dag
+from .dag import power_dag, product_dag, rename_dag
 from .det import berkowitz, det_exact
 from .freeze import field_normal, field_product, fits_polynomial_domain, freeze, frozen_atoms, polynomial_fractions
 from .rank import RankInfo, generic_rank, generic_rank_dag, matrix_at_point
@@ -86,6 +86,7 @@ __all__ = [
     "solve_exact",
     "solve_cramer",
     "xreplace_dag",
+    "rename_dag",
     "diff_dag",
     "gradient_dag",
     "depends_on",

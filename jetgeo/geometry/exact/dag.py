@@ -10,12 +10,13 @@ zero test (:mod:`.zero`) and the solvers above it can both use it.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.basic import _args_sortkey  # the key of sympy's canonical argument order
 from sympy.core.mul import _unevaluated_Mul
 
 from ...errors import InputError
 from ..coerce import as_expr
 
-__all__ = ["xreplace_dag", "free_symbols_dag", "product_dag", "power_dag"]
+__all__ = ["xreplace_dag", "rename_dag", "free_symbols_dag", "product_dag", "power_dag"]
 
 
 def xreplace_dag(expr, rule: dict, memo: dict | None = None, renaming: bool = False):
@@ -96,6 +97,114 @@ def xreplace_dag(expr, rule: dict, memo: dict | None = None, renaming: bool = Fa
         return out, infinite
 
     return visit(as_expr(expr))[0]
+
+
+def rename_dag(expr, rule: dict, memo: dict | None = None):
+    """``expr.xreplace(rule)`` for a rule that renames: it maps atoms and other leaves (symbols,
+    applied undefined functions q(t), their derivatives) one-to-one to symbols.  Each distinct
+    subexpression is visited once (as :func:`xreplace_dag`), and sums and products are rebuilt by
+    sorting their renamed arguments into sympy's canonical order (``_args_sortkey``, a number
+    first) — what ``Add.flatten`` and ``Mul.flatten`` end with — without the rest of flatten: under
+    a one-to-one renaming no two arguments become equal or combinable, so the expression is the one
+    ``xreplace`` gives.  That holds only when no image of the rule already occurs in ``expr`` (x(t) ↦ x
+    next to a parameter x would make x·x): such a clash, a renamed sum or product that is not in
+    sympy's canonical shape (unevaluated, nested, a number distributed over a sum), or a rule that is
+    not a renaming are handed to :func:`xreplace_dag`, and ``memo`` remembers a clash.  The 4-trailer
+    from its bodies: its conversion to jet coordinates 4.3 → 2 ms.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression.
+    rule : dict
+        {old: new}: ``new`` symbols, distinct.
+    memo : dict, optional
+        Results of visited nodes (shared between calls with the same rule).
+
+    Returns
+    -------
+    sympy.Basic
+        ``expr.xreplace(rule)``.
+
+    Examples
+    --------
+    >>> t = sp.Symbol("t")
+    >>> x, y = sp.Function("x")(t), sp.Function("y")(t)
+    >>> X, Y, Xd = sp.symbols("x y xdot")
+    >>> rename_dag(x.diff(t) * sp.sin(y) + 2 * x, {x.diff(t): Xd, x: X, y: Y})
+    2*x + xdot*sin(y)
+    """
+    memo = {} if memo is None else memo
+    safe = memo.get("xreplace_dag")
+    if safe is not None:
+        return xreplace_dag(expr, rule, safe)
+    images = set(rule.values())
+    if not all(v.is_Symbol for v in images) or len(images) != len(rule):
+        memo["xreplace_dag"] = {}
+        return xreplace_dag(expr, rule, memo["xreplace_dag"])
+
+    def visit(e):  # the renamed node, or None where a clash or a shape flatten would change is met
+        got = memo.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
+        if e in rule:
+            out = rule[e]
+        elif not e.args:
+            if e in images:
+                return None
+            out = e
+        else:
+            args = []
+            for a in e.args:
+                r = visit(a)
+                if r is None:
+                    return None
+                args.append(r)
+            if not any(a is not b for a, b in zip(args, e.args)):
+                out = e
+            elif e.is_Add or e.is_Mul:
+                out = _sorted_like(e, args)
+                if out is None:
+                    return None
+            else:
+                out = e.func(*args)
+        memo[id(e)] = (e, out)
+        return out
+
+    out = visit(as_expr(expr))
+    if out is None:
+        memo["xreplace_dag"] = {}
+        return xreplace_dag(expr, rule, memo["xreplace_dag"])
+    return out
+
+
+def _sorted_like(e, args: list):
+    """The sum or product of the renamed ``args`` of ``e`` in sympy's canonical order, or None when
+    ``e`` is not a shape its constructor leaves alone (then ``Add``/``Mul`` must evaluate)."""
+    cls = e.func
+    numbers = [a for a in args if a.is_Number]
+    if (len(numbers) > 1 or (numbers and args[0] is not numbers[0]) or not e.is_commutative
+            or any(a.func is cls for a in args)):
+        return None
+    # terms with a common part (x + x, 2x + 3x) or factors with a common base (x·x²): only unevaluated
+    # input has them, and flatten would combine them
+    if e.is_Add:
+        keys = [a.args[1:] if a.is_Mul and a.args[0].is_Number else (a,) for a in args]
+    else:
+        keys = [a.args[0] if a.is_Pow else a for a in args]
+    if len(set(keys)) != len(keys):
+        return None
+    if numbers:
+        c = numbers[0]
+        if (c is sp.S.Zero and e.is_Add) or (c is sp.S.One and e.is_Mul) or not c.is_finite or (
+                e.is_Mul and len(args) == 2 and args[1].is_Add):
+            return None
+        rest = args[1:]
+        rest.sort(key=_args_sortkey)
+        return cls._from_args([c, *rest])
+    args = list(args)
+    args.sort(key=_args_sortkey)
+    return cls._from_args(args)
 
 
 _INFINITIES = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.ComplexInfinity, sp.S.NaN)
