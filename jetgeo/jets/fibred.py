@@ -22,6 +22,7 @@ from ..errors import ChartError, InputError
 from ..geometry import Chart, Distribution, Form, VectorField
 from ..geometry.chart import as_symbols
 from ..geometry.coerce import as_expr
+from ..geometry.exact import free_symbols_dag
 from ..geometry.zero import is_zero
 from .contact import _source_order, decompose, horizontal
 from .interop import from_dynamicsymbols, to_dynamicsymbols
@@ -131,14 +132,21 @@ class FibredManifold:
         raise ChartError(f"{s} is not a jet coordinate of {self!r}")
 
     def jet_order(self, f) -> int:
-        """Highest jet order of the coordinates occurring in ``f`` (0 for functions on Y)."""
-        f = as_expr(f)
-        order = 0
-        syms = f.free_symbols
-        for k in range(1, max(max(self._jets), 2) + 1):
-            if syms & set(self.jet_symbols(k)):
-                order = k
-        return order
+        """Highest jet order of the coordinates occurring in ``f`` (0 for functions on Y): the free
+        symbols collected on the DAG (:func:`~jetgeo.geometry.exact.free_symbols_dag`; sympy's
+        ``free_symbols`` unions the sets of every path of the tree) looked up in one table of the jet
+        coordinates' orders."""
+        orders = self._orders()
+        return max((orders.get(s, 0) for s in free_symbols_dag([as_expr(f)])), default=0)
+
+    def _orders(self) -> dict:
+        """{jet coordinate of order ≥ 1: its order}, over the orders made so far (at least q̇, q̈)."""
+        top = max(max(self._jets), 2)
+        cached = self.__dict__.get("_order_table")
+        if cached is None or cached[0] != top:
+            table = {s: k for k in range(1, top + 1) for s in self.jet_symbols(k)}
+            cached = self.__dict__["_order_table"] = (top, table)
+        return cached[1]
 
     # --- charts ---------------------------------------------------------------------
     def jet_chart(self, order: int) -> Chart:

@@ -66,6 +66,24 @@ def test_plain_symbols_and_charts():
     assert Y2.chart_for(x, xd * yd) == Y2.J1
 
 
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["t", "x", "y", "xdot", "ydot", "xddot", "yddot", "a"]), min_size=1, max_size=5),
+       st.integers(0, 2))
+def test_jet_order_is_the_highest_order_among_the_free_symbols(names, nesting):
+    """jet_order (free symbols on the DAG, one table of orders) is the highest k with a q^(k) among the
+    expression's free symbols (sympy's ``free_symbols``), through nested functions and a Derivative
+    node; an order made after the table (q⁽³⁾) is seen too."""
+    Y = FibredManifold(["x", "y"])
+    syms = [sp.Symbol(n) for n in names]
+    e = sp.Add(*[sp.sin(s) ** (i + 1) for i, s in enumerate(syms)])
+    for _ in range(nesting):
+        e = sp.cos(e) * syms[0] + e
+    truth = max((k for k in range(3) for s in e.free_symbols if s in Y.jet_symbols(k)), default=0)
+    assert Y.jet_order(e) == truth
+    assert Y.jet_order(sp.Derivative(sp.Function("u")(syms[-1]), syms[-1]) + e) == truth
+    assert Y.jet_order(e + Y.jet_symbols(3)[1]) == 3
+
 def test_constructor_errors_are_clear():
     with pytest.raises(InputError, match="at least one"):
         FibredManifold([])
