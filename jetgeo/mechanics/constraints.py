@@ -43,6 +43,7 @@ from ..geometry.exact import (
     gradient_dag,
     is_small,
     lu_solve_dag,
+    not_real_finite,
     solve_exact,
     xreplace_dag,
 )
@@ -300,9 +301,10 @@ class ConstraintSubmanifold:
                 raise InputError(f"give constraints as expressions f (meaning f = 0), not equations: {f}")
             if not isinstance(f, sp.Expr):
                 raise InputError(f"constraint {i + 1}: expected an expression, got {type(f).__name__} {f}")
-            if f.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+            why = not_real_finite(f)
+            if why == "not finite":
                 raise InputError(f"constraint {i + 1}: {f} is not finite")
-            if f.has(sp.I):
+            if why:
                 raise InputError(f"constraint {i + 1}: {f} is not real (it contains the imaginary unit); "
                                  "jetgeo works over the reals")
             if Y.jet_order(f) > 1:

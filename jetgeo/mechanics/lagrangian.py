@@ -33,7 +33,7 @@ from ..errors import InputError, NotRegularError
 from ..geometry import Form, VectorField, det_exact, generic_rank, nullspace, singular_locus
 from ..geometry.coerce import as_expr
 from ..geometry.exact import det_sized, diff_dag, free_symbols_dag, lu_solve_dag
-from ..geometry.exact.size import EL_DAG_MIN_NODES, atoms_dag, tree_size
+from ..geometry.exact.size import EL_DAG_MIN_NODES, not_real_finite, tree_size
 from ..geometry.polydiff import poly_of
 from ..geometry.realfunctions import real_functions
 from ..geometry.zero import normalise
@@ -56,10 +56,6 @@ def _normalise_forces(Y: FibredManifold, forces) -> tuple:
     if len(forces) != Y.m:
         raise InputError(f"forces: {Y.m} components A_σ expected (one per coordinate), got {len(forces)}")
     return tuple(real_functions(as_expr(f)) for f in forces)
-
-
-#: the atoms that make an expression not real and finite: ±oo, zoo, nan and the imaginary unit
-_NOT_REAL_FINITE = (type(sp.oo), type(-sp.oo), type(sp.zoo), type(sp.nan), type(sp.I))
 
 
 class LagrangianSystem:
@@ -115,10 +111,10 @@ class LagrangianSystem:
             raise InputError(f"the Lagrangian must be first order (a function of t, q, q̇); got {L}")
         # as ConstraintSubmanifold's constraints: I*L or oo*xdot + L would silently give wrong equations
         # (the atoms collected on the DAG, once for both tests)
-        special = atoms_dag(L, *_NOT_REAL_FINITE)
-        if special - {sp.I}:
+        why = not_real_finite(L)
+        if why == "not finite":
             raise InputError(f"the Lagrangian {L} is not finite")
-        if special:
+        if why:
             raise InputError(f"the Lagrangian {L} is not real (it contains the imaginary unit); jetgeo works "
                              "over the reals")
         L = real_functions(L)
@@ -131,7 +127,7 @@ class LagrangianSystem:
         for A in self.forces:
             if Y.jet_order(A) > 1:
                 raise InputError(f"generalised forces must depend on (t, q, q̇) only; got {A}")
-            if A.has(sp.zoo, sp.oo, -sp.oo, sp.nan, sp.I):
+            if not_real_finite(A):
                 raise InputError(f"the generalised force {A} is not real and finite")
         #: whether W and e were handed over (``euler_lagrange``) instead of derived from L
         self._el_given = euler_lagrange is not None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import sympy as sp
 from sympy import Basic
 
 from ..coerce import as_expr
@@ -22,6 +23,7 @@ __all__ = [
     "tree_size",
     "BOTTOM_UP_MAX_TERMS",
     "atoms_dag",
+    "not_real_finite",
     "FACTOR_MAX_TERMS",
     "is_small",
     "describe",
@@ -196,6 +198,39 @@ def atoms_dag(e, *types) -> set:
             out.add(node)
         stack.extend(node.args)
     return out
+
+
+#: the atoms that make an expression not real and finite: ±oo, zoo, nan and the imaginary unit
+_NOT_REAL_FINITE = (type(sp.oo), type(-sp.oo), type(sp.zoo), type(sp.nan), type(sp.I))
+
+
+def not_real_finite(e) -> str | None:
+    """Why ``e`` is not a real, finite expression — ``"not finite"`` (±oo, zoo, nan among its atoms),
+    ``"not real"`` (the imaginary unit) — or None; the atoms collected on the DAG in one walk
+    (:func:`atoms_dag`; sympy's ``has`` walks the tree, once per question).  The input checks of the
+    Lagrangian, its forces and the constraints (I·L or oo·ẋ + L would silently give wrong equations).
+
+    Parameters
+    ----------
+    e : sympy expression
+        The expression.
+
+    Returns
+    -------
+    str or None
+        The reason, or None for an expression without such atoms.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> not_real_finite(x + 1), not_real_finite(sp.oo * x), not_real_finite(sp.I * x)
+    (None, 'not finite', 'not real')
+    """
+    special = atoms_dag(e, *_NOT_REAL_FINITE)
+    if special - {sp.I}:
+        return "not finite"
+    return "not real" if special else None
 
 
 def tree_size(e, memo: dict | None = None, cap: int | None = None) -> int:
