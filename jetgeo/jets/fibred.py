@@ -131,13 +131,13 @@ class FibredManifold:
                 return k, syms.index(s)
         raise ChartError(f"{s} is not a jet coordinate of {self!r}")
 
-    def jet_order(self, f) -> int:
-        """Highest jet order of the coordinates occurring in ``f`` (0 for functions on Y): the free
-        symbols collected on the DAG (:func:`~jetgeo.geometry.exact.free_symbols_dag`; sympy's
-        ``free_symbols`` unions the sets of every path of the tree) looked up in one table of the jet
-        coordinates' orders."""
+    def jet_order(self, *f) -> int:
+        """Highest jet order of the coordinates occurring in the expressions ``f`` (0 for functions on
+        Y): the free symbols collected on the DAG (:func:`~jetgeo.geometry.exact.free_symbols_dag`, the
+        nodes the expressions share visited once; sympy's ``free_symbols`` unions the sets of every path
+        of the tree) looked up in one table of the jet coordinates' orders."""
         orders = self._orders()
-        return max((orders.get(s, 0) for s in free_symbols_dag([as_expr(f)])), default=0)
+        return max((orders.get(s, 0) for s in free_symbols_dag([as_expr(e) for e in f])), default=0)
 
     def _orders(self) -> dict:
         """{jet coordinate of order ≥ 1: its order}, over the orders made so far (at least q̇, q̈)."""

@@ -68,13 +68,16 @@ def _checked(Y: FibredManifold, parts: Sequence) -> list:
             raise InputError(f"velocity part {k}: a VelocityPart(w, M) is expected, got {type(part).__name__}")
         w = tuple(as_expr(c, f"velocity part {k}") for c in part.w)
         M = sp.Matrix(part.M)
-        if M.shape != (len(w), len(w)) or M != M.T:
-            raise InputError(f"velocity part {k}: M must be a symmetric {len(w)} × {len(w)} matrix, got {M.shape}")
-        # the jet orders of the free symbols, collected on the DAG (``jet_order`` walks each tree)
-        if (max((Y.jet_order(x) for x in free_symbols_dag(w)), default=0) > 1
-                or max((Y.jet_order(x) for x in free_symbols_dag(list(M))), default=0) > 0):
-            raise InputError(f"velocity part {k}: w must depend on (t, q, q̇) and M on (t, q) only")
+        n = len(w)
+        if M.shape != (n, n) or any(M[i, j] != M[j, i] for i in range(n) for j in range(i + 1, n)):
+            raise InputError(f"velocity part {k}: M must be a symmetric {n} × {n} matrix, got {M.shape}")
         out.append(VelocityPart(w, M, bool(part.derivative)))
+    # the jet orders of all the parts' free symbols, collected in one walk of their DAG (the velocities
+    # of a chain of bodies share their direction cosines); the part is named when one is wrong
+    if Y.jet_order(*[c for part in out for c in part.w]) > 1 or Y.jet_order(*[c for part in out for c in part.M]) > 0:
+        for k, (w, M, _) in enumerate(out):
+            if Y.jet_order(*w) > 1 or Y.jet_order(*M) > 0:
+                raise InputError(f"velocity part {k}: w must depend on (t, q, q̇) and M on (t, q) only")
     return out
 
 

@@ -95,6 +95,12 @@ def test_bad_parts_and_bad_handed_over_forms_are_refused():
         LagrangianSystem(Y, (xd**2 + yd**2) / 2, euler_lagrange=(sp.eye(2), [Y.qddot[0], 0]))
     with pytest.raises(InputError, match="a pair"):
         LagrangianSystem(Y, (xd**2 + yd**2) / 2, euler_lagrange=sp.eye(2))
+    # the jet orders of all the parts are checked in one walk; the wrong part is named
+    good = VelocityPart((xd, yd), sp.eye(2))
+    with pytest.raises(InputError, match="velocity part 1: w must depend on"):
+        euler_lagrange_of_bodies(Y, [good, VelocityPart((xd, Y.qddot[1]), sp.eye(2))])
+    with pytest.raises(InputError, match="velocity part 2: w must depend on .* and M on"):
+        euler_lagrange_of_bodies(Y, [good, good, VelocityPart((xd, yd), sp.eye(2) * xd)])
 
 
 _AXES = ("x", "y", "z")
