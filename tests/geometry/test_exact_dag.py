@@ -8,6 +8,8 @@ Bareiss on numbers) at rational points; ``sympy.diff`` evaluated at rational poi
 expression that is zero by the Pythagorean identity.
 """
 
+import random
+
 import pytest
 import sympy as sp
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from jetgeo import ConstraintSubmanifold, FibredManifold
 from jetgeo.errors import NotRationalError
 from jetgeo.geometry.exact import (
+    PRIME,
     atoms_dag,
     det_dag,
     det_exact,
@@ -29,6 +32,7 @@ from jetgeo.geometry.exact import (
     power_dag,
     product_dag,
     rename_dag,
+    shadow,
     solve_affine,
     solve_cramer,
     solve_exact,
@@ -452,3 +456,24 @@ def test_an_elimination_entry_is_the_sum_its_updates_build(terms):
         entry.add(-t, 0)
         want = want - t
     assert sp.srepr(entry.expr) == sp.srepr(want)
+
+
+def test_random_points_are_drawn_once_per_symbol_and_trial(call_log):
+    """A symbol's residue and an angle's circle point at a trial are drawn once per process (seeding a
+    ``random.Random`` is the costly part) and are the draws of their seeds: two evaluations at the same
+    point, with fresh memos, seed two generators (x and θ), not four, and give the same value."""
+
+
+    shadow._residue.cache_clear()
+    shadow._circle_point.cache_clear()
+    draws = call_log(random, "Random")
+    e = x * sp.sin(th) + sp.cos(2 * th)
+    first = mod_value(e, {}, {}, {}, 7)
+    assert mod_value(e, {}, {}, {}, 7) == first
+    assert sorted(args[0] for args in draws) == ["angle theta:7:mod", "x:7:mod"]
+    # the values are those of the seeds: x's residue and θ's point ((1 − u²)/(1 + u²), 2u/(1 + u²))
+    xv = random.Random("x:7:mod").randrange(2, PRIME)
+    u = random.Random("angle theta:7:mod").randrange(1, PRIME)
+    den = pow(1 + u * u, -1, PRIME)
+    c, s = (1 - u * u) * den % PRIME, 2 * u * den % PRIME
+    assert first == (xv * s + c * c - s * s) % PRIME

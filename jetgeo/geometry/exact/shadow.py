@@ -38,6 +38,7 @@ non-vanishing only as a function of independent generators).
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 import sympy as sp
 
@@ -112,17 +113,22 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
     got = memo.get(e)
     if got is not None:
         return got
-    if e.is_Rational:
+    if e.is_Integer:
+        v = int(e.p) % PRIME
+    elif e.is_Rational:
         q = int(e.q) % PRIME
         if q == 0:
             raise ZeroDivisionError
         v = int(e.p) * pow(q, -1, PRIME) % PRIME
     elif e.is_Symbol:
         if e not in rep:
-            rep[e] = random.Random(f"{e.name}:{trial}:mod").randrange(2, PRIME)
+            rep[e] = _residue(f"{e.name}:{trial}:mod", 2)
         v = rep[e]
     elif e.is_Add:
-        v = sum(mod_value(a, rep, angles, memo, trial) for a in e.args) % PRIME
+        v = 0
+        for a in e.args:
+            v += mod_value(a, rep, angles, memo, trial)
+        v %= PRIME
     elif e.is_Mul:
         v = 1
         for a in e.args:
@@ -148,6 +154,24 @@ def mod_value(e, rep: dict, angles: dict, memo: dict, trial: int = 0) -> int:
     return v
 
 
+
+@lru_cache(maxsize=4096)
+def _residue(seed: str, low: int) -> int:
+    """The random residue in [low, p) that ``seed`` (a symbol's name and the trial) stands for: the same
+    value at every evaluation of that point, drawn once per process (seeding a ``random.Random`` costs
+    6 µs, and the rank checks, the solves and the velocity check of one import meet the same symbols
+    at the same points: 119 draws for the 4-trailer from its bodies)."""
+    return random.Random(seed).randrange(low, PRIME)
+
+
+@lru_cache(maxsize=4096)
+def _circle_point(name: str, trial: int) -> tuple:
+    """(cos θ, sin θ) of the angle ``name`` at the point ``trial``: the rational point
+    ((1 − u²)/(1 + u²), 2u/(1 + u²)) of the unit circle over F_p for a random u."""
+    u = _residue(f"angle {name}:{trial}:mod", 1)
+    den = pow((1 + u * u) % PRIME, -1, PRIME)  # 1 + u² ≠ 0: −1 is not a square mod p
+    return (1 - u * u) * den % PRIME, 2 * u * den % PRIME
+
 def _exp_value(e, trial: int) -> int:
     """exp(Σ kᵢ xᵢ) (integers kᵢ, symbols xᵢ, no constant term) in F_p: Π zᵢ^kᵢ, with zᵢ a random
     residue standing for exp xᵢ, drawn independently of xᵢ's own value.  Sound because x₁, …, xₙ,
@@ -157,7 +181,7 @@ def _exp_value(e, trial: int) -> int:
     for x, k in e.args[0].as_coefficients_dict().items():
         if not (x.is_Symbol and k.is_Integer):
             raise NotRationalError(e)
-        z = random.Random(f"exp {x.name}:{trial}:mod").randrange(2, PRIME)
+        z = _residue(f"exp {x.name}:{trial}:mod", 2)
         v = v * pow(z, int(k), PRIME) % PRIME
     return v
 
@@ -171,9 +195,7 @@ def _circle_value(e, angles: dict, trial: int) -> tuple:
         if not (th.is_Symbol and k.is_Integer):
             raise NotRationalError(e)
         if th not in angles:
-            u = random.Random(f"angle {th.name}:{trial}:mod").randrange(1, PRIME)
-            den = pow((1 + u * u) % PRIME, -1, PRIME)  # 1 + u² ≠ 0: −1 is not a square mod p
-            angles[th] = ((1 - u * u) * den % PRIME, 2 * u * den % PRIME)
+            angles[th] = _circle_point(th.name, trial)
         c1, s1 = angles[th]
         if k < 0:
             s1 = -s1 % PRIME
