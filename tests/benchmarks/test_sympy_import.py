@@ -15,7 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia, kinetic_energy
+from sympy.physics.mechanics import (
+    Particle,
+    Point,
+    ReferenceFrame,
+    RigidBody,
+    Vector,
+    dynamicsymbols,
+    inertia,
+    kinetic_energy,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -324,6 +333,27 @@ def test_import_and_tq_route_build_no_polynomial_ring_for_the_constraints(call_l
     Q = model.Q
     assert all(is_zero(a - b) for a, b in zip(Q._jacobian_dag, Q._jacobian))
     assert len(rings) == 1  # the expanded Jacobian: built only when asked for
+
+
+def test_angular_velocity_from_the_path_is_sympys_ang_vel_in():
+    """A frame's angular velocity is read off the path of frames with angular velocities set, the
+    measure numbers of each frame summed: the Vector sympy's ``ang_vel_in`` builds step by step (equal
+    Vectors: the same measure numbers in the same frames), on the 5-trailer's chain (relative
+    rotations about one axis), the rolling disc's three successive rotations, a body-fixed orientation
+    with an angular velocity set by hand, and the frame itself; no path is a ValueError as sympy's."""
+    N, q, _, bodies, _ = SB.chain(5, kane=False)
+    frames = [b.frame for b in bodies]
+    Nd, _, disc_bodies, _, _ = SB._disc_bodies()
+    th, ph, u = dynamicsymbols("th_a ph_a u_a")
+    A = ReferenceFrame("A")
+    B = A.orientnew("B", "Body", (th, ph, 0), "123")
+    C = B.orientnew("C", "Axis", (ph, B.x))
+    C.set_ang_vel(B, u * B.x + ph.diff() * B.y)
+    cases = [(F, N) for F in frames] + [(disc_bodies[0].frame, Nd), (C, A), (B, A), (A, C), (A, A)]
+    for F, frame in cases:
+        assert Vector([(sp.Matrix(m), X) for m, X in SI._angular_velocity(F, frame).args]) == F.ang_vel_in(frame)
+    with pytest.raises(ValueError):
+        SI._angular_velocity(ReferenceFrame("lonely"), N)
 
 
 def test_inertia_matrix_entry_by_entry_is_the_dyadics_symmetric_part(monkeypatch):
