@@ -477,3 +477,15 @@ def test_random_points_are_drawn_once_per_symbol_and_trial(call_log):
     den = pow(1 + u * u, -1, PRIME)
     c, s = (1 - u * u) * den % PRIME, 2 * u * den % PRIME
     assert first == (xv * s + c * c - s * s) % PRIME
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(exprs, min_size=3, max_size=3), min_size=2, max_size=3))
+def test_generic_rank_at_zero_is_the_rank_of_the_substituted_matrix(rows):
+    """Fixing θ = x = 0 at the F_p points (values 0, cos 1, sin 0) gives the generic rank of the matrix
+    with θ and x substituted by sympy, where that matrix is defined (a pole at the reference: no rank)."""
+    M = sp.Matrix(rows)
+    at = M.xreplace({th: 0, x: 0})
+    if at.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return
+    assert generic_rank_dag(M, at_zero=(th, x)) == generic_rank(at).rank

@@ -13,6 +13,7 @@ solve) :func:`generic_rank_dag` eliminates over F_p on shadow values instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -258,16 +259,17 @@ def generic_rank(M, trials: int = 2) -> RankInfo:
     return RankInfo(r, rows, tuple(sorted(cols)), "exact" if exact else "numerical", M)
 
 
-def _generic_rank_mod(M: sp.Matrix, pref: list | None, trials: int) -> RankInfo | None:
+def _generic_rank_mod(M: sp.Matrix, pref: list | None, trials: int, zero: tuple = ()) -> RankInfo | None:
     """:func:`generic_rank` on shadow values in F_p (each shared subexpression evaluated once,
     no sympy substitution: 3 s → 0.1 s for the Whipple bicycle's 8 × 8 Hessian of expanded
     polynomials); ``None`` when an entry has atoms the shadows cannot evaluate or no point
-    was defined — the caller samples rational points instead."""
+    was defined — the caller samples rational points instead.  The symbols ``zero`` are 0 at
+    every point (their cosine 1, their sine 0)."""
     best = None
     done = 0
     for trial in range(MAX_SHADOW_POINTS):
-        rep: dict = {}
-        angles: dict = {}
+        rep: dict = {s: 0 for s in zero}
+        angles: dict = {s: (1, 0) for s in zero}
         memo: dict = {}
         try:
             vals = [[mod_value(M[i, j], rep, angles, memo, trial) for j in range(M.cols)] for i in range(M.rows)]
@@ -286,19 +288,24 @@ def _generic_rank_mod(M: sp.Matrix, pref: list | None, trials: int) -> RankInfo 
     return RankInfo(best[0], best[1], best[2], "exact", M)
 
 
-def generic_rank_dag(M: sp.Matrix) -> int:
+def generic_rank_dag(M: sp.Matrix, at_zero: Iterable = ()) -> int:
     """Generic rank of a matrix whose entries share large subexpressions (the unsimplified
     results of an LU solve): elimination over F_p at two random points, each shared
     subexpression evaluated once (:func:`~jetgeo.geometry.exact.shadow.mod_value`); the rank at a point
     never exceeds the generic rank and equals it with overwhelming probability.  Falls back
     to :func:`generic_rank` for entries it cannot evaluate (functions other than sin, cos of
     integer combinations of symbols; powers other than integers and halves, see
-    :mod:`~jetgeo.geometry.exact.shadow`).
+    :mod:`~jetgeo.geometry.exact.shadow`).  With ``at_zero`` it is the generic rank of M with those
+    symbols set to 0 (a reference configuration: t = 0, q = 0), their values, sines and cosines
+    fixed at every point instead of substituted into the entries (sympy's ``xreplace`` and the
+    evaluation of cos 0, sin 0 were half of the choice of dependent velocities of the 4-trailer).
 
     Parameters
     ----------
     M : sympy.Matrix
         The matrix, entries possibly large unexpanded DAGs.
+    at_zero : iterable of Symbol, optional
+        Symbols set to 0.
 
     Returns
     -------
@@ -313,5 +320,8 @@ def generic_rank_dag(M: sp.Matrix) -> int:
     >>> generic_rank_dag(sp.Matrix([[sp.cos(th), sp.sin(th)], [sp.cos(th)**2, sp.sin(th) * sp.cos(th)]]))
     1
     """
-    info = _generic_rank_mod(M, None, 2)  # no pivot preference: the rank alone is wanted
-    return generic_rank(M).rank if info is None else info.rank
+    zero = tuple(at_zero)
+    info = _generic_rank_mod(M, None, 2, zero)  # no pivot preference: the rank alone is wanted
+    if info is not None:
+        return info.rank
+    return generic_rank(M.xreplace({s: 0 for s in zero}) if zero else M).rank
