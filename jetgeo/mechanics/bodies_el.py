@@ -133,8 +133,8 @@ def _add_mass_terms(w: tuple, M: sp.Matrix, J: list, g_terms: dict, flags: dict)
                 val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
                                for i in range(k) if J[i][a] != 0 and J[i][b] != 0])
                 if val != 0:
-                    g_terms.setdefault((a, b), []).append(M[0, 0] * val)
-        return [M[0, 0] * c for c in w]
+                    g_terms.setdefault((a, b), []).append(product_dag(M[0, 0], val, memo=flags))
+        return [product_dag(M[0, 0], c, memo=flags) if c != 0 else c for c in w]
     MJ = {j: [sp.Add(*[M[i, r] * J[r][j] for r in range(k) if M[i, r] != 0 and J[r][j] != 0])
               for i in range(k)] for j in used}
     for n_a, a in enumerate(used):
