@@ -102,10 +102,16 @@ class CheckReport:
 
 @dataclass
 class _Verdict:
+    """The verdict of :func:`vanishes_on_points`; true exactly when the expression vanished (so that
+    ``assert vanishes_on_points(e)`` asserts something: a dataclass instance is otherwise always true)."""
+
     zero: bool
     exact: bool
     point: dict | None = None
     value: object = None
+
+    def __bool__(self) -> bool:
+        return bool(self.zero)
 
 
 def vanishes_on_points(expr, trials: int = 3, seed: int = 20071036) -> _Verdict:

@@ -208,6 +208,8 @@ def test_report_and_low_level_test():
     assert vanishes_on_points(sp.sin(th) ** 2 + sp.cos(th) ** 2 - 1).zero
     v = vanishes_on_points(sp.sin(th) ** 2 - sp.cos(th))
     assert not v.zero and v.point is not None
+    # the verdict is false when the expression does not vanish: ``assert vanishes_on_points(e)`` asserts
+    assert not v and vanishes_on_points(sp.sin(th) ** 2 + sp.cos(th) ** 2 - 1)
     with pytest.raises(InputError, match="no constraint submanifold"):
         check_tangent(e.system)
 
