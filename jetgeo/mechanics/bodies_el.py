@@ -256,7 +256,15 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
         p = _add_mass_terms(w, M, J, g_terms, flags)
         M_symbols = free_symbols_dag(list(M))
         # −d̄p and −p, negated once (not once per coordinate)
-        ndp = [-diff_dag(c, along, memo_dbar) for c in p]
+        if (M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k)) and M[0, 0].is_Symbol
+                and M[0, 0] not in along):
+            # a mass m, constant: −d̄(m w) = (−m)·d̄w, one product (diff_dag's product rule and the
+            # negation would each flatten m·d̄w)
+            neg_m = -M[0, 0]
+            ndp = [product_dag(neg_m, d, memo=flags) if d != 0 else d
+                   for d in (diff_dag(c, along, memo_dbar) for c in w)]
+        else:
+            ndp = [-diff_dag(c, along, memo_dbar) for c in p]
         np_ = [-c for c in p] if not derivative else p
         # the coordinates each component depends on: ∂w_i/∂q^j = 0 and d̄J_ij = 0 (a number) need no walk
         w_symbols = [free_symbols_dag([c]) for c in w] if not derivative else []
@@ -264,7 +272,7 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
             terms = e_terms[j]
             for i in range(k):
                 if J[i][j] != 0 and ndp[i] != 0:
-                    terms.append(ndp[i] * J[i][j])
+                    terms.append(product_dag(ndp[i], J[i][j], memo=flags))
                 if p[i] != 0 and not derivative:  # p·(d̄J_j − ∂w/∂q^j)
                     dJ = sp.S.Zero if J[i][j].is_Number else diff_dag(J[i][j], along, memo_dbar)
                     D = dJ - diff_dag(w[i], s, memo_q[s]) if s in w_symbols[i] else dJ

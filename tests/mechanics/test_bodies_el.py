@@ -70,6 +70,19 @@ def test_whipple_bodies_el_equals_the_lagrangians():
     _same_as_from_L(model.system)
 
 
+
+def test_a_mass_that_depends_on_the_coordinates_is_differentiated_with_the_velocity():
+    """−d̄(m w) is taken as (−m)·d̄w only for a mass that is a symbol free of (t, q): a mass that is a
+    coordinate (x), a product with a coordinate, a parameter (m) and a number all give the E of L."""
+    Y = FibredManifold(["x", "th"])
+    (x, th), (xd, thd) = Y.q, Y.qdot
+    m = sp.Symbol("m")
+    w = (xd + sp.cos(th) * thd, sp.sin(th) * thd)
+    for mass in (x, m * th, m, sp.Rational(3, 2)):
+        parts = [VelocityPart(w, mass * sp.eye(2)), VelocityPart((xd, thd), m * sp.eye(2), derivative=True)]
+        T, el = energy_and_euler_lagrange(Y, parts, potential=m * sp.cos(th))
+        _same_as_from_L(LagrangianSystem.mechanical(Y, T, m * sp.cos(th), euler_lagrange=el))
+
 def test_speeds_nonlinear_in_the_velocities_fall_back_to_L():
     """A velocity that is not affine in q̇ has partial velocities depending on q̇: no (g, e) is
     assembled (None) and the system differentiates its L."""
