@@ -89,7 +89,7 @@ class _SharedFactorTerms:
         return got
 
     def _factor(self, expr):
-        if expr.is_Pow or expr.is_Function or iterable(expr) or not hasattr(expr, "args_cnc"):
+        if expr.is_Pow or expr.is_Function or iterable(expr) or not isinstance(expr, sp.Expr):  # sympy: no args_cnc
             args = expr.args
             new = tuple(self(a) for a in args)
             return expr if new == args else expr.func(*new)
