@@ -71,6 +71,13 @@ def _trees() -> dict:
     return {path: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in FILES}
 
 
+@functools.cache
+def _nodes() -> dict:
+    """{path: every node of its tree, in ``ast.walk`` order}: walked once per process, not once per test (the
+    trees are never changed by a test)."""
+    return {path: list(ast.walk(tree)) for path, tree in _trees().items()}
+
+
 def _where(path: Path, node: ast.AST) -> str:
     return f"{path.relative_to(ROOT)}:{node.lineno}"
 
@@ -118,10 +125,10 @@ def test_no_layer_imports_the_package_root():
     imports a *name* from it (``from .. import __version__``) points its imports up through the root.
     Only submodules may be imported that way (``from . import systems``)."""
     found = []
-    for path, tree in _trees().items():
+    for path, nodes in _nodes().items():
         if path == PKG / "__init__.py":
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and _target(path, node) == "jetgeo":
                 found += [f"{_where(path, node)}: {a.name}" for a in node.names
                           if not ((PKG / a.name).is_dir() or (PKG / f"{a.name}.py").is_file())]
@@ -135,8 +142,8 @@ def test_no_dynamic_import_of_jetgeo_modules():
     # module into "not available"; jetgeo imports its own code plainly (codegen's loading of the
     # *generated* module by file path is the one use of importlib, and not of a jetgeo module)
     found = []
-    for path, tree in _trees().items():
-        for node in ast.walk(tree):
+    for path, nodes in _nodes().items():
+        for node in nodes:
             if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and isinstance(a.value, str)
                                                   and a.value.startswith("jetgeo") for a in node.args):
                 f = node.func
@@ -152,9 +159,9 @@ def test_no_dynamic_import_of_jetgeo_modules():
 def _defined_private_names() -> dict:
     """{private name: packages defining it} over functions, classes, module and instance attributes."""
     out: dict = {}
-    for path, tree in _trees().items():
+    for path, nodes in _nodes().items():
         pkg = _package(_module(path))
-        for node in ast.walk(tree):
+        for node in nodes:
             names = []
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names = [node.name]
@@ -177,9 +184,9 @@ def test_no_private_name_crosses_a_package():
     ``_module`` of it), and no ``obj._name`` reaches an attribute defined only in another package."""
     defined = _defined_private_names()
     found = []
-    for path, tree in _trees().items():
+    for path, nodes in _nodes().items():
         pkg = _package(_module(path))
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.ImportFrom):
                 target = _target(path, node)
                 if target.startswith("jetgeo") and _package(target) != pkg:
@@ -218,20 +225,24 @@ def test_every_exception_class_lives_in_errors():
     from jetgeo import errors
 
     known = {n for n in dir(errors) if isinstance(getattr(errors, n), type)} | {"Exception", "BaseException"}
+    names: dict = {}  # {name: [(path, node) of each Name, attribute or imported alias spelling it]}, in walk order
+    for p, nodes in _nodes().items():
+        for n in nodes:
+            key = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else (
+                n.name if isinstance(n, ast.alias) else None)
+            if key is not None:
+                names.setdefault(key, []).append((p, n))
     found = []
-    for path, tree in _trees().items():
+    for path, nodes in _nodes().items():
         if path == PKG / "errors.py":
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if not (isinstance(node, ast.ClassDef) and _is_exception_class(node, known)):
                 continue
             if not _private(node.name):
                 found.append(f"{_where(path, node)}: class {node.name}")
                 continue
-            users = [_where(p, n) for p, t in _trees().items() if p != path for n in ast.walk(t)
-                     if (isinstance(n, ast.Name) and n.id == node.name)
-                     or (isinstance(n, ast.Attribute) and n.attr == node.name)
-                     or (isinstance(n, ast.alias) and n.name == node.name)]
+            users = [_where(p, n) for p, n in names.get(node.name, []) if p != path]
             if users:
                 found.append(f"{_where(path, node)}: private class {node.name} used in {', '.join(users)}")
     assert found == [], "\n".join(found)
@@ -268,11 +279,11 @@ def test_spec_error_only_about_spec_files():
     """A bad argument is an InputError; SpecError (a subclass) only where a spec file is read, written or
     named (:data:`SPEC_MODULES`)."""
     found = []
-    for path, tree in _trees().items():
+    for path, nodes in _nodes().items():
         rel = str(path.relative_to(ROOT))
         if rel in SPEC_MODULES:
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Raise) and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if getattr(exc, "id", getattr(exc, "attr", None)) == "SpecError":
@@ -494,6 +505,12 @@ def _import_graph(trees: dict, modules: set) -> tuple:
     return graph, local
 
 
+@functools.cache
+def _package_import_graph() -> tuple:
+    """:func:`_import_graph` of the package itself, built once per process: three tests read it, none changes it."""
+    return _import_graph(_trees(), set(_modules()))
+
+
 def _cycles(graph: dict) -> list:
     """The strongly connected components of more than one module (Tarjan), as sets."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -526,7 +543,7 @@ def _cycles(graph: dict) -> list:
 
 
 def test_no_import_cycle_even_counting_imports_inside_functions():
-    graph, local = _import_graph(_trees(), set(_modules()))
+    graph, local = _package_import_graph()
     cycles = _cycles(graph)
     new = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
     assert new == [], f"import cycles (move the shared piece down): {new}"
@@ -539,7 +556,7 @@ def test_no_import_cycle_even_counting_imports_inside_functions():
 def test_function_level_imports_say_why():
     """Each import of a jetgeo module inside a function carries a comment (on its line or the line above) naming the
     cycle or the cost it avoids."""
-    _, local = _import_graph(_trees(), set(_modules()))
+    _, local = _package_import_graph()
     silent = []
     for path, line, target in local:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -560,7 +577,7 @@ def test_the_exact_core_normalises_without_the_zero_test():
     assert zero.normalise is normal.normalise and zero.normalise_if_small is normal.normalise_if_small
     assert zero.is_zero is core_zero.is_zero and zero.zero_test is core_zero.zero_test
     assert normal.normalise.__module__ == "jetgeo.geometry.exact.normal"
-    graph, _ = _import_graph(_trees(), set(_modules()))
+    graph, _ = _package_import_graph()
     core = {m for m in graph if m.startswith(exact.__name__ + ".")}
     assert sorted(m for m in core if "jetgeo.geometry.zero" in graph[m]) == []
 
@@ -788,7 +805,7 @@ def test_no_second_exact_completion_of_a_state():
     """Solving the constraints for the dependent velocities at a point is done by ``complete_on_Q`` only: no other
     module forms the linear system of f in q̇^D (``sympy.linear_eq_to_matrix``) — io/sympy_import.py solves the
     kinematic differential equations of a ``sympy.physics.mechanics`` model, a different system."""
-    found = [_where(p, n) for p, t in _trees().items() for n in ast.walk(t)
+    found = [_where(p, n) for p, nodes in _nodes().items() for n in nodes
              if isinstance(n, ast.Attribute) and n.attr == "linear_eq_to_matrix"
              and str(p.relative_to(ROOT)) not in ("jetgeo/mechanics/states.py", "jetgeo/io/sympy_import.py")]
     assert found == []

@@ -296,6 +296,25 @@ def test_trig_reduce_is_idempotent_and_keeps_values(num, den, k):
         assert sp.nsimplify(r.xreplace(pt)) == sp.nsimplify(e.xreplace(pt))
 
 
+def test_reduce_pythagorean_reads_the_powers_of_each_cosine_off_the_terms(call_log):
+    """cos^{2j+e} u ↦ cos^e u (1 − sin²u)^j term by term, without a polynomial ring over the other atoms
+    (building one per cosine was most of trig_reduce's time): the result equals the reduction written out by
+    hand, and a cosine in a denominator, under a root or inside a function is refused (None)."""
+    from jetgeo.geometry.exact.trig import reduce_pythagorean
+
+    a, b = P[:2]
+    s0, c0, s1, c1 = sp.sin(TH[0]), sp.cos(TH[0]), sp.sin(TH[1]), sp.cos(TH[1])
+    calls = call_log(sp, "Poly")
+    p = a * c0**3 * c1**2 + 2 * b * c0**2 + c0 * s1 / a - 3 * c1**4 + sp.cos(TH[0] - TH[1]) * c0**2 + 7
+    want = (a * c0 * (1 - s0**2) * (1 - s1**2) + 2 * b * (1 - s0**2) + c0 * s1 / a - 3 * (1 - s1**2) ** 2
+            + sp.cos(TH[0] - TH[1]) * (1 - s0**2) + 7)
+    assert reduce_pythagorean(p) == sp.expand(want)
+    assert reduce_pythagorean(s0**2 + c0**2) == 1
+    for bad in (a / c0 + c0**2, sp.sqrt(c0) + c0**2, sp.exp(c0) * c0**2):
+        assert reduce_pythagorean(bad) is None
+    assert calls == []
+
+
 def test_field_product_is_the_product():
     a, b = P[:2]
     A = sp.Matrix([[a / (1 + b), sp.cos(TH[0])], [1, sp.sin(TH[0]) / a]])

@@ -40,6 +40,21 @@ def test_tier1_polynomial_and_rational_identities():
     assert normalise(x) == x and normalise(3) == 3
 
 
+def test_tier1_decides_rational_identities_by_the_numerator_without_cancel(call_log):
+    """A rational function vanishes exactly when its numerator over the common denominator is the zero
+    polynomial: tier 1 expands that numerator and never asks sympy's ``cancel`` (whose gcd of numerator and
+    denominator the verdict does not need); with floats it still does, in cancel's arithmetic as before."""
+    u, v, w = sp.symbols("u_tier1 v_tier1 w_tier1")  # fresh: not in the zero test's cache
+    calls = call_log(sp, "cancel")
+    r = zero_test(u / (u + v) + v / (u + v) - 1 + w / (u - v) - w * (u + v) / (u**2 - v**2))
+    assert r.zero and r.method == "normal form"
+    r = zero_test(u / (u + v) - 1 + w / (u - v))
+    assert not r.zero and r.method == "normal form"
+    assert calls == []
+    r = zero_test(sp.Float(0.5) * u / (u + 1) - u / (2 * u + 2))
+    assert r.zero and r.method == "normal form" and len(calls) == 1
+
+
 # --- tier 2: exact random points (angles on rational points of the circle) --------------------------
 
 

@@ -163,13 +163,21 @@ class _Interrupt(Exception):
     pass
 
 
-@pytest.mark.parametrize("suffix", [".zarr", ".nc"])
-def test_resumed_study_equals_uninterrupted(tmp_path, suffix):
+@functools.cache
+def _resume_study() -> tuple:
+    """(members, keywords, the study run in memory) of the resume tests: the in-memory run is the same for both
+    kinds of store, so it is computed once (no test changes it: ``drop_attrs`` returns a new dataset)."""
     cs, params, initial = disc()
     mem = sample(10, seed=7, thetadot=(-0.3, 0.3), phidot=(2.0, 4.0))
     kw = dict(params=params, initial=initial, complete=True, n_times=11, chunk_size=3, scheduler="serial")
+    return mem, kw, ensemble(cs, mem, T_SPAN, **kw)
+
+
+@pytest.mark.parametrize("suffix", [".zarr", ".nc"])
+def test_resumed_study_equals_uninterrupted(tmp_path, suffix):
+    cs, _, _ = disc()
+    mem, kw, memory = _resume_study()
     whole = ensemble(cs, mem, T_SPAN, store=tmp_path / f"whole{suffix}", **kw)
-    memory = ensemble(cs, mem, T_SPAN, **kw)
     xr.testing.assert_identical(whole.drop_attrs(), memory.drop_attrs())
     seen = []
 

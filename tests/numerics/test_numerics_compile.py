@@ -240,3 +240,31 @@ def test_the_same_system_compiled_again_reuses_its_generated_code(call_log):
     clear_caches()  # benchmarks empty it with jetgeo's other caches
     compile_rhs([w, -k * sp.sin(u)], [u, w], [k])
     assert len(printed) == 4
+
+
+def test_cse_preprocessing_is_sympys_factor_terms_with_shared_subexpressions(call_log):
+    """The pre-processing of ``common_subexpressions`` (``cse_module._SharedFactorTerms``) gives exactly what
+    sympy's ``factor_terms`` gives on each expression, and the generated elimination is sympy's ``cse`` with
+    its basic optimisations, on the catalogue's 1-trailer's accelerations and their Jacobian; a sum shared by the
+    expressions is factored once (sympy factors it again in each expression that contains it)."""
+    from sympy.simplify import cse_opts
+
+    from jetgeo import systems
+
+    e = systems.load("n_trailer")
+    acc = e.constrained().accelerations()
+    exprs = [acc[q] for q in e.Y.qddot]
+    exprs += list(sp.Matrix(exprs).jacobian(list(e.Y.qdot)))
+    pre = [cse_opts.sub_pre(v) for v in exprs]
+    shared = cse_module._SharedFactorTerms()
+    assert [sp.srepr(shared(v)) for v in pre] == [sp.srepr(sp.factor_terms(v)) for v in pre]
+    cse_module._sympy_cse.cache_clear()
+    got = cse_module.common_subexpressions(exprs)
+    want = sp.cse(exprs, symbols=sp.numbered_symbols("_c"), optimizations="basic")
+    assert sp.srepr(tuple(got[0])) == sp.srepr(tuple(want[0])) and sp.srepr(tuple(got[1])) == sp.srepr(
+        tuple(want[1]))
+    s = (x + 2 * y) * (x - y) + 1
+    calls = call_log(cse_module, "gcd_terms")
+    shared = cse_module._SharedFactorTerms()
+    assert [shared(v) for v in (sp.sin(s), sp.cos(s), s)] == [sp.factor_terms(v) for v in (sp.sin(s), sp.cos(s), s)]
+    assert len(calls) == 3  # the three sums x + 2y, x - y and s, once each (sympy: 9 times)

@@ -63,12 +63,30 @@ def reduce_pythagorean(p: sp.Expr) -> sp.Expr | None:
     p = sp.expand(p)
     for c in sorted(p.atoms(sp.cos), key=sp.default_sort_key):
         s = sp.sin(c.args[0])
-        try:
-            poly = sp.Poly(p, c)
-        except sp.PolynomialError:
+        # the terms of p as (c-free part)·c^k, read off term by term (no polynomial ring over the other atoms:
+        # building one was most of this function's time); its expansion equals the one of the sum by powers
+        terms = [_power_of(t, c) for t in sp.Add.make_args(p)]
+        if any(t is None for t in terms):
             return None
-        p = sp.expand(sp.Add(*[coeff * c ** (k % 2) * (1 - s**2) ** (k // 2) for (k,), coeff in poly.terms()]))
+        p = sp.expand(sp.Add(*[rest * c ** (k % 2) * (1 - s**2) ** (k // 2) for k, rest in terms]))
     return p
+
+
+def _power_of(term: sp.Expr, c: sp.Expr) -> tuple | None:
+    """(k, rest) with ``term`` = rest·c^k and rest free of c, k ≥ 0 an integer; None if c occurs in ``term``
+    otherwise (in a denominator, under a root, inside a function): not polynomial in c."""
+    k, rest = 0, []
+    for f in sp.Mul.make_args(term):
+        base, e = f.as_base_exp()
+        if base == c:
+            if not (e.is_Integer and e > 0):
+                return None
+            k += int(e)
+        elif f.has(c):
+            return None
+        else:
+            rest.append(f)
+    return k, sp.Mul(*rest)
 
 
 def reduce_pythagorean_shortest(p: sp.Expr) -> sp.Expr | None:

@@ -3,8 +3,9 @@ r"""Deciding whether a symbolic expression vanishes identically.
 jetgeo never calls ``simplify`` in a computation path.  A zero test runs in three
 tiers (theory/architecture.md, 'Zero tests'):
 
-1. **cheap exact normalisation** — ``expand`` and, for rational functions,
-   ``cancel``; decides polynomial and rational identities exactly;
+1. **cheap exact normalisation** — ``expand`` and, for rational functions, the
+   expanded numerator over the common denominator; decides polynomial and rational
+   identities exactly;
 2. **exact evaluation at random points** — every symbol gets a random rational
    value; every angle θ (a symbol occurring inside ``sin``/``cos``/``tan``) is
    replaced by a rational point of the unit circle,
@@ -335,8 +336,12 @@ def _zero_test_cached(expr: sp.Expr, trials: int, prove: bool) -> ZeroTest:
         return ZeroTest(True, "normal form")
     funcs = atoms_dag(expanded, sp.Function)
     if not large and not funcs and all(p.exp.is_Integer for p in atoms_dag(expanded, sp.Pow)):
-        # rational function: cancel decides exactly
-        return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
+        # rational function: zero exactly when the numerator over the common denominator is the zero
+        # polynomial — its expansion decides it; ``cancel`` would also divide out the gcd of numerator and
+        # denominator, which the verdict does not need (floats: cancel's arithmetic in RR, as before)
+        if expanded.has(sp.Float):
+            return ZeroTest(sp.cancel(sp.together(expanded)) == 0, "normal form")
+        return ZeroTest(sp.expand(sp.together(expanded).as_numer_denom()[0]) == 0, "normal form")
     prepared = expand_multiple_angles(expanded)
     trig_atoms = atoms_dag(prepared, *_TRIG)
     angles = angles_of(prepared)
