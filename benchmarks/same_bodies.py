@@ -36,10 +36,15 @@ is paid by both tools and is about a fifth of Kane's time at n = 4, so jetgeo's 
 and route) has to fit in the rest of the target; :func:`split` times the pieces separately.  At
 495fe9e (load 4.1, medians of 5) the 4-trailer's chain took 0.19 × Kane, ``from_mechanics`` 0.074
 (30 ms) and the TQ route 0.034 (14 ms): 0.30 in one process, 0.32 in the route table's fresh forked
-children, where the chain alone is about 0.21.  Most of jetgeo's part is building sympy nodes that
-the result needs — the q̈-free accelerations d̄(m w) of the mass centres (a third of the
-Euler–Lagrange form), the mass matrix Σ m Jᵀ J, the conversion of the bodies' velocities and
-positions to jet coordinates, the LU solves — not repeated or avoidable work.
+children, where the chain alone is about 0.21.  At edb15f6 (load 0.8, medians of 5) the chain takes
+0.19 × Kane, ``from_mechanics`` 0.053 (22 ms) and the TQ route 0.023 (9 ms): 0.27 in one process,
+0.29–0.31 in the route table's children (routes.txt 0.293, routes_same_bodies.txt 0.307, one run each).
+What went: the constraints' polynomial ring (∂f/∂q̇ and d̄f on the DAG), the re-flattening of every
+node renamed to jet coordinates, sympy's Vector sums along the paths of points and frames, the
+F_p values of right-hand sides nobody reads, the random draws of each evaluation point.  Most of
+what is left is building sympy nodes that the result needs — the q̈-free accelerations d̄(m w) of the
+mass centres (a third of the Euler–Lagrange form), the mass matrix Σ m Jᵀ J, the conversion of the
+bodies' velocities and positions to jet coordinates, the LU solves.
 """
 
 from __future__ import annotations
