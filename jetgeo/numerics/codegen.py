@@ -710,6 +710,14 @@ def _flags() -> list[str]:
     return flags
 
 
+
+def _flags_for_keys(flags: list[str], numpy_include: str) -> list[str]:
+    """The flags as the cache keys see them: NumPy's include directory as ``-I<numpy>`` — its headers
+    are named by NumPy's version, which the keys hold (the ABI string) — not as the path of one
+    installation, so a new virtual environment with the same Python and NumPy loads the modules an
+    earlier one built (the suite in a fresh venv rebuilt every module, 57 gcc runs)."""
+    return ["-I<numpy>" if f == f"-I{numpy_include}" else f for f in flags]
+
 def _load(modname: str, path: Path):
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
@@ -896,9 +904,10 @@ def c_module(exprs: list, layout: list[str], make_source, optimise: bool | None 
     flags = _flags()
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     abi = f"{sys.implementation.cache_tag}|{suffix}|numpy{np.__version__}"
-    context = "\0".join([_FORMAT, *layout, repr(optimise), shlex.join(cc), shlex.join(flags), abi])
+    keyed = _flags_for_keys(flags, np.get_include())
+    context = "\0".join([_FORMAT, *layout, repr(optimise), shlex.join(cc), shlex.join(keyed), abi])
 
-    def level(source: str) -> list[str]:
+    def level(source: str, flags: list[str] = flags) -> list[str]:
         if optimise is None:
             return [_optimisation(source), *flags]
         return ["-O2" if optimise else "-O0", *flags]
@@ -917,7 +926,7 @@ def c_module(exprs: list, layout: list[str], make_source, optimise: bool | None 
         if c_raw is not None:
             source = c_raw.decode("utf-8", "replace")
             generic = source.replace(modname, _PLACEHOLDER)
-            key = _module_key(generic, cc, level(generic), abi)
+            key = _module_key(generic, cc, level(generic, keyed), abi)
             mod = _load_cached(directory, modname, suffix, source, key)
             if mod is not None:
                 stats["loaded"] += 1
@@ -925,7 +934,7 @@ def c_module(exprs: list, layout: list[str], make_source, optimise: bool | None 
                 return mod, source, None
     src0, parts = make_source(_PLACEHOLDER)
     build_flags = level(src0)
-    key = _module_key(src0, cc, build_flags, abi)
+    key = _module_key(src0, cc, level(src0, keyed), abi)
     modname = f"jetgeo_rhs_{key[:24]}"
     source = src0.replace(_PLACEHOLDER, modname)
     mod = _load_cached(directory, modname, suffix, source, key)

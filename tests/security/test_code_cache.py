@@ -228,3 +228,27 @@ def test_the_index_key_covers_the_jetgeo_version_and_the_compiler_flags(tmp_path
     assert codegen.stats["compiled"] == before["compiled"] + 2
     assert f(0.0, [0.4], [1.5])[0] == pytest.approx(np.tanh(0.4) * 3.375 + 919, rel=1e-15)
     assert len(list((tmp_path / "cache").glob("jetgeo_rhs_*.json"))) == 2
+
+
+def test_a_new_environment_with_the_same_numpy_reuses_the_cached_module(tmp_path, monkeypatch):
+    """The keys name NumPy's headers by NumPy's version, not by the path of one installation: with the
+    include directory seen at another path (a new virtual environment: here a link to the same headers)
+    the module compiled before is found by the index and loaded, not compiled again; another NumPy
+    version still compiles anew."""
+    monkeypatch.setenv("JETGEO_CACHE", str(tmp_path / "cache"))
+    expr = [sp.atan(x) * k**2 + 577]
+    codegen.clear_memory_cache()
+    before = dict(codegen.stats)
+    compile_rhs(expr, [x], [k], backend="c")
+    assert codegen.stats["compiled"] == before["compiled"] + 1
+    elsewhere = tmp_path / "other-venv-numpy-include"
+    elsewhere.symlink_to(np.get_include(), target_is_directory=True)
+    monkeypatch.setattr(np, "get_include", lambda: str(elsewhere))
+    codegen.clear_memory_cache()
+    f = compile_rhs(expr, [x], [k], backend="c")
+    assert codegen.stats["loaded"] == before["loaded"] + 1 and codegen.stats["compiled"] == before["compiled"] + 1
+    assert f(0.0, [0.4], [1.5])[0] == pytest.approx(np.arctan(0.4) * 2.25 + 577, rel=1e-15)
+    monkeypatch.setattr(np, "__version__", "0.0.1")
+    codegen.clear_memory_cache()
+    compile_rhs(expr, [x], [k], backend="c")
+    assert codegen.stats["compiled"] == before["compiled"] + 2
