@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy.polys.domains import ZZ
 
 from jetgeo import ConstraintSubmanifold, FibredManifold
 from jetgeo.errors import NotRationalError
@@ -39,7 +40,7 @@ from jetgeo.geometry.exact import (
     tree_size,
     xreplace_dag,
 )
-from jetgeo.geometry.exact.solve import _Entry
+from jetgeo.geometry.exact.solve import _Entry, _fraction_sum
 from jetgeo.geometry.zero import zero_test, zero_tests
 
 a, b, th, x = sp.symbols("a b theta x")
@@ -489,3 +490,29 @@ def test_generic_rank_at_zero_is_the_rank_of_the_substituted_matrix(rows):
     if at.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return
     assert generic_rank_dag(M, at_zero=(th, x)) == generic_rank(at).rank
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=3, max_size=3),
+                          st.lists(st.integers(-2, 2), min_size=2, max_size=2), st.booleans()),
+                min_size=1, max_size=5))
+def test_a_sum_over_one_common_denominator_is_the_termwise_sum(terms):
+    """``substitute_affine``'s sum in the fraction field — the numerators over the lcm of the
+    denominators, one cancellation — is the element the term-by-term sum gives (cancelled after every
+    addition), written the same way; equal denominators (the common case) and distinct ones."""
+    K = ZZ.frac_field(a, b)
+    R = K.field.ring
+    A, B = R.gens
+    elements = []
+    for (c0, c1, c2), (d0, d1), shared in terms:
+        num = c0 * A**2 + c1 * A * B + c2
+        den = (A + 1) * (B - 2) if shared else (A + 1) * (B - 2) + d0 * A + d1 + 3
+        if den == 0:
+            continue
+        elements.append(K.field(num) / K.field(den))
+    sequential = K.zero
+    for t in elements:
+        sequential = sequential + t
+    together = _fraction_sum(K, elements)
+    assert together == sequential
+    assert sp.srepr(K.to_sympy(together)) == sp.srepr(K.to_sympy(sequential))

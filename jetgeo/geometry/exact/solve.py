@@ -512,8 +512,23 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
     K = dm.domain
     el = [dm[i, 0].element for i in range(col.rows)]
     n = len(keys)
-    r = el[0]
-    for i in range(n):
-        r = r + el[1 + i] * el[1 + n + i]
-    out = K.to_sympy(r)
+    out = K.to_sympy(_fraction_sum(K, [el[0], *[el[1 + i] * el[1 + n + i] for i in range(n)]]))
     return out.xreplace(back) if back else out
+
+
+def _fraction_sum(K, terms: list):
+    """Σ terms in the fraction field K with one cancellation: the numerators over the least common
+    multiple of the denominators (most often all equal: the substituted accelerations share one),
+    where adding term by term cancels after every addition (a gcd of the growing sum each time).
+    The same element of K: its cancelled form is unique."""
+    terms = [t for t in terms if t]
+    if not terms:
+        return K.zero
+    D = terms[0].denom
+    for t in terms[1:]:
+        if t.denom != D:
+            D = D.lcm(t.denom)
+    N = D.ring.zero
+    for t in terms:
+        N += t.numer if t.denom == D else t.numer * D.exquo(t.denom)
+    return terms[0].new(N, D)
