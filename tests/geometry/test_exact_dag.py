@@ -40,7 +40,7 @@ from jetgeo.geometry.exact import (
     tree_size,
     xreplace_dag,
 )
-from jetgeo.geometry.exact.solve import _Entry, _fraction_sum
+from jetgeo.geometry.exact.solve import _Entry, _fraction_sum, substitute_affine
 from jetgeo.geometry.zero import zero_test, zero_tests
 
 a, b, th, x = sp.symbols("a b theta x")
@@ -516,3 +516,10 @@ def test_a_sum_over_one_common_denominator_is_the_termwise_sum(terms):
     together = _fraction_sum(K, elements)
     assert together == sequential
     assert sp.srepr(K.to_sympy(together)) == sp.srepr(K.to_sympy(sequential))
+
+
+def test_substitute_affine_with_numbers_only():
+    """Coefficients and values that are all numbers put the sum in ℚ, not in a fraction field."""
+    y, z = sp.symbols("y z")
+    assert substitute_affine(2 * y + 3 * z + 1, {y: sp.Rational(1, 3), z: sp.Rational(-1, 2)}) == sp.Rational(1, 6)
+    assert substitute_affine(a * y + 1, {y: 1 / a}) == 2

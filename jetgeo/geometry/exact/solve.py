@@ -512,7 +512,9 @@ def substitute_affine(expr, values: dict) -> sp.Expr | None:
     K = dm.domain
     el = [dm[i, 0].element for i in range(col.rows)]
     n = len(keys)
-    out = K.to_sympy(_fraction_sum(K, [el[0], *[el[1 + i] * el[1 + n + i] for i in range(n)]]))
+    terms = [el[0], *[el[1 + i] * el[1 + n + i] for i in range(n)]]
+    total = _fraction_sum(K, terms) if K.is_FractionField else sum(terms, K.zero)  # else ℚ: numbers
+    out = K.to_sympy(total)
     return out.xreplace(back) if back else out
 
 
