@@ -38,7 +38,8 @@ and route) has to fit in the rest of the target; :func:`split` times the pieces 
 (30 ms) and the TQ route 0.034 (14 ms): 0.30 in one process, 0.32 in the route table's fresh forked
 children, where the chain alone is about 0.21.  At edb15f6 (load 0.8, medians of 5) the chain takes
 0.19 × Kane, ``from_mechanics`` 0.053 (22 ms) and the TQ route 0.023 (9 ms): 0.27 in one process,
-0.29–0.31 in the route table's children (routes.txt 0.293, routes_same_bodies.txt 0.307, one run each).
+0.29–0.31 in the route table's children (routes.txt 0.293 at edb15f6; routes_same_bodies.txt 0.307 at
+edb15f6, 0.291 at 6074e9a).
 What went: the constraints' polynomial ring (∂f/∂q̇ and d̄f on the DAG), the re-flattening of every
 node renamed to jet coordinates, sympy's Vector sums along the paths of points and frames, the
 F_p values of right-hand sides nobody reads, the random draws of each evaluation point.  Most of
