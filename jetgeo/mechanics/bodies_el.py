@@ -120,6 +120,10 @@ def _kinetic_energy(parts: list) -> sp.Expr:
     return sp.Add(*terms)
 
 
+def _is_scalar(M: sp.Matrix) -> bool:
+    """Whether M = c·1 (a mass: every velocity component weighs the same)."""
+    return M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(M.rows))
+
 def _add_mass_terms(w: tuple, M: sp.Matrix, J: list, g_terms: dict, flags: dict) -> list:
     """Add one part's terms of the mass matrix Jᵀ M J to ``g_terms`` ({(a, b), a ≤ b: terms}: the columns
     that occur, symmetric) and return its momentum p = M w.  M = c·1 (a mass) as c Σ_i J_ia J_ib — a
@@ -127,7 +131,7 @@ def _add_mass_terms(w: tuple, M: sp.Matrix, J: list, g_terms: dict, flags: dict)
     (``flags`` its memo)."""
     k = len(w)
     used = sorted({j for row in J for j, c in enumerate(row) if c != 0})
-    if M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k)):
+    if _is_scalar(M):
         for n_a, a in enumerate(used):
             for b in used[n_a:]:
                 val = sp.Add(*[product_dag(J[i][a], J[i][b], memo=flags)
@@ -256,8 +260,7 @@ def _euler_lagrange(Y: FibredManifold, parts: list, potential, forces) -> tuple 
         p = _add_mass_terms(w, M, J, g_terms, flags)
         M_symbols = free_symbols_dag(list(M))
         # −d̄p and −p, negated once (not once per coordinate)
-        if (M.is_diagonal() and all(M[i, i] == M[0, 0] for i in range(k)) and M[0, 0].is_Symbol
-                and M[0, 0] not in along):
+        if _is_scalar(M) and M[0, 0].is_Symbol and M[0, 0] not in along:
             # a mass m, constant: −d̄(m w) = (−m)·d̄w, one product (diff_dag's product rule and the
             # negation would each flatten m·d̄w)
             neg_m = -M[0, 0]

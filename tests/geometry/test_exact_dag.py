@@ -140,16 +140,21 @@ def test_solve_affine_condition_is_the_numerator_of_the_determinant():
     assert ratio.is_number and ratio != 0
 
 
-exprs = st.recursive(
-    st.sampled_from([a, b, x, th, sp.Integer(2), sp.Rational(1, 3)]),
-    lambda kids: st.one_of(
-        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
-        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
-        kids.map(sp.sin), kids.map(sp.cos),
-        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
-    ),
-    max_leaves=8,
-)
+def _expression_trees(leaves: list, max_leaves: int) -> st.SearchStrategy:
+    """Sums, products, sines, cosines and integer powers (−2 … 3) of the ``leaves``."""
+    return st.recursive(
+        st.sampled_from(leaves),
+        lambda kids: st.one_of(
+            st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
+            st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
+            kids.map(sp.sin), kids.map(sp.cos),
+            st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+exprs = _expression_trees([a, b, x, th, sp.Integer(2), sp.Rational(1, 3)], 8)
 
 
 @settings(max_examples=40, deadline=None)
@@ -161,7 +166,6 @@ def test_diff_dag_is_the_derivative(e, var):
     if v2.has(sp.zoo, sp.nan) or v1.has(sp.zoo, sp.nan):
         return  # a pole of the expression at this point
     assert abs(sp.N(v1 - v2, 30)) <= 1e-25 * (1 + abs(sp.N(v2, 30)))
-
 
 
 @settings(max_examples=40, deadline=None)
@@ -181,16 +185,8 @@ _t = sp.Symbol("t")
 _qf = [sp.Function(name)(_t) for name in ("x", "theta", "b")]  # b(t) renamed onto the parameter b: a clash
 _renamed = {**{q.diff(_t): sp.Symbol(f"{q.func.__name__}dot") for q in _qf},
             **{q: sp.Symbol(q.func.__name__) for q in _qf}}
-time_exprs = st.recursive(
-    st.sampled_from([*_qf[:2], *(q.diff(_t) for q in _qf[:2]), a, _t, sp.Integer(3), sp.Rational(-1, 2)]),
-    lambda kids: st.one_of(
-        st.tuples(kids, kids).map(lambda p: p[0] + p[1]),
-        st.tuples(kids, kids).map(lambda p: p[0] * p[1]),
-        kids.map(sp.sin), kids.map(sp.cos),
-        st.tuples(kids, st.integers(-2, 3)).map(lambda p: p[0] ** p[1] if p[0] != 0 else p[0]),
-    ),
-    max_leaves=10,
-)
+time_exprs = _expression_trees([*_qf[:2], *(q.diff(_t) for q in _qf[:2]), a, _t, sp.Integer(3), sp.Rational(-1, 2)],
+                               10)
 
 
 @settings(max_examples=60, deadline=None)
